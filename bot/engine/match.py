@@ -1,0 +1,677 @@
+"""The Gnav match: lives, bank, deals, turns, matadors, the bag, the reveal (RULES.md 1-2).
+
+A `Match` is pure and deterministic. Chance enters only through `start_round`, which is handed
+the deal and the order of the bag (the service shuffles with an injected `random.Random`; a
+match record fixes them). Every call returns the events it caused, each with its audience.
+
+Seats are indexes 0..n-1 in clockwise order; seat i's left neighbour is seat i+1 (mod n).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.engine.errors import (
+    BagExhausted,
+    InvalidDeal,
+    MatchOver,
+    NotYourTurn,
+    RoundOver,
+    RuleError,
+)
+from bot.engine.events import EVERYONE, Event
+from bot.engine.pieces import COPIES_PER_RANK, NARR, RANK_NAMES
+from bot.engine.profiles import (
+    ACCEPT,
+    FORBI,
+    GJOK_STOP,
+    HUGG_AV,
+    KISS,
+    NORSK,
+    Profile,
+    get_profile,
+)
+
+#: Partner value of an exchange made with the bag (N17, C3).
+BAG = -1
+#: No piece in that seat's hand (not dealt, or the round is not under way).
+NO_PIECE = -1
+
+Phase = Literal["deal", "play", "finished"]
+Action = Literal["stay", "swap"]
+RoundEnd = Literal["reveal", "gjok", "redeal"]
+
+
+@dataclass(slots=True)
+class RoundLog:
+    """Inputs and outcome of one round: what a match record and its outcome hold."""
+
+    dealer: int
+    deal: list[int]  # rank per seat, NO_PIECE for seats that got none
+    bag: tuple[int, ...]  # top of the bag first
+    actions: list[tuple[int, str]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)  # public events, in order
+    end: RoundEnd | None = None
+    hands: dict[int, int] = field(default_factory=dict)  # participants' pieces at the reveal
+    lives: list[int] = field(default_factory=list)  # every seat's lives after the round
+    eliminated: list[int] = field(default_factory=list)
+
+
+class Match:
+    """A whole Gnav match between named seats.
+
+    Typical use: `deal, bag = match.deal_from(shuffled_pieces)`, `match.start_round(deal, bag)`,
+    then `match.act(match.turn, "stay" | "swap")` until `match.phase` is "deal" again (next round)
+    or "finished" (`match.winners`).
+    """
+
+    __slots__ = (
+        "_participant",
+        "_skip",
+        "bag",
+        "bank",
+        "dealer",
+        "exchanges",
+        "first_dealer",
+        "hands",
+        "history",
+        "in_match",
+        "initial_lives",
+        "lives",
+        "log",
+        "n",
+        "order",
+        "phase",
+        "pos",
+        "profile",
+        "seats",
+        "sit_next",
+        "sitting_out",
+        "spare",
+        "winners",
+    )
+
+    def __init__(
+        self,
+        seats: Sequence[str],
+        *,
+        profile: Profile | str = NORSK,
+        lives: Sequence[int] | int | None = None,
+        dealer: int = 0,
+    ) -> None:
+        self.profile = get_profile(profile) if isinstance(profile, str) else profile
+        p = self.profile
+        names = [str(s) for s in seats]
+        if not p.min_players <= len(names) <= p.max_players:
+            raise RuleError(
+                "N3", f"{p.name} needs {p.min_players} to {p.max_players} players, not {len(names)}"
+            )
+        if len(set(names)) != len(names):
+            raise RuleError("N3", "every seat needs a different name")
+        self.seats: list[str] = names
+        self.n = n = len(names)
+        if lives is None:
+            lives = p.default_lives
+        start = [lives] * n if isinstance(lives, int) else [int(x) for x in lives]
+        if len(start) != n or any(x < 1 for x in start):
+            raise RuleError("N3", "every player starts with at least 1 life")
+        if not 0 <= dealer < n:
+            raise RuleError("N4", f"dealer seat {dealer} is not at the table")
+        self.lives: list[int] = start
+        self.initial_lives: tuple[int, ...] = tuple(start)
+        self.bank = 0  # N3: lost lives go to the bank
+        self.spare = 0  # N6: tokens taken while the bank was short
+        self.dealer = dealer
+        self.first_dealer = dealer
+        self.in_match: list[bool] = [True] * n
+        self.sit_next: list[int] = []  # T4/C8: seats sitting out the next round
+        self.winners: list[int] | None = None
+        self.history: list[RoundLog] = []
+        self.phase: Phase = "deal"
+        self._clear_round()
+
+    # ----------------------------------------------------------------- round state
+    def _clear_round(self) -> None:
+        self.hands: list[int] = [NO_PIECE] * self.n
+        self.bag: deque[int] = deque()
+        self.order: list[int] = []
+        self.pos = 0
+        self.exchanges: list[tuple[int, int, int, int]] = []  # (asker, partner|BAG, gave, took)
+        self.sitting_out: list[int] = []
+        self._skip: list[bool] = [False] * self.n  # T2: seats that lost their turn
+        self._participant: list[bool] = [False] * self.n
+        self.log: RoundLog | None = None
+
+    @property
+    def turn(self) -> int | None:
+        """The seat whose turn it is, or None between rounds and after the match."""
+        if self.phase != "play":
+            return None
+        return self.order[self.pos]
+
+    @property
+    def acting_dealer(self) -> int | None:
+        """The seat that acts last and owns the bag this round (N8, C2)."""
+        return self.order[-1] if self.order and self.phase == "play" else None
+
+    @property
+    def players_left(self) -> list[int]:
+        """Seats still in the match (N22)."""
+        return [s for s in range(self.n) if self.in_match[s]]
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """What `seat` may do now: () when it is not its turn; under T3 a Narr holder must swap."""
+        if self.phase != "play" or self.order[self.pos] != seat:
+            return ()
+        if self.profile.narr_may_not_stay and self.hands[seat] == NARR:
+            return ("swap",)
+        return ("stay", "swap")
+
+    def deal_seats(self) -> list[int]:
+        """Seats that get a piece in the next deal, in dealing order from the dealer's left (N4).
+
+        Under T4 the seats sitting out this round get none.
+        """
+        n = self.n
+        skip = self.sit_next
+        return [
+            s
+            for s in ((self.dealer + k) % n for k in range(1, n + 1))
+            if self.in_match[s] and s not in skip
+        ]
+
+    def deal_from(self, pieces: Sequence[int]) -> tuple[dict[int, int], list[int]]:
+        """Deal a shuffled set: one piece to each `deal_seats()` seat in order, the rest is the bag.
+
+        `pieces` are the 42 ranks after the service's shuffle, top first (N4).
+        """
+        seats = self.deal_seats()
+        k = len(seats)
+        return dict(zip(seats, pieces[:k], strict=True)), list(pieces[k:])
+
+    # ----------------------------------------------------------------- the deal
+    def start_round(self, deal: Mapping[int, int], bag: Sequence[int]) -> list[Event]:
+        """Begin a round from a given deal (seat -> rank) and bag (top first) (N4-N8, T4, C1)."""
+        if self.phase == "finished":
+            raise MatchOver("N23", "the match is over")
+        if self.phase == "play":
+            raise RuleError("N24", "the round under way has not ended")
+        expected = self.deal_seats()
+        self._check_deal(deal, bag, expected)
+        n = self.n
+        self._clear_round()
+        hands = self.hands
+        for seat, rank in deal.items():
+            hands[seat] = rank
+        self.bag = deque(bag)
+        log = RoundLog(dealer=self.dealer, deal=list(hands), bag=tuple(bag))
+        self.log = log
+        self.history.append(log)
+        events: list[Event] = []
+        ev = events.append
+        # T4: last round's Narr holders sit out first (C8 already dropped lapsed rights).
+        sitting = sorted(self.sit_next)
+        for seat in sitting:
+            ev(Event("sit_out", (seat,)))
+        self.sit_next = []
+        for seat in sorted(deal):
+            ev(Event("piece", (seat,), deal[seat], seat, "deal"))
+        narrs = [s for s in range(n) if hands[s] == NARR]
+        for seat in narrs:  # N5: a player dealt a Narr knocks three times
+            ev(Event("knock", (seat,)))
+        if self.profile.double_narr_sit_out and len(narrs) == 2:
+            # N6: both Narr dealt: each holder takes a token from the bank and sits out.
+            for seat in narrs:
+                if self.bank > 0:
+                    self.bank -= 1
+                else:
+                    self.spare += 1
+                self.lives[seat] += 1
+                ev(Event("sit_out", (seat,)))
+            sitting = sorted(sitting + narrs)
+        self.sitting_out = sitting
+        participant = self._participant
+        order = [
+            s
+            for s in ((self.dealer + k) % n for k in range(1, n + 1))
+            if self.in_match[s] and hands[s] != NO_PIECE and s not in sitting
+        ]
+        for s in order:
+            participant[s] = True
+        self.order = order  # N8, C2: the last in this order is the acting dealer
+        self.pos = 0
+        if len(order) < 2:
+            # N7, C1: nobody can act; the same dealer redeals, N6 tokens are kept.
+            ev(Event("redeal"))
+            log.end = "redeal"
+            log.lives = list(self.lives)
+            self.phase = "deal"
+            log.events = [e for e in events if e.audience == EVERYONE]
+            self._clear_round()
+            return events
+        self.phase = "play"
+        log.events = [e for e in events if e.audience == EVERYONE]
+        return events
+
+    def _check_deal(
+        self, deal: Mapping[int, int], bag: Sequence[int], expected: list[int]
+    ) -> None:
+        n = self.n
+        for seat in deal:
+            if not isinstance(seat, int) or not 0 <= seat < n:
+                raise InvalidDeal("N4", f"seat {seat!r} is not at the table")
+        if set(deal) != set(expected):
+            missing = [self.seats[s] for s in expected if s not in deal]
+            extra = [self.seats[s] for s in deal if s not in expected]
+            if missing:
+                raise InvalidDeal("N4", f"the deal has no piece for {', '.join(missing)}")
+            rule = "T4" if any(s in self.sit_next for s in deal) else "N22"
+            raise InvalidDeal(
+                rule, f"the deal gives a piece to {', '.join(extra)}, who is not playing this round"
+            )
+        counts = [0] * len(RANK_NAMES)
+        for rank in (*deal.values(), *bag):
+            if not isinstance(rank, int) or not 0 <= rank < len(RANK_NAMES):
+                raise InvalidDeal("N1", f"{rank!r} is not a Gnav rank")
+            counts[rank] += 1
+        for rank, count in enumerate(counts):
+            if count > COPIES_PER_RANK:
+                raise InvalidDeal(
+                    "N1",
+                    f'{_count_word(count)} pieces of rank "{RANK_NAMES[rank]}" (the set has two)',
+                )
+        if len(deal) + len(bag) > len(self.profile.deck):
+            raise InvalidDeal("N1", "more pieces than the set has")
+
+    # ----------------------------------------------------------------- turns
+    def act(self, seat: int, action: str, *, target: int | None = None) -> list[Event]:
+        """Apply `seat`'s action: "stay" or "swap" (N9; the acting dealer's swap is with the bag).
+
+        `target`, when given, names the partner the player meant: the next participating left
+        neighbour for a player, or BAG for the acting dealer; any other target is refused (N9, N17).
+        """
+        if self.phase != "play":
+            if self.phase == "finished":
+                raise MatchOver("N23", "the match is over")
+            raise RoundOver("N24", "the round is over; the next deal comes first")
+        order = self.order
+        current = order[self.pos]
+        if seat != current:
+            raise NotYourTurn("N8", f"it is {self.seats[current]}'s turn, not {self._name(seat)}'s")
+        is_dealer = self.pos == len(order) - 1
+        events: list[Event] = []
+        log = self.log
+        assert log is not None
+        if action == "stay":
+            if self.profile.narr_may_not_stay and self.hands[seat] == NARR:
+                raise RuleError("T3", "a player holding the Narr may not stay: it must swap (T3)")
+            log.actions.append((seat, "stay"))
+            events.append(Event("stay", (seat,)))
+            log.events.append(events[-1])
+            self._advance(events)
+            return events
+        if action != "swap":
+            raise RuleError("N9", f'"{action}" is not an action: stay or swap')
+        if is_dealer:
+            if target is not None and target != BAG:
+                raise RuleError(
+                    "N17", "the dealer swaps with the bag, not with a neighbour (N17)"
+                )
+            log.actions.append((seat, "swap"))
+            self._bag_request(seat, events)
+        else:
+            if target is not None and target != order[self.pos + 1]:
+                if target == BAG:
+                    raise RuleError("N17", "only the dealer swaps with the bag (N17)")
+                raise RuleError(
+                    "N9",
+                    f"you may only ask your left neighbour "
+                    f"{self.seats[order[self.pos + 1]]} to swap (N9)",
+                )
+            log.actions.append((seat, "swap"))
+            self._request(seat, events)
+        return events
+
+    def _name(self, seat: object) -> str:
+        if isinstance(seat, int) and 0 <= seat < self.n:
+            return self.seats[seat]
+        return repr(seat)
+
+    def _request(self, asker: int, events: list[Event]) -> None:
+        """A player's request to swap, passed on by Hest/Hus (N9-N16, C3, T2)."""
+        order = self.order
+        hands = self.hands
+        responses = self.profile.responses
+        last = len(order) - 1
+        log = self.log
+        assert log is not None
+        public = log.events
+        idx = self.pos + 1
+        passed: list[int] = []
+        while True:
+            partner = order[idx]
+            rank = hands[partner]
+            response = responses[rank]
+            if response == ACCEPT:
+                # N10: the ordinary piece is handed over unseen; the asker's turn ends.
+                mine = hands[asker]
+                hands[asker] = rank
+                hands[partner] = mine
+                self.exchanges.append((asker, partner, mine, rank))  # N11
+                e = Event("swap", (asker, partner))
+                events.append(e)
+                public.append(e)
+                events.append(Event("piece", (asker,), rank, asker, "swap"))
+                events.append(Event("piece", (partner,), mine, partner, "swap"))
+                self._advance(events)
+                return
+            if response == FORBI:
+                # N15: the holder keeps it; the same request goes on to the next participant.
+                e = Event("forbi", (partner,), rank)
+                events.append(e)
+                public.append(e)
+                if idx == last:
+                    # C3: never past the acting dealer: the request goes on to the bag (N17).
+                    self._bag_request(asker, events)
+                    return
+                passed.append(partner)
+                idx += 1
+                continue
+            if response == GJOK_STOP:
+                # N12: "Stå for gjøk!": no exchange, straight to the reveal.
+                e = Event("gjok", (partner,))
+                events.append(e)
+                public.append(e)
+                self._reveal(events, "gjok")
+                return
+            if response == HUGG_AV:
+                # N13: refused, the asker loses 1 life and keeps its piece.
+                self._lose_life(asker)
+                e = Event("hugg_av", (partner, asker))
+                events.append(e)
+                public.append(e)
+                if self.profile.dragon_skips_passed:
+                    # T2: play goes on after the Dragon; it and the passed Hest/Hus lose their turn.
+                    skip = self._skip
+                    skip[partner] = True
+                    for s in passed:
+                        skip[s] = True
+                    if idx == last:
+                        self._reveal(events, "reveal")
+                        return
+                self._advance(events)
+                return
+            # KISS: N14: the asker pays, the request is cancelled, every exchange is undone.
+            self._lose_life(asker)
+            e = Event("kiss", (partner, asker))
+            events.append(e)
+            public.append(e)
+            self._undo_all(events)
+            self._advance(events)
+            return
+
+    def _bag_request(self, asker: int, events: list[Event]) -> None:
+        """A request to the bag: the acting dealer's swap (N17) or one passed on to it (C3)."""
+        bag = self.bag
+        hands = self.hands
+        responses = self.profile.responses
+        log = self.log
+        assert log is not None
+        public = log.events
+        skipped: list[int] = []
+        while True:
+            if not bag:
+                raise BagExhausted(
+                    "N17", "the dealer draws past the pieces listed for the bag"
+                )
+            candidate = bag.popleft()
+            response = responses[candidate]
+            if response == ACCEPT:
+                mine = hands[asker]
+                hands[asker] = candidate
+                bag.append(mine)  # C4: the old piece first, then the skipped Hest/Hus
+                bag.extend(skipped)
+                self.exchanges.append((asker, BAG, mine, candidate))  # N11
+                e = Event("bag_swap", (asker,))
+                events.append(e)
+                public.append(e)
+                events.append(Event("piece", (asker,), candidate, asker, "bag"))
+                self._advance(events)
+                return
+            if response == FORBI:
+                skipped.append(candidate)
+                e = Event("bag_forbi", (asker,), candidate)
+                events.append(e)
+                public.append(e)
+                continue
+            bag.extend(skipped)
+            bag.append(candidate)  # C4: a refusing candidate goes back last
+            if response == GJOK_STOP:
+                e = Event("bag_gjok", (asker,))
+                events.append(e)
+                public.append(e)
+                self._reveal(events, "gjok")
+                return
+            self._lose_life(asker)
+            if response == HUGG_AV:
+                e = Event("bag_hugg_av", (asker,))
+                events.append(e)
+                public.append(e)
+                if self.profile.dragon_skips_passed:
+                    # T2: nobody is left after a Dragon drawn from the bag.
+                    self._reveal(events, "reveal")
+                    return
+                self._advance(events)
+                return
+            assert response == KISS
+            e = Event("bag_kiss", (asker,))
+            events.append(e)
+            public.append(e)
+            self._undo_all(events)  # C4: the pieces went back first, the undo runs after
+            self._advance(events)
+            return
+
+    def _undo_all(self, events: list[Event]) -> None:
+        """N14: undo every recorded exchange, newest first; clear the record (C4 for the bag)."""
+        hands = self.hands
+        before = list(hands)
+        bag = self.bag
+        for asker, partner, gave, _took in reversed(self.exchanges):
+            if partner == BAG:
+                # C4: take the given piece back out of the bag (the copy nearest the bottom),
+                # put the taken piece at the bottom.
+                for i in range(len(bag) - 1, -1, -1):
+                    if bag[i] == gave:
+                        del bag[i]
+                        break
+                bag.append(hands[asker])
+                hands[asker] = gave
+            else:
+                hands[asker], hands[partner] = hands[partner], hands[asker]
+        self.exchanges.clear()
+        for seat in self.order:
+            if hands[seat] != before[seat]:
+                events.append(Event("piece", (seat,), hands[seat], seat, "undo"))
+
+    def _lose_life(self, seat: int) -> None:
+        self.lives[seat] -= 1
+        self.bank += 1
+
+    def _advance(self, events: list[Event]) -> None:
+        """Next participant clockwise (N8); after the acting dealer, the reveal (N18)."""
+        order = self.order
+        skip = self._skip
+        pos = self.pos + 1
+        end = len(order)
+        while pos < end and skip[order[pos]]:
+            pos += 1
+        if pos >= end:
+            self._reveal(events, "reveal")
+        else:
+            self.pos = pos
+
+    # ----------------------------------------------------------------- the reveal
+    def _reveal(self, events: list[Event], end: RoundEnd) -> None:
+        """N18-N24, T4, C6-C8: reveal, payers, elimination, winners, the next dealer."""
+        order = self.order
+        hands = self.hands
+        lives = self.lives
+        log = self.log
+        assert log is not None
+        public = log.events
+        shown = tuple((s, hands[s]) for s in order)
+        e = Event("reveal", data=shown)
+        events.append(e)
+        public.append(e)
+        ranks = [r for _, r in shown]
+        paying = sorted(order[i] for i in self.profile.payers(ranks))
+        for seat in paying:
+            lives[seat] -= 1
+            self.bank += 1
+            e = Event("pay", (seat,), detail="narr" if hands[seat] == NARR else "lowest")
+            events.append(e)
+            public.append(e)
+        in_match = self.in_match
+        out = [s for s in range(self.n) if in_match[s] and lives[s] <= 0]
+        for seat in out:  # N22
+            in_match[seat] = False
+            e = Event("out", (seat,))
+            events.append(e)
+            public.append(e)
+        left = [s for s in range(self.n) if in_match[s]]
+        log.end = end
+        log.hands = dict(shown)
+        log.lives = list(lives)
+        log.eliminated = out
+        if len(left) <= 1:
+            # N23: the last player left wins; eliminated together, they share the win.
+            self.winners = left if left else out
+            for seat in self.winners:
+                e = Event("win", (seat,))
+                events.append(e)
+                public.append(e)
+            self.phase = "finished"
+            return
+        if self.profile.narr_sits_out_next:
+            # T4, C8: every Narr holder still in sits out the next round, unless that would
+            # leave fewer than two participants.
+            rights = [s for s in order if hands[s] == NARR and in_match[s]]
+            if len(left) - len(rights) >= 2:
+                self.sit_next = sorted(rights)
+        # N24, C7: the deal passes to the next player on the dealer's left still in the match.
+        d = self.dealer
+        n = self.n
+        for k in range(1, n + 1):
+            if in_match[(d + k) % n]:
+                self.dealer = (d + k) % n
+                break
+        self.phase = "deal"
+
+    # ----------------------------------------------------------------- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        """The whole match as JSON-ready data; `Match.from_dict` restores it without loss."""
+        data: dict[str, Any] = {
+            "format": 1,
+            "profile": self.profile.name,
+            "seats": list(self.seats),
+            "initial_lives": list(self.initial_lives),
+            "first_dealer": self.first_dealer,
+            "lives": list(self.lives),
+            "bank": self.bank,
+            "spare": self.spare,
+            "dealer": self.dealer,
+            "in_match": list(self.in_match),
+            "sit_next": list(self.sit_next),
+            "winners": self.winners,
+            "phase": self.phase,
+            "history": [
+                {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions}
+                for r in self.history
+            ],
+        }
+        if self.phase == "play":
+            log = self.log
+            assert log is not None
+            data["round"] = {
+                "hands": list(self.hands),
+                "bag": list(self.bag),
+                "order": list(self.order),
+                "pos": self.pos,
+                "exchanges": [list(x) for x in self.exchanges],
+                "sitting_out": list(self.sitting_out),
+                "skip": [s for s in range(self.n) if self._skip[s]],
+                "events": [_event_to_list(e) for e in log.events],
+            }
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Match:
+        """Rebuild a match saved by `to_dict`."""
+        if data.get("format") != 1:
+            raise ValueError(f"unknown match state format {data.get('format')!r}")
+        m = cls(
+            data["seats"],
+            profile=data["profile"],
+            lives=data["initial_lives"],
+            dealer=data["first_dealer"],
+        )
+        m.lives = list(data["lives"])
+        m.bank = data["bank"]
+        m.spare = data["spare"]
+        m.dealer = data["dealer"]
+        m.in_match = list(data["in_match"])
+        m.sit_next = list(data["sit_next"])
+        m.winners = None if data["winners"] is None else list(data["winners"])
+        m.phase = data["phase"]
+        m.history = [
+            RoundLog(
+                dealer=r["dealer"],
+                deal=list(r["deal"]),
+                bag=tuple(r["bag"]),
+                actions=[(int(a), str(b)) for a, b in r["actions"]],
+            )
+            for r in data["history"]
+        ]
+        rnd = data.get("round")
+        if m.phase == "play":
+            if rnd is None:
+                raise ValueError("a match in play needs its round")
+            m.hands = list(rnd["hands"])
+            m.bag = deque(rnd["bag"])
+            m.order = list(rnd["order"])
+            m.pos = rnd["pos"]
+            m.exchanges = [(a, b, c, d) for a, b, c, d in rnd["exchanges"]]
+            m.sitting_out = list(rnd["sitting_out"])
+            for s in rnd["skip"]:
+                m._skip[s] = True
+            for s in m.order:
+                m._participant[s] = True
+            m.log = m.history[-1]
+            m.log.events = [_event_from_list(e) for e in rnd["events"]]
+        return m
+
+    # ----------------------------------------------------------------- checks
+    def pieces_accounted(self) -> int:
+        """How many pieces the round holds: hands (sit-outs included) plus the bag (N1, N24)."""
+        return sum(1 for r in self.hands if r != NO_PIECE) + len(self.bag)
+
+    def tokens_accounted(self) -> bool:
+        """Lives plus bank equal the starting lives plus the spare tokens used (N3, N6)."""
+        return sum(self.lives) + self.bank == sum(self.initial_lives) + self.spare
+
+
+def _event_to_list(e: Event) -> list[Any]:
+    return [e.kind, list(e.seats), e.rank, e.audience, e.detail, [list(p) for p in e.data]]
+
+
+def _event_from_list(v: Sequence[Any]) -> Event:
+    kind, seats, rank, audience, detail, data = v
+    return Event(kind, tuple(seats), rank, audience, detail, tuple((a, b) for a, b in data))
+
+
+def _count_word(count: int) -> str:
+    words = {3: "three", 4: "four", 5: "five", 6: "six"}
+    return words.get(count, str(count))

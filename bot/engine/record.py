@@ -1,0 +1,195 @@
+"""Match records (MATCH_RECORD.md): validate, replay into an outcome, export a played match.
+
+A record fixes chance (deals, bag order) and the players' choices; folding it through the
+engine always gives the same outcome. Every problem is reported as one `RecordError` line that
+names the round and action (1-based).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.engine.errors import RuleError
+from bot.engine.events import event_text
+from bot.engine.match import NO_PIECE, Match, RoundLog
+from bot.engine.pieces import RANK_NAMES, parse_rank
+from bot.engine.profiles import PROFILES
+
+
+class RecordError(ValueError):
+    """An invalid match record; the message is one line naming where and what."""
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file as JSON (RecordError for unreadable or malformed files)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    return data
+
+
+def _where(round_no: int, action_no: int | None = None) -> str:
+    if action_no is None:
+        return f"round {round_no}"
+    return f"round {round_no}, action {action_no}"
+
+
+def new_match_from_record(record: Any) -> Match:
+    """Validate a record's header (profile, seats, lives, dealer) and set up its match."""
+    if not isinstance(record, Mapping):
+        raise RecordError("a match record is a JSON object")
+    profile = record.get("profile", "norsk")
+    if profile == "gnavspiel":
+        raise RecordError('profile "gnavspiel" is not supported yet (RULES.md section 3)')
+    if profile not in PROFILES:
+        known = ", ".join(sorted(PROFILES))
+        raise RecordError(f"profile {json.dumps(profile)} is not known (known: {known})")
+    seats = record.get("seats")
+    if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
+        raise RecordError('"seats" must be a list of player names')
+    if len(set(seats)) != len(seats):
+        dup = next(s for s in seats if seats.count(s) > 1)
+        raise RecordError(f'"{dup}" is seated twice')
+    p = PROFILES[profile]
+    if not p.min_players <= len(seats) <= p.max_players:
+        raise RecordError(
+            f"{profile} needs {p.min_players} to {p.max_players} players, not {len(seats)} (N3)"
+        )
+    lives_in = record.get("lives", {})
+    if not isinstance(lives_in, Mapping):
+        raise RecordError('"lives" must map player names to whole numbers')
+    lives = [p.default_lives] * len(seats)
+    for name, value in lives_in.items():
+        if name not in seats:
+            raise RecordError(f'lives: "{name}" is not seated')
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RecordError(
+                f'lives: {name} has {json.dumps(value)}: a whole number of at least 1'
+            )
+        lives[seats.index(name)] = value
+    dealer = record.get("dealer")
+    if dealer not in seats:
+        raise RecordError(f"dealer {json.dumps(dealer)} is not seated")
+    return Match(seats, profile=p, lives=lives, dealer=seats.index(dealer))
+
+
+def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
+    """Fold a record through the engine: the match and its outcome (MATCH_RECORD.md)."""
+    match = new_match_from_record(record)
+    rounds = record.get("rounds")
+    if not isinstance(rounds, list):
+        raise RecordError('"rounds" must be a list')
+    seats = match.seats
+    index = {name: i for i, name in enumerate(seats)}
+    for r_no, rnd in enumerate(rounds, 1):
+        where = _where(r_no)
+        if match.phase == "finished":
+            raise RecordError(f"{where}: the match is already over (N23)")
+        if match.phase == "play":
+            raise RecordError(
+                f"{_where(r_no - 1)}: the round stops before its end, but only the last round "
+                f"may stop short"
+            )
+        if not isinstance(rnd, Mapping):
+            raise RecordError(f"{where}: a round is a JSON object")
+        deal_in = rnd.get("deal")
+        if not isinstance(deal_in, Mapping):
+            raise RecordError(f'{where}: "deal" must map player names to ranks')
+        deal: dict[int, int] = {}
+        for name, rank in deal_in.items():
+            if name not in index:
+                raise RecordError(f'{where}: "{name}" in the deal is not seated')
+            try:
+                deal[index[name]] = parse_rank(rank)
+            except ValueError as exc:
+                raise RecordError(f"{where}: {exc}") from None
+        bag_in = rnd.get("bag", [])
+        if not isinstance(bag_in, list):
+            raise RecordError(f'{where}: "bag" must be a list of ranks')
+        try:
+            bag = [parse_rank(x) for x in bag_in]
+        except ValueError as exc:
+            raise RecordError(f"{where}: bag: {exc}") from None
+        try:
+            match.start_round(deal, bag)
+        except RuleError as exc:
+            raise RecordError(f"{where}: {exc.message}") from None
+        actions = rnd.get("actions", [])
+        if not isinstance(actions, list):
+            raise RecordError(f'{where}: "actions" must be a list of [player, "stay" | "swap"]')
+        for a_no, action in enumerate(actions, 1):
+            at = _where(r_no, a_no)
+            if (
+                not isinstance(action, list)
+                or len(action) != 2
+                or not all(isinstance(x, str) for x in action)
+            ):
+                raise RecordError(f'{at}: an action is [player, "stay" | "swap"]')
+            name, verb = action
+            if name not in index:
+                raise RecordError(f'{at}: "{name}" is not seated')
+            if match.phase != "play":
+                log = match.history[-1]
+                if log.end == "redeal":
+                    raise RecordError(f"{at}: the deal is void (C1): the round has no actions")
+                raise RecordError(f"{at}: the round is over ({log.end}); no more actions")
+            if verb not in ("stay", "swap"):
+                raise RecordError(f'{at}: "{verb}" is not an action: stay or swap')
+            try:
+                match.act(index[name], verb)
+            except RuleError as exc:
+                raise RecordError(f"{at}: {exc.message}") from None
+    return match, outcome(match)
+
+
+def outcome(match: Match) -> dict[str, Any]:
+    """The outcome JSON of a match's rounds so far (MATCH_RECORD.md "Outcome")."""
+    seats = match.seats
+    rounds = [_round_outcome(match, log) for log in match.history]
+    winners = None if match.winners is None else [seats[s] for s in sorted(match.winners)]
+    return {"rounds": rounds, "winners": winners}
+
+
+def _round_outcome(match: Match, log: RoundLog) -> dict[str, Any]:
+    seats = match.seats
+    lives = log.lives if log.end is not None else match.lives
+    return {
+        "dealer": seats[log.dealer],
+        "events": [event_text(e, seats) for e in log.events],
+        "end": log.end,
+        "hands": {seats[s]: RANK_NAMES[r] for s, r in sorted(log.hands.items())},
+        "lives": {seats[s]: v for s, v in enumerate(lives)},
+        "eliminated": [seats[s] for s in log.eliminated],
+    }
+
+
+def export_record(match: Match) -> dict[str, Any]:
+    """The match record of a match played so far; replaying it reproduces the match."""
+    seats = match.seats
+    return {
+        "profile": match.profile.name,
+        "seats": list(seats),
+        "lives": {seats[s]: v for s, v in enumerate(match.initial_lives)},
+        "dealer": seats[match.first_dealer],
+        "rounds": [_round_record(seats, log) for log in match.history],
+    }
+
+
+def _round_record(seats: Sequence[str], log: RoundLog) -> dict[str, Any]:
+    return {
+        "deal": {seats[s]: RANK_NAMES[r] for s, r in enumerate(log.deal) if r != NO_PIECE},
+        "bag": [RANK_NAMES[r] for r in log.bag],
+        "actions": [[seats[s], verb] for s, verb in log.actions],
+    }
