@@ -17,8 +17,23 @@ EVERYONE = -1
 #: Public event kinds, as in MATCH_RECORD.md.
 PUBLIC_KINDS = frozenset(
     {
-        "knock", "sit_out", "redeal", "stay", "swap", "forbi", "hugg_av", "kiss", "gjok",
-        "bag_swap", "bag_forbi", "bag_hugg_av", "bag_kiss", "bag_gjok", "reveal", "pay", "out",
+        "knock",
+        "sit_out",
+        "redeal",
+        "stay",
+        "swap",
+        "forbi",
+        "hugg_av",
+        "kiss",
+        "gjok",
+        "bag_swap",
+        "bag_forbi",
+        "bag_hugg_av",
+        "bag_kiss",
+        "bag_gjok",
+        "reveal",
+        "pay",
+        "out",
         "win",
     }
 )

@@ -256,9 +256,7 @@ class Match:
         log.events = [e for e in events if e.audience == EVERYONE]
         return events
 
-    def _check_deal(
-        self, deal: Mapping[int, int], bag: Sequence[int], expected: list[int]
-    ) -> None:
+    def _check_deal(self, deal: Mapping[int, int], bag: Sequence[int], expected: list[int]) -> None:
         n = self.n
         for seat in deal:
             if not isinstance(seat, int) or not 0 <= seat < n:
@@ -317,9 +315,7 @@ class Match:
             raise RuleError("N9", f'"{action}" is not an action: stay or swap')
         if is_dealer:
             if target is not None and target != BAG:
-                raise RuleError(
-                    "N17", "the dealer swaps with the bag, not with a neighbour (N17)"
-                )
+                raise RuleError("N17", "the dealer swaps with the bag, not with a neighbour (N17)")
             log.actions.append((seat, "swap"))
             self._bag_request(seat, events)
         else:
@@ -424,9 +420,7 @@ class Match:
         skipped: list[int] = []
         while True:
             if not bag:
-                raise BagExhausted(
-                    "N17", "the dealer draws past the pieces listed for the bag"
-                )
+                raise BagExhausted("N17", "the dealer draws past the pieces listed for the bag")
             candidate = bag.popleft()
             response = responses[candidate]
             if response == ACCEPT:

@@ -43,8 +43,27 @@ class Rank(IntEnum):
 
 #: ASCII names, indexed by rank value (outcomes always use these, MATCH_RECORD.md).
 RANK_NAMES: tuple[str, ...] = (
-    "Narr", "Ugle", "Potte", "0", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X",
-    "XI", "XII", "Hus", "Hest", "Katt", "Dragon", "Gjok",
+    "Narr",
+    "Ugle",
+    "Potte",
+    "0",
+    "I",
+    "II",
+    "III",
+    "IV",
+    "V",
+    "VI",
+    "VII",
+    "VIII",
+    "IX",
+    "X",
+    "XI",
+    "XII",
+    "Hus",
+    "Hest",
+    "Katt",
+    "Dragon",
+    "Gjok",
 )
 
 #: Display names with the Norwegian letter, for people.

@@ -76,7 +76,7 @@ def new_match_from_record(record: Any) -> Match:
             raise RecordError(f'lives: "{name}" is not seated')
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise RecordError(
-                f'lives: {name} has {json.dumps(value)}: a whole number of at least 1'
+                f"lives: {name} has {json.dumps(value)}: a whole number of at least 1"
             )
         lives[seats.index(name)] = value
     dealer = record.get("dealer")
