@@ -80,6 +80,7 @@ class Match:
         "history",
         "in_match",
         "initial_lives",
+        "leaving",
         "lives",
         "log",
         "n",
@@ -128,6 +129,7 @@ class Match:
         self.first_dealer = dealer
         self.in_match: list[bool] = [True] * n
         self.sit_next: list[int] = []  # T4/C8: seats sitting out the next round
+        self.leaving: list[int] = []  # seats that forfeited during the round under way
         self.winners: list[int] | None = None
         self.history: list[RoundLog] = []
         self.phase: Phase = "deal"
@@ -507,6 +509,51 @@ class Match:
         else:
             self.pos = pos
 
+    def forfeit(self, seat: int) -> list[Event]:
+        """`seat` leaves the match of its own accord (or by the table's decision).
+
+        Not a rule of the seeds but of the table (a player who walks away, or times out three
+        turns in a row). During a round the seat keeps its piece and its place until the reveal,
+        where it leaves with the players eliminated by N22; between rounds it leaves at once.
+        Its lives are left as they are. Recorded as the action `[P, "forfeit"]`.
+        """
+        if self.phase == "finished":
+            raise MatchOver("N23", "the match is over")
+        if not 0 <= seat < self.n or not self.in_match[seat]:
+            raise RuleError("N22", f"{self._name(seat)} is not in the match")
+        if seat in self.leaving:
+            raise RuleError("N22", f"{self.seats[seat]} is already leaving the match")
+        log = self.history[-1] if self.history else None
+        if log is None:
+            raise RoundOver("N4", "the match has not started: nothing to forfeit")
+        log.actions.append((seat, "forfeit"))
+        e = Event("forfeit", (seat,))
+        events = [e]
+        log.events.append(e)
+        if self.phase == "play":
+            self.leaving.append(seat)
+            return events
+        self.in_match[seat] = False
+        if seat in self.sit_next:
+            self.sit_next.remove(seat)
+        e = Event("out", (seat,), detail="forfeit")
+        events.append(e)
+        log.events.append(e)
+        log.eliminated.append(seat)
+        left = self.players_left
+        if len(left) <= 1:
+            self.winners = left
+            for s in left:
+                e = Event("win", (s,))
+                events.append(e)
+                log.events.append(e)
+            self.phase = "finished"
+        elif seat == self.dealer:
+            self._pass_deal()
+        if self.profile.narr_sits_out_next and len(left) - len(self.sit_next) < 2:
+            self.sit_next = []  # C8: the right lapses when too few would play
+        return events
+
     # ----------------------------------------------------------------- the reveal
     def _reveal(self, events: list[Event], end: RoundEnd) -> None:
         """N18-N24, T4, C6-C8: reveal, payers, elimination, winners, the next dealer."""
@@ -529,10 +576,12 @@ class Match:
             events.append(e)
             public.append(e)
         in_match = self.in_match
-        out = [s for s in range(self.n) if in_match[s] and lives[s] <= 0]
-        for seat in out:  # N22
+        leaving = self.leaving
+        out = [s for s in range(self.n) if in_match[s] and (lives[s] <= 0 or s in leaving)]
+        self.leaving = []
+        for seat in out:  # N22 (and seats that forfeited during the round)
             in_match[seat] = False
-            e = Event("out", (seat,))
+            e = Event("out", (seat,), detail="forfeit" if lives[seat] > 0 else "")
             events.append(e)
             public.append(e)
         left = [s for s in range(self.n) if in_match[s]]
@@ -555,14 +604,18 @@ class Match:
             rights = [s for s in order if hands[s] == NARR and in_match[s]]
             if len(left) - len(rights) >= 2:
                 self.sit_next = sorted(rights)
-        # N24, C7: the deal passes to the next player on the dealer's left still in the match.
+        self._pass_deal()
+        self.phase = "deal"
+
+    def _pass_deal(self) -> None:
+        """N24, C7: the deal passes to the next player on the dealer's left still in the match."""
         d = self.dealer
         n = self.n
+        in_match = self.in_match
         for k in range(1, n + 1):
             if in_match[(d + k) % n]:
                 self.dealer = (d + k) % n
-                break
-        self.phase = "deal"
+                return
 
     # ----------------------------------------------------------------- serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -579,6 +632,7 @@ class Match:
             "dealer": self.dealer,
             "in_match": list(self.in_match),
             "sit_next": list(self.sit_next),
+            "leaving": list(self.leaving),
             "winners": self.winners,
             "phase": self.phase,
             "history": [
@@ -618,6 +672,7 @@ class Match:
         m.dealer = data["dealer"]
         m.in_match = list(data["in_match"])
         m.sit_next = list(data["sit_next"])
+        m.leaving = list(data.get("leaving", []))
         m.winners = None if data["winners"] is None else list(data["winners"])
         m.phase = data["phase"]
         m.history = [

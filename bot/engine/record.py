@@ -140,13 +140,19 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
             name, verb = action
             if name not in index:
                 raise RecordError(f'{at}: "{name}" is not seated')
+            if verb == "forfeit":  # gnav-bot's extension: a player leaves the match
+                try:
+                    match.forfeit(index[name])
+                except RuleError as exc:
+                    raise RecordError(f"{at}: {exc.message}") from None
+                continue
             if match.phase != "play":
                 log = match.history[-1]
                 if log.end == "redeal":
                     raise RecordError(f"{at}: the deal is void (C1): the round has no actions")
                 raise RecordError(f"{at}: the round is over ({log.end}); no more actions")
             if verb not in ("stay", "swap"):
-                raise RecordError(f'{at}: "{verb}" is not an action: stay or swap')
+                raise RecordError(f'{at}: "{verb}" is not an action: stay, swap or forfeit')
             try:
                 match.act(index[name], verb)
             except RuleError as exc:
