@@ -640,6 +640,16 @@ class Match:
                 for r in self.history
             ],
         }
+        if self.history:
+            # The newest round keeps its outcome too, so a restored table can still show it.
+            last = self.history[-1]
+            data["last_round"] = {
+                "events": [_event_to_list(e) for e in last.events],
+                "end": last.end,
+                "hands": [[s, r] for s, r in last.hands.items()],
+                "lives": list(last.lives),
+                "eliminated": list(last.eliminated),
+            }
         if self.phase == "play":
             log = self.log
             assert log is not None
@@ -651,7 +661,6 @@ class Match:
                 "exchanges": [list(x) for x in self.exchanges],
                 "sitting_out": list(self.sitting_out),
                 "skip": [s for s in range(self.n) if self._skip[s]],
-                "events": [_event_to_list(e) for e in log.events],
             }
         return data
 
@@ -699,7 +708,14 @@ class Match:
             for s in m.order:
                 m._participant[s] = True
             m.log = m.history[-1]
-            m.log.events = [_event_from_list(e) for e in rnd["events"]]
+        last = data.get("last_round")
+        if last is not None and m.history:
+            log = m.history[-1]
+            log.events = [_event_from_list(e) for e in last["events"]]
+            log.end = last["end"]
+            log.hands = {s: r for s, r in last["hands"]}
+            log.lives = list(last["lives"])
+            log.eliminated = list(last["eliminated"])
         return m
 
     # ----------------------------------------------------------------- checks
