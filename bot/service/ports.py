@@ -1,0 +1,189 @@
+"""The service's ports: what it needs from storage, from a chat platform and from the clock.
+
+Adapters and storage back-ends implement these `typing.Protocol`s; the service never imports
+them. Screens are platform-neutral: text plus rows of buttons that carry opaque tokens.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button: its label and the token a press sends back (at most 64 bytes, see tokens.py)."""
+
+    label: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """A platform-neutral message: plain text and rows of buttons."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+
+
+class Delivery(Enum):
+    """What became of a private message."""
+
+    DELIVERED = "delivered"
+    UNREACHABLE = "unreachable"  # the platform refuses for good (never started, DMs closed)
+    FAILED = "failed"  # a passing failure: network, rate limit past its retries
+
+
+class Notifier(Protocol):
+    """Sends what the service has to say. `channel` is a table key, `user` a user key."""
+
+    async def post(self, channel: str, screen: Screen) -> str | None:
+        """Post a new public message; returns a reference for `edit`, or None when it failed."""
+        ...
+
+    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        """Replace a posted message's text and buttons; an identical edit counts as success."""
+        ...
+
+    async def tell(self, user: str, screen: Screen) -> Delivery:
+        """Send a private message to one player."""
+        ...
+
+
+class Clock(Protocol):
+    """Wall-clock time in seconds since the epoch (deadlines are stored in it)."""
+
+    def now(self) -> float:
+        """The current time."""
+        ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> float:
+        """`time.time()`."""
+        return time.time()
+
+
+@dataclass(slots=True)
+class StatDelta:
+    """What one round or match adds to a player's statistics in one chat."""
+
+    chat: str
+    user: str
+    name: str
+    matches: int = 0
+    wins: int = 0
+    rounds: int = 0
+    lives_lost: int = 0
+    times_paid: int = 0
+    refusals: int = 0
+
+
+@dataclass(slots=True)
+class PlayerStats:
+    """A player's statistics in one chat."""
+
+    user: str
+    name: str
+    matches: int = 0
+    wins: int = 0
+    rounds: int = 0
+    lives_lost: int = 0
+    times_paid: int = 0
+    refusals: int = 0
+
+
+@dataclass(slots=True)
+class FinishedMatch:
+    """A match that ended, kept with its record for `export` and history."""
+
+    match_id: str
+    chat: str
+    table_key: str
+    game: str
+    record: dict[str, Any]
+    winners: list[str]
+    finished_at: float
+
+
+@dataclass(slots=True)
+class TableRow:
+    """A stored table: its key, optimistic version and JSON state (opaque to storage)."""
+
+    key: str
+    version: int
+    status: str
+    state: dict[str, Any]
+    deadline: float | None = None
+    updated_at: float = field(default=0.0)
+
+
+class ConflictError(Exception):
+    """The stored version is not the one the writer read: another process changed the table."""
+
+
+class Repository(Protocol):
+    """Durable storage for tables, settings, players, statistics and finished matches.
+
+    `save_table` is one transaction: the table, the statistics and a finished match are either
+    all stored or none is. It returns only once the data is durable.
+    """
+
+    async def load_table(self, key: str) -> TableRow | None:
+        """The stored table under `key`, if any."""
+        ...
+
+    async def load_active_tables(self) -> list[TableRow]:
+        """Every table that is not closed (to resume after a restart)."""
+        ...
+
+    async def save_table(
+        self,
+        row: TableRow,
+        *,
+        expected_version: int | None,
+        stats: Sequence[StatDelta] = (),
+        finished: FinishedMatch | None = None,
+    ) -> None:
+        """Store `row` if the stored version is `expected_version` (None: a new table).
+
+        Raises ConflictError otherwise.
+        """
+        ...
+
+    async def load_settings(self, channel: str) -> dict[str, Any] | None:
+        """The settings last used in a channel."""
+        ...
+
+    async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
+        """Remember a channel's settings for its next table."""
+        ...
+
+    async def load_player(self, user: str) -> dict[str, Any] | None:
+        """What is known of a player: name, private reachability, language."""
+        ...
+
+    async def save_player(self, user: str, data: dict[str, Any]) -> None:
+        """Store what is known of a player."""
+        ...
+
+    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
+        """One player's statistics in a chat."""
+        ...
+
+    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
+        """The chat's best players: most wins, then fewest lives lost per round."""
+        ...
+
+    async def last_finished_match(self, table_key: str) -> FinishedMatch | None:
+        """The newest finished match of a table."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...
