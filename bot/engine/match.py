@@ -69,6 +69,7 @@ class Match:
     """
 
     __slots__ = (
+        "_drawable",
         "_participant",
         "_skip",
         "bag",
@@ -145,6 +146,9 @@ class Match:
         self.sitting_out: list[int] = []
         self._skip: list[bool] = [False] * self.n  # T2: seats that lost their turn
         self._participant: list[bool] = [False] * self.n
+        # Draws left before the bag reaches pieces a record does not list (MATCH_RECORD.md);
+        # None when the bag is complete (every piece not dealt is listed), as the service deals.
+        self._drawable: int | None = None
         self.log: RoundLog | None = None
 
     @property
@@ -209,6 +213,10 @@ class Match:
         for seat, rank in deal.items():
             hands[seat] = rank
         self.bag = deque(bag)
+        if len(deal) + len(bag) < len(self.profile.deck):
+            # A record may list only the top of the bag; the rest lies below in no defined
+            # order, and pieces put back at the bottom (C4) go below that unknown rest.
+            self._drawable = len(bag)
         log = RoundLog(dealer=self.dealer, deal=list(hands), bag=tuple(bag))
         self.log = log
         self.history.append(log)
@@ -265,12 +273,16 @@ class Match:
                 raise InvalidDeal("N4", f"seat {seat!r} is not at the table")
         if set(deal) != set(expected):
             missing = [self.seats[s] for s in expected if s not in deal]
-            extra = [self.seats[s] for s in deal if s not in expected]
             if missing:
                 raise InvalidDeal("N4", f"the deal has no piece for {', '.join(missing)}")
-            rule = "T4" if any(s in self.sit_next for s in deal) else "N22"
+            seat = next(s for s in deal if s not in expected)
+            if not self.in_match[seat]:
+                raise InvalidDeal(
+                    "N22", f"the deal gives a piece to {self.seats[seat]}, who is out of the match"
+                )
             raise InvalidDeal(
-                rule, f"the deal gives a piece to {', '.join(extra)}, who is not playing this round"
+                "T4",
+                f"the deal gives a piece to {self.seats[seat]}, who sits out this round (T4)",
             )
         counts = [0] * len(RANK_NAMES)
         for rank in (*deal.values(), *bag):
@@ -300,14 +312,16 @@ class Match:
         order = self.order
         current = order[self.pos]
         if seat != current:
-            raise NotYourTurn("N8", f"it is {self.seats[current]}'s turn, not {self._name(seat)}'s")
+            raise NotYourTurn("N8", self._not_your_turn(current, seat))
         is_dealer = self.pos == len(order) - 1
         events: list[Event] = []
         log = self.log
         assert log is not None
         if action == "stay":
             if self.profile.narr_may_not_stay and self.hands[seat] == NARR:
-                raise RuleError("T3", "a player holding the Narr may not stay: it must swap (T3)")
+                raise RuleError(
+                    "T3", f"{self.seats[seat]} holds the Narr and may not stay: it must swap (T3)"
+                )
             log.actions.append((seat, "stay"))
             events.append(Event("stay", (seat,)))
             log.events.append(events[-1])
@@ -332,6 +346,17 @@ class Match:
             log.actions.append((seat, "swap"))
             self._request(seat, events)
         return events
+
+    def _not_your_turn(self, current: int, seat: object) -> str:
+        text = f"it is {self.seats[current]}'s turn, not {self._name(seat)}'s"
+        if isinstance(seat, int) and 0 <= seat < self.n:
+            if not self.in_match[seat]:
+                return f"{text}: {self.seats[seat]} is out of the match (N22)"
+            if seat in self.sitting_out:
+                return f"{text}: {self.seats[seat]} sits out this round"
+            if self._skip[seat]:
+                return f"{text}: {self.seats[seat]} lost its turn to the Dragon (T2)"
+        return text
 
     def _name(self, seat: object) -> str:
         if isinstance(seat, int) and 0 <= seat < self.n:
@@ -421,8 +446,17 @@ class Match:
         public = log.events
         skipped: list[int] = []
         while True:
-            if not bag:
-                raise BagExhausted("N17", "the dealer draws past the pieces listed for the bag")
+            drawable = self._drawable
+            if drawable is not None:
+                if drawable == 0:
+                    raise BagExhausted(
+                        "N17",
+                        f"the bag is drawn past its {len(log.bag)} listed "
+                        f"piece{'s' if len(log.bag) != 1 else ''} (MATCH_RECORD.md)",
+                    )
+                self._drawable = drawable - 1
+            elif not bag:
+                raise BagExhausted("N17", "the bag is empty")
             candidate = bag.popleft()
             response = responses[candidate]
             if response == ACCEPT:
@@ -598,9 +632,10 @@ class Match:
                 public.append(e)
             self.phase = "finished"
             return
-        if self.profile.narr_sits_out_next:
-            # T4, C8: every Narr holder still in sits out the next round, unless that would
-            # leave fewer than two participants.
+        if self.profile.narr_sits_out_next and log.deal.count(NARR) == 2:
+            # T4 replaces N6 "when both Narr are dealt" (seed 001: "if two Narr are dealt"):
+            # every Narr holder still in sits out the next round, unless that would leave
+            # fewer than two participants (C8). A single Narr dealt gives no such right.
             rights = [s for s in order if hands[s] == NARR and in_match[s]]
             if len(left) - len(rights) >= 2:
                 self.sit_next = sorted(rights)
@@ -661,6 +696,7 @@ class Match:
                 "exchanges": [list(x) for x in self.exchanges],
                 "sitting_out": list(self.sitting_out),
                 "skip": [s for s in range(self.n) if self._skip[s]],
+                "drawable": self._drawable,
             }
         return data
 
@@ -705,6 +741,7 @@ class Match:
             m.sitting_out = list(rnd["sitting_out"])
             for s in rnd["skip"]:
                 m._skip[s] = True
+            m._drawable = rnd.get("drawable")
             for s in m.order:
                 m._participant[s] = True
             m.log = m.history[-1]
