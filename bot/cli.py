@@ -10,10 +10,25 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
+
+
+def load_record(path: str) -> Any:
+    """Read a match record file and parse its JSON (RecordError when unreadable or malformed)."""
+    from bot.engine.record import RecordError, parse_record
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not UTF-8 text") from None
+    return parse_record(text)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from bot.engine.record import RecordError, load_record, replay_record
+    from bot.engine.record import RecordError, replay_record
 
     try:
         _, result = replay_record(load_record(args.file))

@@ -35,6 +35,7 @@ PUBLIC_KINDS = frozenset(
         "pay",
         "out",
         "win",
+        "forfeit",  # gnav-bot's extension: a player leaves the match (Match.forfeit)
     }
 )
 

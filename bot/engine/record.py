@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from bot.engine.errors import RuleError
@@ -23,21 +22,17 @@ class RecordError(ValueError):
     """An invalid match record; the message is one line naming where and what."""
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file as JSON (RecordError for unreadable or malformed files)."""
+def parse_record(text: str) -> Any:
+    """Parse a record's JSON text (RecordError naming line and column when it is not JSON).
+
+    Reading the file is the caller's business (`bot.cli`): the engine does no I/O.
+    """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{path} is not UTF-8 text") from None
-    try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(
             f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    return data
 
 
 def _where(round_no: int, action_no: int | None = None) -> str:
@@ -98,9 +93,11 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
         if match.phase == "finished":
             raise RecordError(f"{where}: the match is already over (N23)")
         if match.phase == "play":
+            turn = match.turn
+            assert turn is not None
             raise RecordError(
-                f"{_where(r_no - 1)}: the round stops before its end, but only the last round "
-                f"may stop short"
+                f"{_where(r_no - 1)}: the round stops short ({seats[turn]} is still to act), "
+                f"but only the last round may stop short"
             )
         if not isinstance(rnd, Mapping):
             raise RecordError(f"{where}: a round is a JSON object")
