@@ -1,0 +1,283 @@
+"""Gnav behind the service's `GameRules`: engine calls, log lines, statistics and screens.
+
+The engine stays pure; this module turns its events into catalog lines (N25: every public
+event announced, the Norwegian call included) and private lines (your piece), and asks the
+bot strategy for bot seats' choices.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from bot.engine.events import EVERYONE, Event
+from bot.engine.match import NO_PIECE, Match
+from bot.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
+from bot.engine.profiles import get_profile
+from bot.engine.record import export_record
+from bot.games.gnav.strategy import BotView, decide
+from bot.service.game import LogLine, Outcome
+from bot.service.i18n import Catalog
+
+#: Events whose first seat dealt a refusal (statistics: "refusals dealt").
+_REFUSALS = frozenset({"forbi", "hugg_av", "kiss", "gjok"})
+#: Events whose asker (last seat) loses a life on the spot (N13, N14, N17).
+_PENALTIES = frozenset({"hugg_av", "kiss"})
+_BAG_PENALTIES = frozenset({"bag_hugg_av", "bag_kiss"})
+
+
+def piece_name(rank: int) -> str:
+    """A piece's name for people (Gjøk with its ø)."""
+    return DISPLAY_NAMES[rank]
+
+
+class GnavRules:
+    """The Gnav game for the table service (profiles `norsk` and `tradisjonell`)."""
+
+    name = "gnav"
+    min_players = 2
+    max_players = 20
+
+    # ------------------------------------------------------------------ state
+    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
+        """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
+        return Match(
+            list(names),
+            profile=get_profile(settings.profile),
+            lives=int(settings.lives),
+            dealer=rng.randrange(len(names)),
+        )
+
+    def dump(self, match: Match) -> dict[str, Any]:
+        """The engine's lossless JSON form."""
+        return match.to_dict()
+
+    def load(self, data: dict[str, Any]) -> Match:
+        """Rebuild from `dump`."""
+        return Match.from_dict(data)
+
+    def in_round(self, match: Match) -> bool:
+        """A round is under way."""
+        return match.phase == "play"
+
+    def finished(self, match: Match) -> bool:
+        """The match has its winners (N23)."""
+        return match.phase == "finished"
+
+    def turn(self, match: Match) -> int | None:
+        """The seat to act (N8)."""
+        return match.turn
+
+    def legal(self, match: Match, seat: int) -> tuple[str, ...]:
+        """Stay and swap, or only swap for a Narr holder under T3."""
+        return match.legal_actions(seat)
+
+    def in_match(self, match: Match, seat: int) -> bool:
+        """Still in the match (N22) and not leaving it."""
+        return match.in_match[seat] and seat not in match.leaving
+
+    def leaving(self, match: Match, seat: int) -> bool:
+        """Forfeited during the round under way."""
+        return seat in match.leaving
+
+    def winners(self, match: Match) -> list[int]:
+        """The winners (N23), shared when eliminated together."""
+        return list(match.winners or [])
+
+    def record(self, match: Match) -> dict[str, Any]:
+        """The match record (MATCH_RECORD.md)."""
+        return export_record(match)
+
+    def round_number(self, match: Match) -> int:
+        """Rounds dealt so far (void deals included)."""
+        return len(match.history)
+
+    # ------------------------------------------------------------------ play
+    def start_round(self, match: Match, rng: random.Random) -> Outcome:
+        """Shuffle the 42 pieces with `rng` and deal (N4); void deals are dealt again (C1)."""
+        outcome = Outcome()
+        while True:
+            pieces = list(FULL_SET)
+            rng.shuffle(pieces)
+            deal, bag = match.deal_from(pieces)
+            events = match.start_round(deal, bag)
+            self._collect(match, events, outcome)
+            if match.phase == "play":
+                return outcome
+
+    def act(self, match: Match, seat: int, action: str) -> Outcome:
+        """Apply stay/swap; RuleError from the engine when not allowed."""
+        events = match.act(seat, action)
+        return self._collect(match, events, Outcome())
+
+    def forfeit(self, match: Match, seat: int) -> Outcome:
+        """The seat leaves the match (at the reveal if a round is under way)."""
+        events = match.forfeit(seat)
+        return self._collect(match, events, Outcome())
+
+    def timeout_action(self, match: Match, seat: int) -> str:
+        """A timed-out turn stays, except a Narr holder under T3, who must swap."""
+        legal = match.legal_actions(seat)
+        return "stay" if "stay" in legal else "swap"
+
+    def bot_action(self, match: Match, seat: int, rng: random.Random) -> str:
+        """The bot strategy's choice from public knowledge and its own piece."""
+        return decide(BotView.from_match(match, seat), rng)
+
+    def _collect(self, match: Match, events: list[Event], out: Outcome) -> Outcome:
+        names = match.seats
+        for e in events:
+            if e.audience != EVERYONE:
+                if e.kind == "piece":
+                    key = f"private.{e.detail}"
+                    out.private.append((e.audience, (key, {"piece": piece_name(e.rank)})))
+                continue
+            line = _event_line(e, names)
+            if line is not None:
+                out.log.append(line)
+            if e.kind == "reveal":
+                out.round_over = True
+        if out.round_over:
+            out.round_stats = _round_stats(match)
+        if match.phase == "finished":
+            out.match_over = True
+        return out
+
+    # ------------------------------------------------------------------ screens
+    def render_status(self, match: Match, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The round's title, then seats with lives and marks: dealer, turn, sitting out, out."""
+        # The round's own dealer: after the reveal the engine has already passed the deal on.
+        dealer = match.history[-1].dealer if match.history else match.dealer
+        lines = [
+            cat.t(
+                "round.title",
+                round=len(match.history),
+                dealer=names[dealer],
+                profile=match.profile.name,
+            )
+        ]
+        turn = match.turn
+        acting = match.acting_dealer
+        for seat, name in enumerate(names):
+            marks = []
+            if seat == turn:
+                marks.append("▶")
+            if not match.in_match[seat]:
+                state = cat.t("seat.out")
+            elif seat in match.sitting_out:
+                state = cat.t("seat.sitting_out")
+            else:
+                state = ""
+            if seat == dealer:
+                marks.append(cat.t("seat.dealer_mark"))
+            elif seat == acting and match.phase == "play":
+                marks.append(cat.t("seat.acting_dealer_mark"))
+            lives = cat.t("seat.lives", lives=match.lives[seat])
+            text = f"{' '.join(marks)} {name} · {lives}".strip()
+            if state:
+                text += f" · {state}"
+            lines.append(text)
+        return lines
+
+    def render_reveal(self, match: Match, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The last round's reveal: every piece, who pays and why, lives, out, winners."""
+        log = match.history[-1] if match.history else None
+        if log is None or log.end in (None, "redeal"):
+            return []
+        lines = [cat.t("reveal.title", round=len(match.history))]
+        for seat, rank in log.hands.items():
+            lines.append(cat.t("reveal.hand", name=names[seat], piece=piece_name(rank)))
+        payers = [e for e in log.events if e.kind == "pay"]
+        for e in payers:
+            seat = e.seats[0]
+            rank = log.hands.get(seat, NARR)
+            key = "reveal.pays_narr" if e.detail == "narr" else "reveal.pays_lowest"
+            lines.append(cat.t(key, name=names[seat], piece=piece_name(rank)))
+        lives = ", ".join(
+            f"{names[s]} {log.lives[s]}" for s in range(len(names)) if s < len(log.lives)
+        )
+        lines.append(cat.t("reveal.lives", lives=lives))
+        for seat in log.eliminated:
+            lines.append(cat.t("reveal.out", name=names[seat]))
+        if match.phase == "finished" and match.winners is not None:
+            winners = ", ".join(names[s] for s in sorted(match.winners))
+            key = "reveal.winner" if len(match.winners) == 1 else "reveal.winners"
+            lines.append(cat.t(key, names=winners))
+        return lines
+
+    def render_line(self, line: LogLine, cat: Catalog) -> str:
+        """One log line."""
+        key, params = line
+        return cat.t(key, **params)
+
+    def piece_text(self, match: Match, seat: int, cat: Catalog) -> str:
+        """What `seat` holds now, or why it holds nothing."""
+        if match.phase != "play":
+            return cat.t("piece.between_rounds")
+        rank = match.hands[seat]
+        if rank == NO_PIECE:
+            return cat.t("piece.none")
+        key = "piece.sitting_out" if seat in match.sitting_out else "piece.hold"
+        return cat.t(key, piece=piece_name(rank), round=len(match.history))
+
+    def rules_text(self, cat: Catalog, profile: str) -> str:
+        """The rules summary of a profile."""
+        text = cat.t("rules.norsk")
+        if profile == "tradisjonell":
+            text += "\n\n" + cat.t("rules.tradisjonell")
+        return text
+
+
+def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
+    kind = e.kind
+    s = e.seats
+    if kind in ("knock", "sit_out", "stay", "gjok", "forfeit", "win"):
+        return (f"ev.{kind}", {"p": names[s[0]]})
+    if kind == "swap":
+        return ("ev.swap", {"p": names[s[0]], "q": names[s[1]]})
+    if kind == "forbi":
+        return ("ev.forbi_hest" if e.rank == HEST else "ev.forbi_hus", {"q": names[s[0]]})
+    if kind in ("hugg_av", "kiss"):
+        return (f"ev.{kind}", {"q": names[s[0]], "p": names[s[1]]})
+    if kind in ("bag_swap", "bag_hugg_av", "bag_kiss", "bag_gjok"):
+        return (f"ev.{kind}", {"p": names[s[0]]})
+    if kind == "bag_forbi":
+        key = "ev.bag_forbi_hest" if e.rank == HEST else "ev.bag_forbi_hus"
+        return (key, {"p": names[s[0]]})
+    if kind == "redeal":
+        return ("ev.redeal", {})
+    if kind == "reveal":
+        return ("ev.reveal", {})
+    if kind == "pay":
+        return ("ev.pay", {"p": names[s[0]]})
+    if kind == "out":
+        key = "ev.out_forfeit" if e.detail == "forfeit" else "ev.out"
+        return (key, {"p": names[s[0]]})
+    return None
+
+
+def _round_stats(match: Match) -> dict[int, dict[str, int]]:
+    """Per seat counters of the round that just ended: rounds, lives lost, paid, refusals."""
+    log = match.history[-1]
+    stats: dict[int, dict[str, int]] = {}
+
+    def bump(seat: int, name: str) -> None:
+        counters = stats.setdefault(
+            seat, {"rounds": 0, "lives_lost": 0, "times_paid": 0, "refusals": 0}
+        )
+        counters[name] += 1
+
+    for seat in log.hands:
+        bump(seat, "rounds")
+    for e in log.events:
+        if e.kind == "pay":
+            bump(e.seats[0], "times_paid")
+            bump(e.seats[0], "lives_lost")
+        elif e.kind in _PENALTIES:
+            bump(e.seats[1], "lives_lost")
+        elif e.kind in _BAG_PENALTIES:
+            bump(e.seats[0], "lives_lost")
+        if e.kind in _REFUSALS:
+            bump(e.seats[0], "refusals")
+    return stats

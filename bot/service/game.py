@@ -1,0 +1,125 @@
+"""The one small interface between the generic table service and a game's rules.
+
+Tables, lobby, seats, timers, notifications and storage are the service's; everything that
+knows Gnav lives behind `GameRules` (bot/games/gnav/game.py). A second game (Karnaval) is a
+second implementation, not a rewrite of the service.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bot.service.i18n import Catalog
+
+#: A line of the round's log: a catalog key and its parameters (rendered per language).
+LogLine = tuple[str, dict[str, Any]]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one step of a match (a deal, an action, a forfeit) produced, for the service."""
+
+    log: list[LogLine] = field(default_factory=list)  # public lines, in order
+    private: list[tuple[int, LogLine]] = field(default_factory=list)  # (seat, line) for one seat
+    round_over: bool = False
+    match_over: bool = False
+    round_stats: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> counters
+
+
+class GameRules(Protocol):
+    """A game the service can host. `match` is the game's own state object."""
+
+    name: str
+    min_players: int
+    max_players: int
+
+    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
+        """A new match between `names` (seat order) with the table's settings."""
+        ...
+
+    def dump(self, match: Any) -> dict[str, Any]:
+        """The match as JSON-ready data."""
+        ...
+
+    def load(self, data: dict[str, Any]) -> Any:
+        """A match from `dump`'s data."""
+        ...
+
+    def in_round(self, match: Any) -> bool:
+        """True while a round is being played (someone has a turn)."""
+        ...
+
+    def finished(self, match: Any) -> bool:
+        """True once the match has its winners."""
+        ...
+
+    def start_round(self, match: Any, rng: random.Random) -> Outcome:
+        """Shuffle with `rng` and deal the next round."""
+        ...
+
+    def turn(self, match: Any) -> int | None:
+        """The seat to act, if any."""
+        ...
+
+    def legal(self, match: Any, seat: int) -> tuple[str, ...]:
+        """The actions `seat` may take now."""
+        ...
+
+    def act(self, match: Any, seat: int, action: str) -> Outcome:
+        """Apply an action; raises the game's rule error when it is not allowed."""
+        ...
+
+    def timeout_action(self, match: Any, seat: int) -> str:
+        """What a turn that timed out counts as."""
+        ...
+
+    def bot_action(self, match: Any, seat: int, rng: random.Random) -> str:
+        """A bot seat's choice, from public knowledge and its own piece only."""
+        ...
+
+    def forfeit(self, match: Any, seat: int) -> Outcome:
+        """`seat` leaves the match."""
+        ...
+
+    def leaving(self, match: Any, seat: int) -> bool:
+        """True when `seat` has forfeited but still sits in the round under way."""
+        ...
+
+    def in_match(self, match: Any, seat: int) -> bool:
+        """True while `seat` is still in the match."""
+        ...
+
+    def winners(self, match: Any) -> list[int]:
+        """The winning seats once finished."""
+        ...
+
+    def record(self, match: Any) -> dict[str, Any]:
+        """The match record (MATCH_RECORD.md for Gnav)."""
+        ...
+
+    def round_number(self, match: Any) -> int:
+        """How many rounds have been dealt."""
+        ...
+
+    def render_status(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
+        """Lines for the table message: seats, lives, dealer, whose turn."""
+        ...
+
+    def render_reveal(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
+        """Lines of the reveal of the round that just ended."""
+        ...
+
+    def render_line(self, line: LogLine, cat: Catalog) -> str:
+        """One log line in a language."""
+        ...
+
+    def piece_text(self, match: Any, seat: int, cat: Catalog) -> str:
+        """A short private text: what `seat` holds now (at most 200 characters)."""
+        ...
+
+    def rules_text(self, cat: Catalog, profile: str) -> str:
+        """The rules summary for help."""
+        ...

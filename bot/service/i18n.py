@@ -1,0 +1,65 @@
+"""Message catalogs: every text shown to people, per language (N25).
+
+Catalogs are JSON files in `bot/i18n/<lang>.json` mapping keys to `str.format` templates. The
+Norwegian calls ("Jeg står", "Hest forbi!"...) stay in Norwegian in every language.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from string import Formatter
+from typing import Any
+
+#: Languages a table may choose: English, Norwegian bokmål, Russian, Portuguese.
+LANGUAGES: tuple[str, ...] = ("en", "nb", "ru", "pt")
+DEFAULT_LANGUAGE = "en"
+LANGUAGE_NAMES: dict[str, str] = {
+    "en": "English",
+    "nb": "Norsk bokmål",
+    "ru": "Русский",
+    "pt": "Português",
+}
+
+
+class Catalog:
+    """One language's messages, falling back to English for a missing key."""
+
+    def __init__(self, language: str, messages: dict[str, str], fallback: Catalog | None) -> None:
+        self.language = language
+        self.messages = messages
+        self.fallback = fallback
+
+    def t(self, key: str, /, **params: Any) -> str:
+        """The message `key` filled with `params`."""
+        template = self.messages.get(key)
+        if template is None:
+            if self.fallback is None:
+                raise KeyError(f"no message {key!r}")
+            return self.fallback.t(key, **params)
+        return template.format(**params)
+
+    def has(self, key: str) -> bool:
+        """True when this catalog (or its fallback) has `key`."""
+        return key in self.messages or (self.fallback is not None and self.fallback.has(key))
+
+
+def _load(language: str) -> dict[str, str]:
+    text = resources.files("bot.i18n").joinpath(f"{language}.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+@cache
+def catalog(language: str) -> Catalog:
+    """The catalog of `language` (English when the language is not known)."""
+    if language not in LANGUAGES:
+        language = DEFAULT_LANGUAGE
+    english = None if language == DEFAULT_LANGUAGE else catalog(DEFAULT_LANGUAGE)
+    return Catalog(language, _load(language), english)
+
+
+def placeholders(template: str) -> set[str]:
+    """The named fields of a template (for checking translations)."""
+    return {name for _, name, _, _ in Formatter().parse(template) if name}

@@ -1,0 +1,130 @@
+"""Ordered, coalescing delivery of what tables say, after their commands are committed.
+
+Each table has one queue drained by one task, so its messages arrive in order and a slow
+platform never holds the table's lock. Edits of the table message coalesce: when several are
+waiting, only the newest is sent (the chat stays calm, the flood limits are respected).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from bot.service.ports import Delivery, Notifier, Screen
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class _Job:
+    kind: str  # "edit" (the table message), "post_table", "post", "tell"
+    screen: Screen
+    freeze: Screen | None = None  # post_table: the old table message's last screen
+    user: str | None = None
+
+
+#: Called with (table key, new message ref) after a table message was posted.
+OnPosted = Callable[[str, str], Awaitable[None]]
+#: Called with (user key, delivery) after a private message.
+OnTold = Callable[[str, Delivery], Awaitable[None]]
+
+
+class Outbox:
+    """Per-table queues in front of a `Notifier`."""
+
+    def __init__(self, notifier: Notifier, on_posted: OnPosted, on_told: OnTold) -> None:
+        self.notifier = notifier
+        self._on_posted = on_posted
+        self._on_told = on_told
+        self._queues: dict[str, deque[_Job]] = {}
+        self._refs: dict[str, str | None] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self.sent = {"post": 0, "edit": 0, "tell": 0}
+
+    def set_ref(self, channel: str, ref: str | None) -> None:
+        """The table message currently edited in place (from storage, after a restart)."""
+        self._refs[channel] = ref
+
+    def edit_table(self, channel: str, screen: Screen) -> None:
+        """Show `screen` in the table message; replaces an edit still waiting."""
+        queue = self._queues.setdefault(channel, deque())
+        if queue and queue[-1].kind == "edit":
+            queue[-1].screen = screen
+        else:
+            queue.append(_Job("edit", screen))
+        self._kick(channel)
+
+    def post_table(self, channel: str, screen: Screen, freeze: Screen | None) -> None:
+        """Post a new table message; the old one is edited to `freeze` (no buttons) first."""
+        queue = self._queues.setdefault(channel, deque())
+        if queue and queue[-1].kind == "edit" and freeze is not None:
+            queue.pop()  # the old message's last edit is superseded by its freeze
+        queue.append(_Job("post_table", screen, freeze=freeze))
+        self._kick(channel)
+
+    def post(self, channel: str, screen: Screen) -> None:
+        """Post a new public message."""
+        self._queues.setdefault(channel, deque()).append(_Job("post", screen))
+        self._kick(channel)
+
+    def tell(self, channel: str, user: str, screen: Screen) -> None:
+        """Send a private message (queued with the table's messages, in order)."""
+        self._queues.setdefault(channel, deque()).append(_Job("tell", screen, user=user))
+        self._kick(channel)
+
+    def _kick(self, channel: str) -> None:
+        task = self._tasks.get(channel)
+        if task is None or task.done():
+            self._tasks[channel] = asyncio.get_running_loop().create_task(self._drain(channel))
+
+    async def _drain(self, channel: str) -> None:
+        queue = self._queues[channel]
+        while queue:
+            job = queue.popleft()
+            try:
+                await self._send(channel, job)
+            except Exception:  # a platform failure must not stop the table's queue
+                log.exception("sending to %s failed", channel)
+
+    async def _send(self, channel: str, job: _Job) -> None:
+        n = self.notifier
+        if job.kind == "edit":
+            ref = self._refs.get(channel)
+            if ref is None:
+                ref = await n.post(channel, job.screen)
+                self.sent["post"] += 1
+                if ref is not None:
+                    self._refs[channel] = ref
+                    await self._on_posted(channel, ref)
+            else:
+                await n.edit(channel, ref, job.screen)
+                self.sent["edit"] += 1
+        elif job.kind == "post_table":
+            old = self._refs.get(channel)
+            if old is not None and job.freeze is not None:
+                await n.edit(channel, old, job.freeze)
+                self.sent["edit"] += 1
+            ref = await n.post(channel, job.screen)
+            self.sent["post"] += 1
+            self._refs[channel] = ref
+            if ref is not None:
+                await self._on_posted(channel, ref)
+        elif job.kind == "post":
+            await n.post(channel, job.screen)
+            self.sent["post"] += 1
+        else:
+            assert job.user is not None
+            result = await n.tell(job.user, job.screen)
+            self.sent["tell"] += 1
+            await self._on_told(job.user, result)
+
+    async def drain(self) -> None:
+        """Wait until every queue is empty (tests, shutdown)."""
+        while True:
+            tasks = [t for t in self._tasks.values() if not t.done()]
+            if not tasks:
+                return
+            await asyncio.gather(*tasks, return_exceptions=True)

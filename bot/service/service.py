@@ -1,0 +1,1028 @@
+"""The table service: lobby, seats, turns, timers, private pieces and announcements.
+
+Every command runs under its table's lock: load -> authorise -> game -> commit (state, record
+and statistics in one transaction) -> then, and only then, queue what people are told. Tables
+are independent and proceed in parallel. Deadlines are stored with the table, so a restart
+re-arms them (with a fresh turn: nobody pays for time the bot was down).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import json
+import logging
+import random
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.engine.errors import RuleError
+from bot.games.gnav.game import GnavRules
+from bot.service import tokens
+from bot.service.game import GameRules, LogLine, Outcome
+from bot.service.i18n import Catalog, catalog
+from bot.service.outbox import Outbox
+from bot.service.ports import (
+    Button,
+    Clock,
+    ConflictError,
+    Delivery,
+    FinishedMatch,
+    Notifier,
+    Repository,
+    Screen,
+    StatDelta,
+    SystemClock,
+)
+from bot.service.settings import (
+    SettingsError,
+    TableSettings,
+    apply_changes,
+    load_settings,
+    parse_changes,
+)
+from bot.service.table import BOT_PREFIX, Seat, Table, TableKey, User
+
+log = logging.getLogger(__name__)
+
+#: Longest table message text (Discord allows 2,000 characters, Telegram 4,096).
+MAX_TEXT = 1900
+#: Longest private popup (Telegram's callback alert allows 200 characters).
+MAX_ALERT = 200
+
+
+@dataclass(slots=True)
+class Reply:
+    """The answer to the person who sent a command.
+
+    `public` replies are for the whole channel (stats, rules); others are for the sender only
+    (an ephemeral message, a popup, or a reply where the platform has nothing private).
+    `alert` asks for a popup (a private piece in the chat).
+    """
+
+    text: str
+    ok: bool = True
+    public: bool = False
+    alert: bool = False
+    document: tuple[str, bytes] | None = None
+
+
+class ServiceError(Exception):
+    """A refused command; `code` is a catalog key."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+class TableService:
+    """The platform-neutral game manager: one table per channel."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        notifier: Notifier,
+        *,
+        rules: GameRules | None = None,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        bot_delay: float = 1.5,
+        lobby_idle: float = 600.0,
+        max_timeouts: int = 3,
+    ) -> None:
+        self.repo = repo
+        self.rules: GameRules = rules or GnavRules()
+        self.clock: Clock = clock or SystemClock()
+        self.rng = rng or random.Random()
+        self.bot_delay = bot_delay
+        self.lobby_idle = lobby_idle
+        self.max_timeouts = max_timeouts
+        self.outbox = Outbox(notifier, self._on_posted, self._on_told)
+        self._tables: dict[str, Table] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._players: dict[str, dict[str, Any]] = {}
+        self._heap: list[tuple[float, str]] = []
+        self._wake: asyncio.Event | None = None
+        self._inflight: set[asyncio.Task[Any]] = set()
+        self.closing = False
+
+    # ================================================================= plumbing
+    def _lock(self, key: str) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+    async def _load(self, key: str) -> Table | None:
+        table = self._tables.get(key)
+        if table is not None:
+            return table
+        row = await self.repo.load_table(key)
+        if row is None:
+            return None
+        table = Table.from_row(row, self.rules)
+        self._tables[key] = table
+        self.outbox.set_ref(key, table.message_ref)
+        return table
+
+    async def _save(
+        self,
+        table: Table,
+        stats: Sequence[StatDelta] = (),
+        finished: FinishedMatch | None = None,
+    ) -> None:
+        """Commit the table (and its statistics and finished match) before anything is said."""
+        table.updated_at = self.clock.now()
+        row = table.to_row(self.rules)
+        try:
+            await self.repo.save_table(
+                row, expected_version=table.row_version, stats=stats, finished=finished
+            )
+        except BaseException:
+            # What is in memory was never stored: forget it, the store is the truth.
+            self._tables.pop(table.key.key, None)
+            raise
+        table.row_version = row.version
+        self._tables[table.key.key] = table
+
+    def _cat(self, table: Table | None, settings: TableSettings | None = None) -> Catalog:
+        if table is not None:
+            return catalog(table.settings.language)
+        return catalog(settings.language if settings else "en")
+
+    async def _channel_settings(self, tk: TableKey) -> TableSettings:
+        return load_settings(await self.repo.load_settings(tk.key))
+
+    async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
+        """Run a command under the table's lock; refusals become replies in its language."""
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+            try:
+                reply: Reply = await fn(tk, table, user, *args)
+                return reply
+            except ServiceError as exc:
+                cat = self._cat(self._tables.get(tk.key), await self._settings_if_none(table, tk))
+                return Reply(cat.t(exc.code, **exc.params), ok=False)
+            except SettingsError as exc:
+                cat = self._cat(table)
+                return Reply(cat.t(exc.code, **exc.params), ok=False)
+            except RuleError as exc:
+                cat = self._cat(table)
+                return Reply(cat.t("error.rule", rule=exc.rule, message=exc.message), ok=False)
+            except ConflictError:
+                cat = self._cat(table)
+                return Reply(cat.t("error.conflict"), ok=False)
+
+    async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
+        if table is not None:
+            return None
+        return await self._channel_settings(tk)
+
+    # ================================================================= screens
+    def _token(self, table: Table, action: str) -> str:
+        return tokens.encode(table.table_id, table.seq, action)
+
+    def render(
+        self,
+        table: Table,
+        *,
+        buttons: bool = True,
+        note: str | None = None,
+        view: str = "auto",
+    ) -> Screen:
+        """The table message: lobby, round under way, reveal, or the end.
+
+        `view` "round" shows the round's log even after its reveal (the frozen round message).
+        """
+        cat = self._cat(table)
+        lines: list[str] = []
+        if note:
+            lines.append(note)
+        rows: list[tuple[Button, ...]] = []
+        s = table.settings
+        if table.status == "lobby":
+            lines.append(cat.t("lobby.title", profile=s.profile, lives=s.lives))
+            lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots))
+            for i, seat in enumerate(table.seats, 1):
+                host = cat.t("lobby.host_mark") if seat.user == table.host else ""
+                lines.append(f"{i}. {seat.name}{host}")
+            lines.append(cat.t("lobby.hint", seated=len(table.seats), max=self.rules.max_players))
+            rows.append(
+                (
+                    Button(cat.t("button.join"), self._token(table, "join")),
+                    Button(cat.t("button.leave"), self._token(table, "leave")),
+                    Button(cat.t("button.start"), self._token(table, "start")),
+                )
+            )
+        elif table.match is not None:
+            match = table.match
+            rules = self.rules
+            names = table.names
+            in_round = rules.in_round(match)
+            if in_round or view == "round":
+                lines.extend(self._round_lines(table, cat))
+            else:
+                lines.extend(rules.render_reveal(match, names, cat))
+            if table.status == "closed":
+                lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
+            elif view == "round" and not in_round:
+                pass  # the frozen message of a round that has ended
+            elif in_round:
+                turn = rules.turn(match)
+                assert turn is not None
+                lines.append(cat.t("turn.now", name=names[turn], seconds=s.turn_timeout))
+                rows.append(
+                    (
+                        Button(cat.t("button.stay"), self._token(table, "stay")),
+                        Button(cat.t("button.swap"), self._token(table, "swap")),
+                    )
+                )
+                rows.append((Button(cat.t("button.piece"), self._token(table, "piece")),))
+            elif not rules.finished(match):
+                lines.append(cat.t("next.in", seconds=s.next_round_delay))
+                rows.append((Button(cat.t("button.next"), self._token(table, "next")),))
+        else:
+            lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
+        return Screen(_fit("\n".join(lines), MAX_TEXT), tuple(rows) if buttons else ())
+
+    def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
+        lines = self.rules.render_status(table.match, table.names, cat)
+        if table.log:
+            lines.append("—")
+            lines.extend(self.rules.render_line(line, cat) for line in table.log)
+        return lines
+
+    def _show(self, table: Table) -> None:
+        self.outbox.edit_table(table.key.key, self.render(table))
+
+    def _repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
+        self.outbox.post_table(table.key.key, self.render(table, note=note), freeze)
+
+    # ================================================================= outbox callbacks
+    async def _on_posted(self, channel: str, ref: str) -> None:
+        async with self._lock(channel):
+            table = await self._load(channel)
+            if table is None or table.message_ref == ref:
+                return
+            table.message_ref = ref
+            try:
+                await self._save(table)
+            except ConflictError:
+                log.warning("table %s changed elsewhere; its message ref was not stored", channel)
+
+    async def _on_told(self, user: str, result: Delivery) -> None:
+        if result is Delivery.FAILED:
+            return
+        reachable = result is Delivery.DELIVERED
+        info = await self._player(user)
+        if info.get("reachable") != reachable:
+            info["reachable"] = reachable
+            await self.repo.save_player(user, info)
+
+    async def _player(self, user: str) -> dict[str, Any]:
+        info = self._players.get(user)
+        if info is None:
+            info = await self.repo.load_player(user) or {}
+            self._players[user] = info
+        return info
+
+    async def reachable(self, user: str) -> bool | None:
+        """Whether private messages reach `user` (None: not tried yet)."""
+        return (await self._player(user)).get("reachable")
+
+    async def player_reachable(self, user: User, reachable: bool = True) -> None:
+        """An adapter learned that private messages now reach (or no longer reach) `user`."""
+        info = await self._player(user.key)
+        info["reachable"] = reachable
+        info["name"] = user.name
+        await self.repo.save_player(user.key, info)
+
+    # ================================================================= lobby
+    async def open(self, tk: TableKey, user: User) -> Reply:
+        """Open a table in the channel (the opener sits down), or show the current one."""
+        return await self._run(tk, user, self._open)
+
+    async def _open(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        now = self.clock.now()
+        if table is not None and table.status != "closed":
+            self._repost(table, self.render(table, buttons=False))
+            return Reply(self._cat(table).t("open.shown"))
+        settings = await self._channel_settings(tk)
+        fresh = Table(
+            key=tk,
+            table_id=_new_id(),
+            game=self.rules.name,
+            settings=settings,
+            status="lobby",
+            host=user.key,
+            seats=[Seat(user.key, _clean_name(user.name))],
+            created_at=now,
+            row_version=table.row_version if table else None,
+            message_ref=None,
+        )
+        fresh.seq = (table.seq + 1) if table else 0
+        await self._player(user.key)
+        self._arm(fresh)
+        await self._save(fresh)
+        self._repost(fresh, None)  # the old table's message already shows how it ended
+        self._schedule(fresh)
+        return Reply(self._cat(fresh).t("open.opened"))
+
+    async def join(self, tk: TableKey, user: User) -> Reply:
+        """Sit down at the table's lobby."""
+        return await self._run(tk, user, self._join)
+
+    async def _join(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._lobby(table)
+        cat = self._cat(table)
+        if table.seat_of(user.key) is not None:
+            raise ServiceError("join.already")
+        if len(table.seats) >= self.rules.max_players:
+            raise ServiceError("join.full", max=self.rules.max_players)
+        name = _unique_name(_clean_name(user.name), table.names)
+        await self._player(user.key)  # know its private reachability before the first deal
+        table.seats.append(Seat(user.key, name))
+        if table.host is None:
+            table.host = user.key
+        await self._commit_lobby(table)
+        return Reply(cat.t("join.done", name=name))
+
+    async def leave(self, tk: TableKey, user: User) -> Reply:
+        """Leave the lobby, or forfeit the match under way."""
+        return await self._run(tk, user, self._leave)
+
+    async def _leave(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._active(table)
+        cat = self._cat(table)
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        if table.status == "lobby":
+            self._unseat(table, seat)
+            if not table.seats:
+                table.status = "closed"
+                table.closed_reason = "empty"
+                table.deadline = None
+                table.deadline_kind = None
+                table.seq += 1
+                await self._save(table)
+                self._show(table)
+                return Reply(cat.t("leave.done"))
+            await self._commit_lobby(table)
+            return Reply(cat.t("leave.done"))
+        await self._forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
+        return Reply(cat.t("leave.forfeit"))
+
+    async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
+        """The host or a channel admin removes a seat (by name or user key)."""
+        return await self._run(tk, user, self._kick, who)
+
+    async def _kick(self, tk: TableKey, table: Table | None, user: User, who: str) -> Reply:
+        table = self._active(table)
+        cat = self._cat(table)
+        self._authorise(table, user)
+        seat = _find_seat(table, who)
+        if seat is None:
+            raise ServiceError("kick.unknown", name=who)
+        name = table.seats[seat].name
+        if table.status == "lobby":
+            self._unseat(table, seat)
+            if not table.seats:
+                table.status = "closed"
+                table.closed_reason = "empty"
+                table.deadline = None
+                table.deadline_kind = None
+                table.seq += 1
+                await self._save(table)
+                self._show(table)
+            else:
+                await self._commit_lobby(table)
+            return Reply(cat.t("kick.done", name=name), public=True)
+        await self._forfeit(table, seat, note=("note.kicked", {"p": name}))
+        return Reply(cat.t("kick.done", name=name), public=True)
+
+    async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
+        """Show or change the table's settings (`lives=5 timeout=90 rules=tradisjonell`)."""
+        return await self._run(tk, user, self._configure, list(words))
+
+    async def _configure(
+        self, tk: TableKey, table: Table | None, user: User, words: list[str]
+    ) -> Reply:
+        active = table is not None and table.status != "closed"
+        current = table.settings if active and table else await self._channel_settings(tk)
+        cat = self._cat(table if active else None, current)
+        if not words:
+            return Reply(_settings_text(current, cat), public=True)
+        changes = parse_changes(words)
+        if active and table is not None:
+            self._authorise(table, user)
+            if table.status == "playing" and set(changes) - {"language"}:
+                raise ServiceError("settings.error.in_match")
+        new = apply_changes(current, changes)
+        await self.repo.save_settings(tk.key, new.model_dump())
+        if active and table is not None:
+            table.settings = new
+            table.seq += 1
+            self._arm(table, keep=True)
+            await self._save(table)
+            self._show(table)
+            self._schedule(table)
+        cat = catalog(new.language)
+        return Reply(_settings_text(new, cat), public=True)
+
+    async def start(self, tk: TableKey, user: User) -> Reply:
+        """Start the match: bot seats are added, the first dealer drawn, the first deal made."""
+        return await self._run(tk, user, self._start)
+
+    async def _start(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._lobby(table)
+        cat = self._cat(table)
+        if user.key != table.host and not user.admin and table.seat_of(user.key) is None:
+            raise ServiceError("error.not_host")
+        bots = min(table.settings.bots, self.rules.max_players - len(table.seats))
+        for i in range(1, bots + 1):
+            name = _unique_name(cat.t("bot.name", n=i), table.names)
+            table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
+        if len(table.seats) < self.rules.min_players:
+            del table.seats[len(table.seats) - bots :]
+            raise ServiceError("start.too_few", min=self.rules.min_players)
+        lobby_freeze = self.render(table, buttons=False)
+        table.status = "playing"
+        table.match = self.rules.new_match(table.names, table.settings, self.rng)
+        table.match_id = _new_id(10)
+        outcome = self.rules.start_round(table.match, self.rng)
+        table.log = list(outcome.log)
+        await self._after_step(table, outcome, freeze=lobby_freeze, new_round=True)
+        return Reply(cat.t("start.done"))
+
+    async def stop(self, tk: TableKey, user: User) -> Reply:
+        """The host or a channel admin stops the table (the match so far is kept for export)."""
+        return await self._run(tk, user, self._stop)
+
+    async def _stop(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._active(table)
+        cat = self._cat(table)
+        self._authorise(table, user)
+        finished = None
+        if table.match is not None:
+            finished = self._finished_match(table, winners=[])
+        table.status = "closed"
+        table.closed_reason = "stopped"
+        table.deadline = None
+        table.deadline_kind = None
+        table.seq += 1
+        await self._save(table, finished=finished)
+        self._show(table)
+        return Reply(cat.t("stop.done"), public=True)
+
+    # ================================================================= play
+    async def act(self, tk: TableKey, user: User, action: str, seq: int | None = None) -> Reply:
+        """Stay or swap for the player whose turn it is (`seq`: the pressed button's version)."""
+        return await self._run(tk, user, self._act, action, seq)
+
+    async def _act(
+        self, tk: TableKey, table: Table | None, user: User, action: str, seq: int | None
+    ) -> Reply:
+        table = self._playing(table)
+        cat = self._cat(table)
+        if seq is not None and seq != table.seq:
+            raise ServiceError("error.stale")
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        match = table.match
+        if not self.rules.in_round(match):
+            raise ServiceError("error.between_rounds")
+        turn = self.rules.turn(match)
+        if turn != seat:
+            assert turn is not None
+            raise ServiceError("error.not_your_turn", name=table.seats[turn].name)
+        if action not in ("stay", "swap"):
+            raise ServiceError("error.unknown_action", action=action)
+        outcome = self.rules.act(match, seat, action)
+        table.seats[seat].timeouts = 0
+        table.log.extend(outcome.log)
+        await self._after_step(table, outcome)
+        return Reply(cat.t(f"act.{action}"))
+
+    async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
+        """Deal the next round now instead of waiting for the delay."""
+        return await self._run(tk, user, self._next_round, seq)
+
+    async def _next_round(
+        self, tk: TableKey, table: Table | None, user: User, seq: int | None
+    ) -> Reply:
+        table = self._playing(table)
+        cat = self._cat(table)
+        if seq is not None and seq != table.seq:
+            raise ServiceError("error.stale")
+        if table.seat_of(user.key) is None and not user.admin:
+            raise ServiceError("error.not_seated")
+        if self.rules.in_round(table.match):
+            raise ServiceError("next.already")
+        await self._deal(table)
+        return Reply(cat.t("next.done"))
+
+    async def my_piece(self, tk: TableKey, user: User) -> Reply:
+        """A seated player's piece, for a popup or an ephemeral message (always works)."""
+        return await self._run(tk, user, self._my_piece)
+
+    async def _my_piece(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._playing(table)
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        text = self.rules.piece_text(table.match, seat, self._cat(table))
+        return Reply(_fit(text, MAX_ALERT), alert=True)
+
+    async def press(self, tk: TableKey, user: User, token: str) -> Reply:
+        """A button press: the token names the table, its version and the action."""
+        decoded = tokens.decode(token)
+        if decoded is None:
+            settings = await self._channel_settings(tk)
+            return Reply(catalog(settings.language).t("error.bad_button"), ok=False)
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+        if table is None or table.table_id != decoded.table_id:
+            settings = await self._channel_settings(tk)
+            return Reply(catalog(settings.language).t("error.stale"), ok=False)
+        action = decoded.action
+        if action == "join":
+            return await self.join(tk, user)
+        if action == "leave":
+            return await self.leave(tk, user)
+        if action == "start":
+            return await self.start(tk, user)
+        if action == "piece":
+            return await self.my_piece(tk, user)
+        if action == "next":
+            return await self.next_round(tk, user, decoded.seq)
+        return await self.act(tk, user, action, decoded.seq)
+
+    # ================================================================= information
+    async def status(self, tk: TableKey) -> Table | None:
+        """The table in a channel, if any (read-only use)."""
+        async with self._lock(tk.key):
+            return await self._load(tk.key)
+
+    async def stats(self, tk: TableKey, user: User) -> Reply:
+        """A player's statistics in this chat."""
+        settings = await self._current_settings(tk)
+        cat = catalog(settings.language)
+        found = await self.repo.player_stats(tk.chat_key, user.key)
+        if found is None:
+            return Reply(cat.t("stats.none", name=user.name), public=True)
+        return Reply(
+            cat.t(
+                "stats.line",
+                name=found.name,
+                matches=found.matches,
+                wins=found.wins,
+                rounds=found.rounds,
+                lives_lost=found.lives_lost,
+                times_paid=found.times_paid,
+                refusals=found.refusals,
+            ),
+            public=True,
+        )
+
+    async def top(self, tk: TableKey, limit: int = 10) -> Reply:
+        """The chat's best players."""
+        settings = await self._current_settings(tk)
+        cat = catalog(settings.language)
+        rows = await self.repo.top(tk.chat_key, limit)
+        if not rows:
+            return Reply(cat.t("top.none"), public=True)
+        lines = [cat.t("top.title")]
+        for i, r in enumerate(rows, 1):
+            lines.append(
+                cat.t(
+                    "top.line",
+                    n=i,
+                    name=r.name,
+                    wins=r.wins,
+                    matches=r.matches,
+                    lives_lost=r.lives_lost,
+                    rounds=r.rounds,
+                )
+            )
+        return Reply("\n".join(lines), public=True)
+
+    async def export(self, tk: TableKey) -> Reply:
+        """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
+        settings = await self._current_settings(tk)
+        cat = catalog(settings.language)
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+            record = None
+            match_id = None
+            if table is not None and table.match is not None:
+                record = self.rules.record(table.match)
+                match_id = table.match_id
+        if record is None:
+            found = await self.repo.last_finished_match(tk.key)
+            if found is None:
+                return Reply(cat.t("export.none"), ok=False)
+            record, match_id = found.record, found.match_id
+        body = json.dumps(record, ensure_ascii=False, indent=1).encode()
+        return Reply(cat.t("export.done"), document=(f"gnav-{match_id}.json", body))
+
+    async def rules_help(self, tk: TableKey) -> Reply:
+        """The rules of the table's profile."""
+        settings = await self._current_settings(tk)
+        return Reply(
+            self.rules.rules_text(catalog(settings.language), settings.profile), public=True
+        )
+
+    async def help(self, tk: TableKey) -> Reply:
+        """How to play with the bot."""
+        settings = await self._current_settings(tk)
+        return Reply(catalog(settings.language).t("help.text"), public=True)
+
+    async def _current_settings(self, tk: TableKey) -> TableSettings:
+        table = self._tables.get(tk.key)
+        if table is not None and table.status != "closed":
+            return table.settings
+        return await self._channel_settings(tk)
+
+    # ================================================================= steps
+    async def _after_step(
+        self,
+        table: Table,
+        outcome: Outcome,
+        *,
+        freeze: Screen | None = None,
+        new_round: bool = False,
+    ) -> None:
+        """Settle automatic moves, commit, then tell people (in that order)."""
+        outcomes = [outcome]
+        if not outcome.round_over:
+            outcomes.extend(self._settle(table))
+        stats: list[StatDelta] = []
+        finished = None
+        round_over = any(o.round_over for o in outcomes)
+        for o in outcomes:
+            stats.extend(self._stat_deltas(table, o))
+        match_over = self.rules.finished(table.match)
+        round_freeze = None
+        if round_over:
+            round_freeze = self.render(table, buttons=False, view="round")
+        if match_over:
+            finished = self._finished_match(table, winners=self.rules.winners(table.match))
+            stats.extend(self._match_deltas(table))
+            table.status = "closed"
+            table.closed_reason = "finished"
+        elif self._no_humans_left(table):
+            finished = self._finished_match(table, winners=[])
+            stats.extend(self._match_deltas(table))
+            table.status = "closed"
+            table.closed_reason = "humans_out"
+        table.seq += 1
+        self._arm(table)
+        await self._save(table, stats=stats, finished=finished)
+        # Committed: now people may be told.
+        for o in outcomes:
+            self._tell_private(table, o)
+        if new_round:
+            self._repost(table, freeze)
+        elif round_over:
+            self._repost(table, round_freeze)
+        else:
+            self._show(table)
+        self._schedule(table)
+
+    def _settle(self, table: Table) -> list[Outcome]:
+        """Seats that forfeited during the round stay when their turn comes (no waiting)."""
+        outcomes = []
+        match = table.match
+        while self.rules.in_round(match):
+            turn = self.rules.turn(match)
+            assert turn is not None
+            if not self.rules.leaving(match, turn):
+                break
+            o = self.rules.act(match, turn, self.rules.timeout_action(match, turn))
+            table.log.extend(o.log)
+            outcomes.append(o)
+        return outcomes
+
+    async def _deal(self, table: Table) -> None:
+        freeze = self.render(table, buttons=False)
+        outcome = self.rules.start_round(table.match, self.rng)
+        table.log = list(outcome.log)
+        await self._after_step(table, outcome, freeze=freeze, new_round=True)
+
+    async def _forfeit(self, table: Table, seat: int, note: LogLine) -> None:
+        match = table.match
+        if not self.rules.in_match(match, seat):
+            raise ServiceError("error.already_out")
+        table.log.append(note)
+        outcome = self.rules.forfeit(match, seat)
+        table.log.extend(outcome.log)
+        await self._after_step(table, outcome)
+
+    def _tell_private(self, table: Table, outcome: Outcome) -> None:
+        if not outcome.private:
+            return
+        cat = self._cat(table)
+        for seat, line in outcome.private:
+            s = table.seats[seat]
+            if s.bot:
+                continue
+            info = self._players.get(s.user)
+            if info is not None and info.get("reachable") is False:
+                continue  # never retry a player the platform refused for good
+            text = cat.t(
+                "private.header", round=self.rules.round_number(table.match), table=table.key.key
+            )
+            text = f"{text}\n{self.rules.render_line(line, cat)}"
+            self.outbox.tell(table.key.key, s.user, Screen(text))
+
+    def _no_humans_left(self, table: Table) -> bool:
+        humans = [i for i, s in enumerate(table.seats) if not s.bot]
+        if not humans:
+            return False
+        return not any(self.rules.in_match(table.match, i) for i in humans)
+
+    def _stat_deltas(self, table: Table, outcome: Outcome) -> list[StatDelta]:
+        out = []
+        for seat, counters in outcome.round_stats.items():
+            s = table.seats[seat]
+            if s.bot:
+                continue
+            out.append(StatDelta(chat=table.key.chat_key, user=s.user, name=s.name, **counters))
+        return out
+
+    def _match_deltas(self, table: Table) -> list[StatDelta]:
+        winners = set(self.rules.winners(table.match))
+        return [
+            StatDelta(
+                chat=table.key.chat_key,
+                user=s.user,
+                name=s.name,
+                matches=1,
+                wins=1 if i in winners else 0,
+            )
+            for i, s in enumerate(table.seats)
+            if not s.bot
+        ]
+
+    def _finished_match(self, table: Table, winners: list[int]) -> FinishedMatch:
+        assert table.match_id is not None
+        return FinishedMatch(
+            match_id=table.match_id,
+            chat=table.key.chat_key,
+            table_key=table.key.key,
+            game=table.game,
+            record=self.rules.record(table.match),
+            winners=[table.seats[i].name for i in winners],
+            finished_at=self.clock.now(),
+        )
+
+    # ================================================================= timers
+    def _arm(self, table: Table, keep: bool = False) -> None:
+        """Set the table's next deadline from its state (stored with it)."""
+        now = self.clock.now()
+        if keep and table.deadline is not None and table.deadline_kind != "lobby":
+            return
+        if table.status == "lobby":
+            table.deadline, table.deadline_kind = now + self.lobby_idle, "lobby"
+        elif table.status == "playing":
+            match = table.match
+            if self.rules.in_round(match):
+                turn = self.rules.turn(match)
+                assert turn is not None
+                if table.seats[turn].bot:
+                    table.deadline, table.deadline_kind = now + self.bot_delay, "bot"
+                else:
+                    deadline = now + table.settings.turn_timeout
+                    table.deadline, table.deadline_kind = deadline, "turn"
+            else:
+                table.deadline = now + table.settings.next_round_delay
+                table.deadline_kind = "next"
+        else:
+            table.deadline, table.deadline_kind = None, None
+
+    def _schedule(self, table: Table) -> None:
+        if table.deadline is not None:
+            heapq.heappush(self._heap, (table.deadline, table.key.key))
+            if self._wake is not None:
+                self._wake.set()
+
+    async def tick(self) -> int:
+        """Handle every deadline that is due; returns how many tables acted."""
+        now = self.clock.now()
+        due: list[str] = []
+        seen: set[str] = set()
+        while self._heap and self._heap[0][0] <= now:
+            _, key = heapq.heappop(self._heap)
+            if key not in seen:
+                seen.add(key)
+                due.append(key)
+        if not due:
+            return 0
+        results = await asyncio.gather(
+            *(self._on_deadline(key) for key in due), return_exceptions=True
+        )
+        acted = 0
+        for key, result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("deadline of %s failed", key, exc_info=result)
+                heapq.heappush(self._heap, (now + 1.0, key))  # try again a little later
+            elif result:
+                acted += 1
+        return acted
+
+    def next_deadline(self) -> float | None:
+        """The earliest scheduled deadline."""
+        return self._heap[0][0] if self._heap else None
+
+    async def _on_deadline(self, key: str) -> bool:
+        async with self._lock(key):
+            table = await self._load(key)
+            if table is None or table.deadline is None:
+                return False
+            now = self.clock.now()
+            if table.deadline > now:
+                self._schedule(table)  # re-armed later than this entry
+                return False
+            kind = table.deadline_kind
+            if kind == "lobby":
+                table.status = "closed"
+                table.closed_reason = "expired"
+                table.deadline = table.deadline_kind = None
+                table.seq += 1
+                await self._save(table)
+                self._show(table)
+                return True
+            if table.status != "playing":
+                return False
+            match = table.match
+            if kind == "next":
+                if not self.rules.in_round(match):
+                    await self._deal(table)
+                return True
+            turn = self.rules.turn(match)
+            if turn is None:
+                return False
+            seat = table.seats[turn]
+            if kind == "bot" and seat.bot:
+                action = self.rules.bot_action(match, turn, self.rng)
+                outcome = self.rules.act(match, turn, action)
+                table.log.extend(outcome.log)
+                await self._after_step(table, outcome)
+                return True
+            # A person's turn timed out: it counts as "stay" (T3: a Narr holder swaps).
+            action = self.rules.timeout_action(match, turn)
+            seat.timeouts += 1
+            table.log.append((f"note.timeout_{action}", {"p": seat.name}))
+            outcome = self.rules.act(match, turn, action)
+            table.log.extend(outcome.log)
+            if seat.timeouts >= self.max_timeouts and self.rules.in_match(match, turn):
+                table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
+                if not self.rules.finished(match):
+                    more = self.rules.forfeit(match, turn)
+                    table.log.extend(more.log)
+                    outcome = _merge(outcome, more)
+            await self._after_step(table, outcome)
+            return True
+
+    async def run(self) -> None:
+        """Handle deadlines until cancelled (the bot's main loop runs this as a task)."""
+        self._wake = asyncio.Event()
+        while True:
+            await self.tick()
+            nxt = self.next_deadline()
+            delay = 1.0 if nxt is None else max(0.0, min(1.0, nxt - self.clock.now()))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    async def resume(self) -> int:
+        """Load every open table after a start: re-arm timers and tell the channels."""
+        rows = await self.repo.load_active_tables()
+        count = 0
+        for row in rows:
+            async with self._lock(row.key):
+                try:
+                    table = Table.from_row(row, self.rules)
+                except (ValueError, KeyError) as exc:
+                    log.error("table %s cannot be restored: %s", row.key, exc)
+                    continue
+                self._tables[row.key] = table
+                self.outbox.set_ref(row.key, table.message_ref)
+                self._arm(table)  # a fresh turn: nobody pays for time the bot was down
+                table.seq += 1
+                await self._save(table)
+                note = self._cat(table).t("note.restored")
+                self._repost(table, self.render(table, buttons=False), note=note)
+                self._schedule(table)
+                count += 1
+        return count
+
+    async def shutdown(self) -> None:
+        """Let queued messages go out."""
+        self.closing = True
+        await self.outbox.drain()
+
+    # ================================================================= helpers
+    def _lobby(self, table: Table | None) -> Table:
+        if table is None or table.status == "closed":
+            raise ServiceError("error.no_table")
+        if table.status != "lobby":
+            raise ServiceError("error.started")
+        return table
+
+    def _active(self, table: Table | None) -> Table:
+        if table is None or table.status == "closed":
+            raise ServiceError("error.no_table")
+        return table
+
+    def _playing(self, table: Table | None) -> Table:
+        if table is None or table.status == "closed" or table.match is None:
+            raise ServiceError("error.no_match")
+        if table.status != "playing":
+            raise ServiceError("error.no_match")
+        return table
+
+    def _authorise(self, table: Table, user: User) -> None:
+        if user.key != table.host and not user.admin:
+            raise ServiceError("error.not_host")
+
+    def _unseat(self, table: Table, seat: int) -> None:
+        gone = table.seats.pop(seat)
+        if gone.user == table.host:
+            humans = table.humans
+            table.host = humans[0].user if humans else None
+
+    async def _commit_lobby(self, table: Table) -> None:
+        table.seq += 1
+        self._arm(table)
+        await self._save(table)
+        self._show(table)
+        self._schedule(table)
+
+
+def _merge(a: Outcome, b: Outcome) -> Outcome:
+    return Outcome(
+        log=a.log + b.log,
+        private=a.private + b.private,
+        round_over=a.round_over or b.round_over,
+        match_over=a.match_over or b.match_over,
+        round_stats=a.round_stats or b.round_stats,
+    )
+
+
+def _fit(text: str, limit: int) -> str:
+    """Keep the end of a long text (the newest lines) within `limit` characters."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    head = lines[0]
+    rest = lines[1:]
+    while rest and len(head) + 2 + sum(len(x) + 1 for x in rest) > limit:
+        rest.pop(0)
+    out = "\n".join([head, "…", *rest])
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def _new_id(length: int = 6) -> str:
+    alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+    return "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+def _clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())[:32]
+    return cleaned or "?"
+
+
+def _unique_name(name: str, taken: Sequence[str]) -> str:
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} ({n})" in taken:
+        n += 1
+    return f"{name} ({n})"
+
+
+def _find_seat(table: Table, who: str) -> int | None:
+    who = who.strip().lstrip("@")
+    for i, s in enumerate(table.seats):
+        if s.user == who or s.name.casefold() == who.casefold():
+            return i
+    return None
+
+
+def _settings_text(s: TableSettings, cat: Catalog) -> str:
+    return cat.t(
+        "settings.show",
+        profile=s.profile,
+        lives=s.lives,
+        timeout=s.turn_timeout,
+        language=s.language,
+        delay=s.next_round_delay,
+        bots=s.bots,
+    )

@@ -1,0 +1,172 @@
+"""A table: one per channel (and thread), with its lobby, seats, settings, match and timer.
+
+The table is the unit of locking and of storage: `to_row` / `from_row` turn it into the JSON
+state a `Repository` keeps. The game's match is held as the game's own object in memory and
+stored through the game's `dump`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.service.game import GameRules, LogLine
+from bot.service.ports import TableRow
+from bot.service.settings import TableSettings, load_settings
+
+Status = Literal["lobby", "playing", "closed"]
+DeadlineKind = Literal["lobby", "turn", "bot", "next"]
+
+#: Prefix of the user keys of bot seats.
+BOT_PREFIX = "bot:"
+
+
+@dataclass(frozen=True, slots=True)
+class TableKey:
+    """Where a table lives: platform, chat, and thread or forum topic when there is one."""
+
+    platform: str
+    chat: str
+    thread: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The table's storage key, e.g. `telegram:-1001:42`."""
+        base = f"{self.platform}:{self.chat}"
+        return f"{base}:{self.thread}" if self.thread else base
+
+    @property
+    def chat_key(self) -> str:
+        """The chat's key, for statistics shared by its threads."""
+        return f"{self.platform}:{self.chat}"
+
+    @classmethod
+    def parse(cls, key: str) -> TableKey:
+        """The inverse of `key`."""
+        platform, _, rest = key.partition(":")
+        chat, _, thread = rest.partition(":")
+        return cls(platform, chat, thread or None)
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """Who sent a command: a user key (`telegram:123`), a display name, channel-admin rights."""
+
+    key: str
+    name: str
+    admin: bool = False
+
+
+@dataclass(slots=True)
+class Seat:
+    """A seat at the table."""
+
+    user: str
+    name: str
+    bot: bool = False
+    timeouts: int = 0  # turns timed out in a row
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"user": self.user, "name": self.name, "bot": self.bot, "timeouts": self.timeouts}
+
+
+@dataclass(slots=True)
+class Table:
+    """One table and everything needed to resume it after a restart."""
+
+    key: TableKey
+    table_id: str
+    game: str
+    settings: TableSettings
+    status: Status = "lobby"
+    host: str | None = None
+    seats: list[Seat] = field(default_factory=list)
+    seq: int = 0  # state version carried by button tokens
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    deadline: float | None = None
+    deadline_kind: DeadlineKind | None = None
+    match: Any = None
+    match_id: str | None = None
+    log: list[LogLine] = field(default_factory=list)  # the round's public lines
+    message_ref: str | None = None  # the table message, edited in place
+    closed_reason: str | None = None
+    row_version: int | None = None  # storage version last read or written
+
+    def seat_of(self, user: str) -> int | None:
+        """The seat index of a user, if seated."""
+        for i, seat in enumerate(self.seats):
+            if seat.user == user:
+                return i
+        return None
+
+    @property
+    def names(self) -> list[str]:
+        """Seat names in seat order."""
+        return [s.name for s in self.seats]
+
+    @property
+    def humans(self) -> list[Seat]:
+        """Seats of people."""
+        return [s for s in self.seats if not s.bot]
+
+    def to_row(self, rules: GameRules) -> TableRow:
+        """The storage row (its version is the next one)."""
+        state = {
+            "format": 1,
+            "platform": self.key.platform,
+            "chat": self.key.chat,
+            "thread": self.key.thread,
+            "table_id": self.table_id,
+            "game": self.game,
+            "settings": self.settings.model_dump(),
+            "status": self.status,
+            "host": self.host,
+            "seats": [s.to_dict() for s in self.seats],
+            "seq": self.seq,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "deadline": self.deadline,
+            "deadline_kind": self.deadline_kind,
+            "match": None if self.match is None else rules.dump(self.match),
+            "match_id": self.match_id,
+            "log": [[k, p] for k, p in self.log],
+            "message_ref": self.message_ref,
+            "closed_reason": self.closed_reason,
+        }
+        return TableRow(
+            key=self.key.key,
+            version=(self.row_version or 0) + 1,
+            status=self.status,
+            state=state,
+            deadline=self.deadline,
+            updated_at=self.updated_at,
+        )
+
+    @classmethod
+    def from_row(cls, row: TableRow, rules: GameRules) -> Table:
+        """Rebuild a table from storage."""
+        s = row.state
+        if s.get("format") != 1:
+            raise ValueError(f"table {row.key}: unknown state format {s.get('format')!r}")
+        return cls(
+            key=TableKey(s["platform"], s["chat"], s["thread"]),
+            table_id=s["table_id"],
+            game=s["game"],
+            settings=load_settings(s["settings"]),
+            status=s["status"],
+            host=s["host"],
+            seats=[Seat(**seat) for seat in s["seats"]],
+            seq=s["seq"],
+            created_at=s["created_at"],
+            updated_at=s["updated_at"],
+            deadline=s["deadline"],
+            deadline_kind=s["deadline_kind"],
+            match=None if s["match"] is None else rules.load(s["match"]),
+            match_id=s["match_id"],
+            log=[(k, p) for k, p in s["log"]],
+            message_ref=s["message_ref"],
+            closed_reason=s["closed_reason"],
+            row_version=row.version,
+        )
