@@ -278,7 +278,8 @@ class Match:
             seat = next(s for s in deal if s not in expected)
             if not self.in_match[seat]:
                 raise InvalidDeal(
-                    "N22", f"the deal gives a piece to {self.seats[seat]}, who is out of the match"
+                    "N22",
+                    f"the deal gives a piece to {self.seats[seat]}, who is out of the match (N22)",
                 )
             raise InvalidDeal(
                 "T4",

@@ -97,6 +97,8 @@ def parse_rank(text: object) -> int:
         value = _ALIASES.get(text.strip().casefold())
         if value is not None:
             return value
+    if isinstance(text, int) and not isinstance(text, bool):
+        raise ValueError(f'rank {text} is not a Gnav rank: write ranks as strings ("XII" or "12")')
     raise ValueError(f"rank {_quote(text)} is not a Gnav rank")
 
 

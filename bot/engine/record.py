@@ -48,7 +48,7 @@ def new_match_from_record(record: Any) -> Match:
     profile = record.get("profile", "norsk")
     if profile == "gnavspiel":
         raise RecordError('profile "gnavspiel" is not supported yet (RULES.md section 3)')
-    if profile not in PROFILES:
+    if not isinstance(profile, str) or profile not in PROFILES:
         known = ", ".join(sorted(PROFILES))
         raise RecordError(f"profile {json.dumps(profile)} is not known (known: {known})")
     seats = record.get("seats")
@@ -71,10 +71,12 @@ def new_match_from_record(record: Any) -> Match:
             raise RecordError(f'lives: "{name}" is not seated')
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise RecordError(
-                f"lives: {name} has {json.dumps(value)}: a whole number of at least 1"
+                f"lives: {name} has {json.dumps(value)}: a whole number of at least 1 (N3)"
             )
         lives[seats.index(name)] = value
-    dealer = record.get("dealer")
+    if "dealer" not in record:
+        raise RecordError('"dealer" is missing: the seated player who deals the first round')
+    dealer = record["dealer"]
     if dealer not in seats:
         raise RecordError(f"dealer {json.dumps(dealer)} is not seated")
     return Match(seats, profile=p, lives=lives, dealer=seats.index(dealer))
