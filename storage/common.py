@@ -1,10 +1,23 @@
-"""Helpers shared by the storage back-ends: statistics arithmetic and the order of `top`."""
+"""Helpers shared by the storage back-ends: JSON encoding, statistics arithmetic, `top` order."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any
 
 from bot.service.ports import PlayerStats, StatDelta
+
+
+def dump_json(value: Any) -> str:
+    """Compact JSON text for a stored document (state, record, settings); NaN is refused."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def load_json(text: str) -> Any:
+    """Parse stored JSON text."""
+    return json.loads(text)
+
 
 #: The counters of a statistics row, in storage column order.
 STAT_FIELDS: tuple[str, ...] = (
@@ -37,3 +50,7 @@ def top_key(stats: PlayerStats) -> tuple[float, float, float, str]:
 def rank_top(rows: Iterable[PlayerStats], limit: int) -> list[PlayerStats]:
     """The best `limit` rows by `top_key` (players with at least one match)."""
     return sorted((r for r in rows if r.matches or r.rounds), key=top_key)[:limit]
+
+
+class DuplicateMatchError(ValueError):
+    """A finished match's id is already stored; the save that carried it stored nothing."""

@@ -1,7 +1,8 @@
 """An in-memory `Repository`: a real implementation for tests and throw-away tables.
 
 It keeps the same contract as the durable stores (optimistic versions, one "transaction" per
-save) but loses everything when the process ends.
+save, documents stored as JSON so a state that SQLite or PostgreSQL would refuse or change is
+refused or changed here too) but loses everything when the process ends.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from bot.service.ports import (
     StatDelta,
     TableRow,
 )
-from storage.common import add_stats, rank_top
+from storage.common import DuplicateMatchError, add_stats, dump_json, load_json, rank_top
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy through JSON, as a durable store would return it (tuples become lists)."""
+    return load_json(dump_json(value))
 
 
 class MemoryRepository:
@@ -29,6 +35,7 @@ class MemoryRepository:
         self.players: dict[str, dict[str, Any]] = {}
         self.stats: dict[tuple[str, str], PlayerStats] = {}
         self.matches: list[FinishedMatch] = []
+        self._match_ids: set[str] = set()
         self.saves = 0
 
     async def load_table(self, key: str) -> TableRow | None:
@@ -55,30 +62,41 @@ class MemoryRepository:
             raise ConflictError(
                 f"table {row.key}: stored version {stored}, expected {expected_version}"
             )
-        self.tables[row.key] = copy.deepcopy(row)
+        # Check and encode everything before changing anything: all or nothing.
+        if finished is not None and finished.match_id in self._match_ids:
+            raise DuplicateMatchError(f"finished match {finished.match_id} is already stored")
+        stored_row = copy.copy(row)
+        stored_row.state = _json_copy(row.state)
+        stored_match = None
+        if finished is not None:
+            stored_match = copy.copy(finished)
+            stored_match.record = _json_copy(finished.record)
+            stored_match.winners = _json_copy(finished.winners)
+        self.tables[row.key] = stored_row
         for delta in stats:
             add_stats(self.stats, delta)
-        if finished is not None:
-            self.matches.append(copy.deepcopy(finished))
+        if stored_match is not None:
+            self.matches.append(stored_match)
+            self._match_ids.add(stored_match.match_id)
         self.saves += 1
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:
         """The settings last used in a channel."""
         found = self.settings.get(channel)
-        return dict(found) if found else None
+        return copy.deepcopy(found) if found is not None else None
 
     async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
         """Remember a channel's settings."""
-        self.settings[channel] = dict(settings)
+        self.settings[channel] = _json_copy(settings)
 
     async def load_player(self, user: str) -> dict[str, Any] | None:
         """What is known of a player."""
         found = self.players.get(user)
-        return dict(found) if found else None
+        return copy.deepcopy(found) if found is not None else None
 
     async def save_player(self, user: str, data: dict[str, Any]) -> None:
         """Store what is known of a player."""
-        self.players[user] = dict(data)
+        self.players[user] = _json_copy(data)
 
     async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
         """One player's statistics in a chat."""
