@@ -1,0 +1,520 @@
+"""SQLite storage, the embedded default: aiosqlite for reads, group commit for writes.
+
+Every write goes through one writer task. It takes all the writes queued while the previous
+transaction was committing and hands them, in one call, to the thread that owns the write
+connection: `BEGIN IMMEDIATE`, each write (a compound save inside its own SAVEPOINT, so one that
+fails leaves the others intact), one `COMMIT`. Only then does it resolve each caller's future:
+`save_table` returns after its own data is durable, and many tables share one fsync. Reads use a
+read-only aiosqlite connection; WAL lets them run while the writer commits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import aiosqlite
+
+from bot.service.ports import (
+    ConflictError,
+    FinishedMatch,
+    PlayerStats,
+    StatDelta,
+    TableRow,
+)
+from storage.common import STAT_FIELDS, DuplicateMatchError, dump_json, load_json, rank_top
+from storage.migrations import migrate_sqlite
+
+log = logging.getLogger(__name__)
+
+#: `FULL` fsyncs the WAL at every commit: a committed save survives power loss. `NORMAL` in WAL
+#: mode survives a crash of the process (SIGKILL) but may lose the newest commits on power loss.
+Synchronous = Literal["FULL", "NORMAL"]
+
+_TABLE_COLUMNS = "key, version, status, deadline, updated_at, state"
+
+_INSERT_TABLE = (
+    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+)
+_UPDATE_TABLE = (
+    "UPDATE tables SET version = ?, status = ?, deadline = ?, updated_at = ?, state = ? "
+    "WHERE key = ? AND version = ?"
+)
+_UPSERT_STATS = (
+    f"INSERT INTO stats (chat, user, name, {', '.join(STAT_FIELDS)}) "
+    f"VALUES (?, ?, ?, {', '.join('?' for _ in STAT_FIELDS)}) "
+    "ON CONFLICT (chat, user) DO UPDATE SET name = excluded.name, "
+    + ", ".join(f"{f} = {f} + excluded.{f}" for f in STAT_FIELDS)
+)
+_INSERT_MATCH = (
+    "INSERT INTO matches (match_id, chat, table_key, game, record, winners, finished_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _pragmas(synchronous: Synchronous, *, read_only: bool) -> list[str]:
+    if synchronous not in ("FULL", "NORMAL"):
+        raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
+    pragmas = [f"PRAGMA synchronous = {synchronous}"]
+    if read_only:
+        pragmas.append("PRAGMA query_only = ON")
+    return pragmas
+
+
+def _check_wal(path: str | os.PathLike[str], rows: Sequence[Any]) -> None:
+    if not rows or str(rows[0][0]).lower() != "wal":
+        raise RuntimeError(f"SQLite refused WAL journal mode for {path}: {list(rows)}")
+
+
+async def connect(
+    path: str | os.PathLike[str],
+    *,
+    synchronous: Synchronous = "FULL",
+    busy_timeout: float = 10.0,
+    read_only: bool = False,
+) -> aiosqlite.Connection:
+    """An aiosqlite connection in autocommit mode with the pragmas every gnav-bot connection uses.
+
+    WAL journal, the given `synchronous` level, a busy timeout for other processes holding the
+    write lock; `read_only` connections refuse writes (`query_only`).
+    """
+    pragmas = _pragmas(synchronous, read_only=read_only)
+    conn = await aiosqlite.connect(os.fspath(path), isolation_level=None, timeout=busy_timeout)
+    try:
+        _check_wal(path, list(await conn.execute_fetchall("PRAGMA journal_mode = WAL")))
+        for pragma in pragmas:
+            await conn.execute(pragma)
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+def _connect_sync(
+    path: str | os.PathLike[str], *, synchronous: Synchronous, busy_timeout: float
+) -> sqlite3.Connection:
+    """The writer's plain sqlite3 connection (autocommit; transactions are explicit)."""
+    pragmas = _pragmas(synchronous, read_only=False)
+    conn = sqlite3.connect(os.fspath(path), isolation_level=None, timeout=busy_timeout)
+    try:
+        _check_wal(path, conn.execute("PRAGMA journal_mode = WAL").fetchall())
+        for pragma in pragmas:
+            conn.execute(pragma)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+#: A write as the writer thread runs it, on the write connection inside the open transaction.
+WriteFn = Callable[[sqlite3.Connection], None]
+
+
+@dataclass(slots=True)
+class _Write:
+    """A queued write: how to apply it, whether it needs a savepoint, and who waits for it."""
+
+    apply: WriteFn
+    compound: bool
+    future: asyncio.Future[None]
+
+
+class SqliteRepository:
+    """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`."""
+
+    def __init__(
+        self,
+        path: Path,
+        reader: aiosqlite.Connection,
+        writer: sqlite3.Connection,
+        executor: ThreadPoolExecutor,
+        *,
+        max_batch: int,
+    ) -> None:
+        """Use `open`; this only wires already-opened connections."""
+        self.path = path
+        self._reader = reader
+        self._writer = writer  # used only on `executor`'s one thread
+        self._executor = executor
+        self._max_batch = max_batch
+        self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()  # None: stop
+        self._closing = False
+        #: Committed write transactions and the writes they carried (for benchmarks and tests).
+        self.transactions = 0
+        self.writes = 0
+        self._writer_task = asyncio.create_task(self._write_loop(), name=f"sqlite-writer:{path}")
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: Synchronous = "FULL",
+        busy_timeout: float = 10.0,
+        max_batch: int = 1000,
+    ) -> SqliteRepository:
+        """Open (creating the file and its directory) and migrate the database at `path`.
+
+        `synchronous="FULL"` (default) makes every acknowledged save survive power loss;
+        `"NORMAL"` is faster on slow disks and still survives a crash of the process.
+        `busy_timeout` (seconds) is how long to wait for another process's write lock;
+        `max_batch` caps how many writes share one transaction.
+        """
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        _pragmas(synchronous, read_only=False)  # validate before touching the disk
+        file = Path(path)
+        if str(path) == ":memory:" or str(path).startswith("file:"):
+            raise ValueError("SqliteRepository needs a file path (use MemoryRepository instead)")
+        file.parent.mkdir(parents=True, exist_ok=True)
+        reader = await connect(file, synchronous=synchronous, busy_timeout=busy_timeout)
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
+        try:
+            await migrate_sqlite(reader)
+            await reader.execute("PRAGMA query_only = ON")
+            writer = await asyncio.get_running_loop().run_in_executor(
+                executor,
+                lambda: _connect_sync(file, synchronous=synchronous, busy_timeout=busy_timeout),
+            )
+        except BaseException:
+            await reader.close()
+            executor.shutdown(wait=False)
+            raise
+        return cls(file, reader, writer, executor, max_batch=max_batch)
+
+    # -- reads ------------------------------------------------------------------------------
+
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        return list(await self._reader.execute_fetchall(sql, params))
+
+    @staticmethod
+    def _table_row(row: Sequence[Any]) -> TableRow:
+        key, version, status, deadline, updated_at, state = row
+        return TableRow(
+            key=key,
+            version=version,
+            status=status,
+            state=load_json(state),
+            deadline=deadline,
+            updated_at=updated_at,
+        )
+
+    async def load_table(self, key: str) -> TableRow | None:
+        """The stored table under `key`, if any."""
+        rows = await self._fetchall(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE key = ?", (key,))
+        return self._table_row(rows[0]) if rows else None
+
+    async def load_active_tables(self) -> list[TableRow]:
+        """Every table that is not closed, by key."""
+        rows = await self._fetchall(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status <> 'closed' ORDER BY key"
+        )
+        return [self._table_row(r) for r in rows]
+
+    async def load_settings(self, channel: str) -> dict[str, Any] | None:
+        """The settings last used in a channel."""
+        rows = await self._fetchall("SELECT data FROM settings WHERE channel = ?", (channel,))
+        return load_json(rows[0][0]) if rows else None
+
+    async def load_player(self, user: str) -> dict[str, Any] | None:
+        """What is known of a player."""
+        rows = await self._fetchall("SELECT data FROM players WHERE user = ?", (user,))
+        return load_json(rows[0][0]) if rows else None
+
+    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
+        """One player's statistics in a chat."""
+        rows = await self._fetchall(
+            f"SELECT user, name, {', '.join(STAT_FIELDS)} FROM stats WHERE chat = ? AND user = ?",
+            (chat, user),
+        )
+        return PlayerStats(*rows[0]) if rows else None
+
+    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
+        """The chat's best players, ranked by `storage.common.top_key`.
+
+        The ranking is done in Python so that every back-end orders ties identically (name
+        comparison uses `str.casefold`); a chat holds at most a few thousand players.
+        """
+        rows = await self._fetchall(
+            f"SELECT user, name, {', '.join(STAT_FIELDS)} FROM stats "
+            "WHERE chat = ? AND (matches <> 0 OR rounds <> 0)",
+            (chat,),
+        )
+        return rank_top((PlayerStats(*r) for r in rows), limit)
+
+    async def last_finished_match(self, table_key: str) -> FinishedMatch | None:
+        """The newest finished match of a table (the one stored last)."""
+        rows = await self._fetchall(
+            "SELECT match_id, chat, table_key, game, record, winners, finished_at FROM matches "
+            "WHERE table_key = ? ORDER BY seq DESC LIMIT 1",
+            (table_key,),
+        )
+        if not rows:
+            return None
+        match_id, chat, key, game, record, winners, finished_at = rows[0]
+        return FinishedMatch(
+            match_id=match_id,
+            chat=chat,
+            table_key=key,
+            game=game,
+            record=load_json(record),
+            winners=load_json(winners),
+            finished_at=finished_at,
+        )
+
+    # -- writes -----------------------------------------------------------------------------
+
+    async def save_table(
+        self,
+        row: TableRow,
+        *,
+        expected_version: int | None,
+        stats: Sequence[StatDelta] = (),
+        finished: FinishedMatch | None = None,
+    ) -> None:
+        """Store the table, statistics and finished match in one transaction.
+
+        Raises ConflictError when the stored version is not `expected_version` (None: the
+        table must not exist yet), DuplicateMatchError when `finished.match_id` is already
+        stored; in both cases nothing of this save is stored. Returns once committed.
+        """
+        key = row.key
+        table_params = (
+            row.version,
+            row.status,
+            row.deadline,
+            row.updated_at,
+            dump_json(row.state),
+        )
+        stat_params = [
+            (d.chat, d.user, d.name, *(getattr(d, f) for f in STAT_FIELDS)) for d in stats
+        ]
+        match_params = (
+            (
+                finished.match_id,
+                finished.chat,
+                finished.table_key,
+                finished.game,
+                dump_json(finished.record),
+                dump_json(finished.winners),
+                finished.finished_at,
+            )
+            if finished is not None
+            else None
+        )
+
+        def apply(conn: sqlite3.Connection) -> None:
+            if expected_version is None:
+                cursor = conn.execute(_INSERT_TABLE, (key, *table_params))
+            else:
+                cursor = conn.execute(_UPDATE_TABLE, (*table_params, key, expected_version))
+            if cursor.rowcount != 1:
+                found = conn.execute("SELECT version FROM tables WHERE key = ?", (key,)).fetchone()
+                raise ConflictError(
+                    f"table {key}: stored version {found[0] if found else None}, "
+                    f"expected {expected_version}"
+                )
+            if stat_params:
+                conn.executemany(_UPSERT_STATS, stat_params)
+            if match_params is not None:
+                try:
+                    conn.execute(_INSERT_MATCH, match_params)
+                except sqlite3.IntegrityError as exc:
+                    raise DuplicateMatchError(
+                        f"finished match {match_params[0]} is already stored"
+                    ) from exc
+
+        await self._submit(apply, compound=bool(stat_params) or match_params is not None)
+
+    async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
+        """Remember a channel's settings (committed on return)."""
+        params = (channel, dump_json(settings))
+
+        def apply(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO settings (channel, data) VALUES (?, ?) "
+                "ON CONFLICT (channel) DO UPDATE SET data = excluded.data",
+                params,
+            )
+
+        await self._submit(apply, compound=False)
+
+    async def save_player(self, user: str, data: dict[str, Any]) -> None:
+        """Store what is known of a player (committed on return)."""
+        params = (user, dump_json(data))
+
+        def apply(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO players (user, data) VALUES (?, ?) "
+                "ON CONFLICT (user) DO UPDATE SET data = excluded.data",
+                params,
+            )
+
+        await self._submit(apply, compound=False)
+
+    async def _submit(self, apply: WriteFn, *, compound: bool) -> None:
+        """Queue a write and wait until the transaction carrying it has committed."""
+        if self._closing:
+            raise RuntimeError(f"SqliteRepository {self.path} is closed")
+        if self._writer_task.done():
+            raise RuntimeError(f"the writer of {self.path} has stopped")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Write(apply, compound, future))
+        await future
+
+    async def _write_loop(self) -> None:
+        """Take every queued write, commit them in one transaction, then answer each caller."""
+        loop = asyncio.get_running_loop()
+        stopping = False
+        while not stopping:
+            first = await self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < self._max_batch and not self._queue.empty():
+                item = self._queue.get_nowait()
+                if item is None:
+                    stopping = True
+                    break
+                batch.append(item)
+            # A caller cancelled before its write began: it was never acknowledged, skip it.
+            batch = [w for w in batch if not w.future.done()]
+            if not batch:
+                continue
+            try:
+                outcomes = await loop.run_in_executor(self._executor, self._commit_batch, batch)
+            except asyncio.CancelledError:
+                for write in batch:
+                    if not write.future.done():
+                        write.future.set_exception(RuntimeError("the SQLite writer was cancelled"))
+                raise
+            except Exception as exc:
+                # The transaction as a whole failed (I/O error, full disk, lock timeout):
+                # nothing of this batch is stored, and every caller hears so.
+                log.error("SQLite write transaction of %d writes failed: %s", len(batch), exc)
+                for write in batch:
+                    if not write.future.done():
+                        write.future.set_exception(exc)
+                continue
+            self.transactions += 1
+            self.writes += outcomes.count(None)
+            for write, outcome in zip(batch, outcomes, strict=True):
+                if write.future.done():
+                    continue
+                if outcome is None:
+                    write.future.set_result(None)
+                else:
+                    write.future.set_exception(outcome)
+
+    def _commit_batch(self, batch: list[_Write]) -> list[Exception | None]:
+        """On the writer thread: one transaction for the whole batch; each write's own outcome."""
+        conn = self._writer
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            outcomes = [self._apply_one(conn, write) for write in batch]
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+        return outcomes
+
+    @staticmethod
+    def _apply_one(conn: sqlite3.Connection, write: _Write) -> Exception | None:
+        """Apply one write inside the open transaction; its own failure is returned, not raised.
+
+        A conflict, a duplicate match or a constraint only undoes this write (its savepoint, or
+        SQLite's statement rollback for a one-statement write). An operational failure (I/O
+        error, full disk, lock timeout) or one that ended the transaction is raised instead and
+        fails the batch.
+        """
+        if write.compound:
+            conn.execute("SAVEPOINT save")
+        try:
+            write.apply(conn)
+        except sqlite3.OperationalError:
+            raise
+        except Exception as exc:
+            if not conn.in_transaction:
+                raise
+            if write.compound:
+                conn.execute("ROLLBACK TO save")
+                conn.execute("RELEASE save")
+            return exc
+        if write.compound:
+            conn.execute("RELEASE save")
+        return None
+
+    async def close(self) -> None:
+        """Commit what is queued, stop the writer and close both connections."""
+        if self._closing:
+            return
+        self._closing = True
+        if not self._writer_task.done():
+            self._queue.put_nowait(None)
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer_task
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(self._executor, self._close_writer)
+        finally:
+            self._executor.shutdown(wait=True)
+            await self._reader.close()
+
+    def _close_writer(self) -> None:
+        # Fold the WAL back into the database file so a closed store is one file.
+        with contextlib.suppress(sqlite3.Error):
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._writer.close()
+
+
+async def raw_commit_rate(
+    path: str | os.PathLike[str],
+    seconds: float = 2.0,
+    *,
+    payload_bytes: int = 3072,
+    synchronous: Synchronous = "FULL",
+    rows: int = 1000,
+) -> float:
+    """Single-row committed transactions per second on one connection, awaited one by one.
+
+    The baseline group commit is measured against: same pragmas as `SqliteRepository`, each
+    transaction one autocommit upsert of a `payload_bytes` text into one of `rows` rows (the
+    cheapest committed write aiosqlite can do: a single round trip to its thread). Uses a
+    scratch table `raw_commit_bench` in the database at `path`, dropped afterwards.
+    """
+    conn = await connect(path, synchronous=synchronous)
+    try:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS raw_commit_bench (k INTEGER PRIMARY KEY, v TEXT NOT NULL)"
+        )
+        payload = "x" * payload_bytes
+        sql = (
+            "INSERT INTO raw_commit_bench (k, v) VALUES (?, ?) "
+            "ON CONFLICT (k) DO UPDATE SET v = excluded.v"
+        )
+        for i in range(min(rows, 50)):  # warm up the page cache and the statement cache
+            await conn.execute(sql, (i, payload))
+        count = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            await conn.execute(sql, (count % rows, payload))
+            count += 1
+            if count % 16 == 0 and time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - start
+        await conn.execute("DROP TABLE raw_commit_bench")
+        return count / elapsed
+    finally:
+        await conn.close()
