@@ -1,0 +1,258 @@
+"""PostgreSQL storage over asyncpg: the shared store when several bot processes serve one bot.
+
+Each `save_table` is one transaction on a pooled connection. The optimistic `version` column
+makes a second process that read the same table version lose with ConflictError: its
+`UPDATE ... WHERE version = $n` matches no row once the first has committed (READ COMMITTED
+re-checks the condition against the committed row). PostgreSQL batches concurrent commits into
+shared WAL flushes itself, so no group commit is needed on this side.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import asyncpg
+
+from bot.service.ports import (
+    ConflictError,
+    FinishedMatch,
+    PlayerStats,
+    StatDelta,
+    TableRow,
+)
+from storage.common import STAT_FIELDS, DuplicateMatchError, dump_json, rank_top
+from storage.migrations import migrate_postgres
+
+_TABLE_COLUMNS = "key, version, status, deadline, updated_at, state"
+_STAT_COLUMNS = '"user", name, ' + ", ".join(STAT_FIELDS)
+
+_INSERT_TABLE = (
+    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON CONFLICT (key) DO NOTHING"
+)
+_UPDATE_TABLE = (
+    "UPDATE tables SET version = $2, status = $3, deadline = $4, updated_at = $5, state = $6 "
+    "WHERE key = $1 AND version = $7"
+)
+_UPSERT_STATS = (
+    f'INSERT INTO stats (chat, "user", name, {", ".join(STAT_FIELDS)}) '
+    f"VALUES ({', '.join(f'${i}' for i in range(1, len(STAT_FIELDS) + 4))}) "
+    'ON CONFLICT (chat, "user") DO UPDATE SET name = EXCLUDED.name, '
+    + ", ".join(f"{f} = stats.{f} + EXCLUDED.{f}" for f in STAT_FIELDS)
+)
+_INSERT_MATCH = (
+    "INSERT INTO matches (match_id, chat, table_key, game, record, winners, finished_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7)"
+)
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    """Exchange JSONB as Python values, encoded like every other back-end encodes them."""
+    await conn.set_type_codec(
+        "jsonb", encoder=dump_json, decoder=json.loads, schema="pg_catalog", format="text"
+    )
+
+
+class PostgresRepository:
+    """The `Repository` in PostgreSQL. Open with `await PostgresRepository.open(dsn)`."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        """Use `open`; this wraps an already-migrated pool."""
+        self._pool = pool
+
+    @classmethod
+    async def open(
+        cls,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        schema: str | None = None,
+        server_settings: Mapping[str, str] | None = None,
+        connect_timeout: float = 10.0,
+        command_timeout: float | None = 30.0,
+    ) -> PostgresRepository:
+        """Connect a pool to `dsn` and migrate the schema.
+
+        `schema` puts gnav-bot's tables in that (existing) schema by setting `search_path`;
+        `server_settings` are passed to every connection. `connect_timeout` bounds each
+        connection attempt, `command_timeout` each statement (None: no limit).
+        """
+        settings = dict(server_settings or {})
+        if schema is not None:
+            settings["search_path"] = _quote_ident(schema)
+        pool = await asyncpg.create_pool(
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            init=_init_connection,
+            server_settings=settings or None,
+            timeout=connect_timeout,
+            command_timeout=command_timeout,
+        )
+        try:
+            async with pool.acquire() as conn:
+                await migrate_postgres(conn)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool)
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        """The connection pool (for health checks and tests)."""
+        return self._pool
+
+    # -- reads ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _table_row(row: asyncpg.Record) -> TableRow:
+        return TableRow(
+            key=row["key"],
+            version=row["version"],
+            status=row["status"],
+            state=row["state"],
+            deadline=row["deadline"],
+            updated_at=row["updated_at"],
+        )
+
+    @staticmethod
+    def _stats(row: asyncpg.Record) -> PlayerStats:
+        return PlayerStats(user=row["user"], name=row["name"], **{f: row[f] for f in STAT_FIELDS})
+
+    async def load_table(self, key: str) -> TableRow | None:
+        """The stored table under `key`, if any."""
+        row = await self._pool.fetchrow(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE key = $1", key)
+        return self._table_row(row) if row is not None else None
+
+    async def load_active_tables(self) -> list[TableRow]:
+        """Every table that is not closed, by key."""
+        rows = await self._pool.fetch(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status <> 'closed' ORDER BY key"
+        )
+        return [self._table_row(r) for r in rows]
+
+    async def load_settings(self, channel: str) -> dict[str, Any] | None:
+        """The settings last used in a channel."""
+        return await self._pool.fetchval("SELECT data FROM settings WHERE channel = $1", channel)
+
+    async def load_player(self, user: str) -> dict[str, Any] | None:
+        """What is known of a player."""
+        return await self._pool.fetchval('SELECT data FROM players WHERE "user" = $1', user)
+
+    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
+        """One player's statistics in a chat."""
+        row = await self._pool.fetchrow(
+            f'SELECT {_STAT_COLUMNS} FROM stats WHERE chat = $1 AND "user" = $2', chat, user
+        )
+        return self._stats(row) if row is not None else None
+
+    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
+        """The chat's best players, ranked in Python by `storage.common.top_key` (as SQLite)."""
+        rows = await self._pool.fetch(
+            f"SELECT {_STAT_COLUMNS} FROM stats WHERE chat = $1 AND (matches <> 0 OR rounds <> 0)",
+            chat,
+        )
+        return rank_top((self._stats(r) for r in rows), limit)
+
+    async def last_finished_match(self, table_key: str) -> FinishedMatch | None:
+        """The newest finished match of a table (the one stored last)."""
+        row = await self._pool.fetchrow(
+            "SELECT match_id, chat, table_key, game, record, winners, finished_at FROM matches "
+            "WHERE table_key = $1 ORDER BY seq DESC LIMIT 1",
+            table_key,
+        )
+        if row is None:
+            return None
+        return FinishedMatch(
+            match_id=row["match_id"],
+            chat=row["chat"],
+            table_key=row["table_key"],
+            game=row["game"],
+            record=row["record"],
+            winners=row["winners"],
+            finished_at=row["finished_at"],
+        )
+
+    # -- writes -----------------------------------------------------------------------------
+
+    async def save_table(
+        self,
+        row: TableRow,
+        *,
+        expected_version: int | None,
+        stats: Sequence[StatDelta] = (),
+        finished: FinishedMatch | None = None,
+    ) -> None:
+        """Store the table, statistics and finished match in one transaction.
+
+        Raises ConflictError when the stored version is not `expected_version` (None: the
+        table must not exist yet), DuplicateMatchError when `finished.match_id` is already
+        stored; in both cases nothing of this save is stored. Returns once committed.
+        """
+        table = (row.key, row.version, row.status, row.deadline, row.updated_at, row.state)
+        async with self._pool.acquire() as conn, conn.transaction():
+            if expected_version is None:
+                status = await conn.execute(_INSERT_TABLE, *table)
+                stored = status == "INSERT 0 1"
+            else:
+                status = await conn.execute(_UPDATE_TABLE, *table, expected_version)
+                stored = status == "UPDATE 1"
+            if not stored:
+                found = await conn.fetchval("SELECT version FROM tables WHERE key = $1", row.key)
+                raise ConflictError(
+                    f"table {row.key}: stored version {found}, expected {expected_version}"
+                )
+            if stats:
+                await conn.executemany(
+                    _UPSERT_STATS,
+                    [
+                        (d.chat, d.user, d.name, *(getattr(d, f) for f in STAT_FIELDS))
+                        for d in stats
+                    ],
+                )
+            if finished is not None:
+                try:
+                    await conn.execute(
+                        _INSERT_MATCH,
+                        finished.match_id,
+                        finished.chat,
+                        finished.table_key,
+                        finished.game,
+                        finished.record,
+                        finished.winners,
+                        finished.finished_at,
+                    )
+                except asyncpg.UniqueViolationError as exc:
+                    raise DuplicateMatchError(
+                        f"finished match {finished.match_id} is already stored"
+                    ) from exc
+
+    async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
+        """Remember a channel's settings (committed on return)."""
+        await self._pool.execute(
+            "INSERT INTO settings (channel, data) VALUES ($1, $2) "
+            "ON CONFLICT (channel) DO UPDATE SET data = EXCLUDED.data",
+            channel,
+            settings,
+        )
+
+    async def save_player(self, user: str, data: dict[str, Any]) -> None:
+        """Store what is known of a player (committed on return)."""
+        await self._pool.execute(
+            'INSERT INTO players ("user", data) VALUES ($1, $2) '
+            'ON CONFLICT ("user") DO UPDATE SET data = EXCLUDED.data',
+            user,
+            data,
+        )
+
+    async def close(self) -> None:
+        """Close the pool (waits for connections in use to be released)."""
+        await self._pool.close()
+
+
+def _quote_ident(name: str) -> str:
+    """`name` as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
