@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -40,6 +41,80 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _login_name() -> str:
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError):
+        return "Player"
+    return name.capitalize() if name and name != "root" else "Player"
+
+
+def default_db_path() -> str:
+    """Where the embedded SQLite store lives: $GNAV_DB, else the user's data directory."""
+    env = os.environ.get("GNAV_DB")
+    if env:
+        return env
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(base, "gnav-bot", "gnav.sqlite3")
+
+
+def _play(args: argparse.Namespace) -> int:
+    import asyncio
+    import random
+
+    from rich.console import Console
+
+    from adapters.console.notifier import ConsoleNotifier
+    from adapters.console.play import PlayOptions, play
+    from bot.service.service import TableService
+    from storage.sqlite import SqliteRepository
+
+    if not 2 <= args.players <= 20:
+        print("gnav-bot play: --players must be between 2 and 20 (N3)", file=sys.stderr)
+        return 2
+    if not 1 <= args.lives <= 10:
+        print("gnav-bot play: --lives must be between 1 and 10", file=sys.stderr)
+        return 2
+    console = Console(highlight=False)
+    options = PlayOptions(
+        players=args.players,
+        lives=args.lives,
+        profile=args.profile,
+        language=args.language,
+        name=args.name,
+        new=args.new,
+    )
+    interactive = sys.stdin.isatty()
+    bot_delay = args.bot_delay if args.bot_delay is not None else (0.6 if interactive else 0.0)
+
+    async def main() -> int:
+        try:
+            repo = await SqliteRepository.open(args.db)
+        except Exception as exc:
+            print(f"gnav-bot play: cannot open the store {args.db}: {exc}", file=sys.stderr)
+            return 2
+        try:
+            service = TableService(
+                repo,
+                ConsoleNotifier(console, "console:you"),
+                rng=random.Random(args.seed),
+                bot_delay=bot_delay,
+            )
+            return await play(service, options, console)
+        finally:
+            await repo.close()
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        console.print("\nThe match is saved: run gnav-bot play again to continue.")
+        return 130
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(
@@ -55,6 +130,34 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="the match record (JSON)")
     replay.add_argument("--compact", action="store_true", help="print the JSON on one line")
     replay.set_defaults(func=_replay)
+
+    play = sub.add_parser(
+        "play",
+        help="play a match in the terminal against bot seats (no token, no server)",
+        description=(
+            "Play Gnav in the terminal against bot seats, through the same service and SQLite "
+            "store as the chat bots. Quit and run again to continue the match."
+        ),
+    )
+    play.add_argument("--players", type=int, default=4, help="seats in all, 2-20 (default 4)")
+    play.add_argument("--lives", type=int, default=3, help="lives each, 1-10 (default 3)")
+    play.add_argument(
+        "--profile",
+        choices=["norsk", "tradisjonell"],
+        default="norsk",
+        help="rule profile (default norsk)",
+    )
+    play.add_argument(
+        "--language", choices=["en", "nb", "ru", "pt"], default="en", help="announcements"
+    )
+    play.add_argument("--name", default=_login_name(), help="your name at the table")
+    play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")
+    play.add_argument("--new", action="store_true", help="abandon a saved match, start afresh")
+    play.add_argument("--seed", type=int, default=None, help="seed the shuffles (repeatable)")
+    play.add_argument(
+        "--bot-delay", type=float, default=None, help="seconds a bot waits before acting"
+    )
+    play.set_defaults(func=_play)
     return parser
 
 
