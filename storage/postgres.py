@@ -48,10 +48,22 @@ _INSERT_MATCH = (
 )
 
 
+class _JsonText(str):
+    """JSON already encoded by `dump_json` (so a value that is not JSON fails before the query)."""
+
+
+def _json(value: Any) -> _JsonText:
+    return _JsonText(dump_json(value))
+
+
+def _encode_jsonb(value: Any) -> str:
+    return value if isinstance(value, _JsonText) else dump_json(value)
+
+
 async def _init_connection(conn: asyncpg.Connection) -> None:
     """Exchange JSONB as Python values, encoded like every other back-end encodes them."""
     await conn.set_type_codec(
-        "jsonb", encoder=dump_json, decoder=json.loads, schema="pg_catalog", format="text"
+        "jsonb", encoder=_encode_jsonb, decoder=json.loads, schema="pg_catalog", format="text"
     )
 
 
@@ -61,6 +73,7 @@ class PostgresRepository:
     def __init__(self, pool: asyncpg.Pool) -> None:
         """Use `open`; this wraps an already-migrated pool."""
         self._pool = pool
+        self._closed = False
 
     @classmethod
     async def open(
@@ -192,7 +205,13 @@ class PostgresRepository:
         table must not exist yet), DuplicateMatchError when `finished.match_id` is already
         stored; in both cases nothing of this save is stored. Returns once committed.
         """
-        table = (row.key, row.version, row.status, row.deadline, row.updated_at, row.state)
+        table = (row.key, row.version, row.status, row.deadline, row.updated_at, _json(row.state))
+        stat_params = [
+            (d.chat, d.user, d.name, *(getattr(d, f) for f in STAT_FIELDS)) for d in stats
+        ]
+        record = winners = None
+        if finished is not None:
+            record, winners = _json(finished.record), _json(finished.winners)
         async with self._pool.acquire() as conn, conn.transaction():
             if expected_version is None:
                 status = await conn.execute(_INSERT_TABLE, *table)
@@ -205,14 +224,8 @@ class PostgresRepository:
                 raise ConflictError(
                     f"table {row.key}: stored version {found}, expected {expected_version}"
                 )
-            if stats:
-                await conn.executemany(
-                    _UPSERT_STATS,
-                    [
-                        (d.chat, d.user, d.name, *(getattr(d, f) for f in STAT_FIELDS))
-                        for d in stats
-                    ],
-                )
+            if stat_params:
+                await conn.executemany(_UPSERT_STATS, stat_params)
             if finished is not None:
                 try:
                     await conn.execute(
@@ -221,8 +234,8 @@ class PostgresRepository:
                         finished.chat,
                         finished.table_key,
                         finished.game,
-                        finished.record,
-                        finished.winners,
+                        record,
+                        winners,
                         finished.finished_at,
                     )
                 except asyncpg.UniqueViolationError as exc:
@@ -236,7 +249,7 @@ class PostgresRepository:
             "INSERT INTO settings (channel, data) VALUES ($1, $2) "
             "ON CONFLICT (channel) DO UPDATE SET data = EXCLUDED.data",
             channel,
-            settings,
+            _json(settings),
         )
 
     async def save_player(self, user: str, data: dict[str, Any]) -> None:
@@ -245,12 +258,14 @@ class PostgresRepository:
             'INSERT INTO players ("user", data) VALUES ($1, $2) '
             'ON CONFLICT ("user") DO UPDATE SET data = EXCLUDED.data',
             user,
-            data,
+            _json(data),
         )
 
     async def close(self) -> None:
         """Close the pool (waits for connections in use to be released)."""
-        await self._pool.close()
+        if not self._closed:
+            self._closed = True
+            await self._pool.close()
 
 
 def _quote_ident(name: str) -> str:
