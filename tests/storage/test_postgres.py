@@ -1,0 +1,107 @@
+"""PostgreSQL specifics: migrations under an advisory lock, and two processes on one table."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.service.ports import ConflictError, FinishedMatch, TableRow
+from storage.migrations import (
+    POSTGRES_MIGRATIONS,
+    SchemaTooNewError,
+    latest_version,
+    migrate_postgres,
+)
+from tests.storage.conftest import PG_DSN
+
+asyncpg = pytest.importorskip("asyncpg")
+
+from storage.postgres import PostgresRepository  # noqa: E402
+
+
+async def _connect(schema: str) -> asyncpg.Connection:
+    return await asyncpg.connect(PG_DSN, server_settings={"search_path": f'"{schema}"'})
+
+
+async def _versions(schema: str) -> list[int]:
+    conn = await _connect(schema)
+    try:
+        return [r["version"] for r in await conn.fetch("SELECT version FROM schema_version")]
+    finally:
+        await conn.close()
+
+
+async def test_a_version_1_schema_is_upgraded(pg_schema: str) -> None:
+    conn = await _connect(pg_schema)
+    try:
+        assert await migrate_postgres(conn, target=1) == 1
+        await conn.execute(
+            "INSERT INTO tables (key, version, status, deadline, updated_at, state) "
+            """VALUES ('t', 4, 'playing', NULL, 1.5, '{"old": true}')"""
+        )
+        await conn.execute(
+            "INSERT INTO matches (match_id, chat, table_key, game, record, winners, finished_at)"
+            """ VALUES ('m', 'c', 't', 'gnav', '{}', '["u"]', 2.0)"""
+        )
+        indexes = "SELECT indexname FROM pg_indexes WHERE schemaname = $1"
+        assert "tables_active" not in {r[0] for r in await conn.fetch(indexes, pg_schema)}
+        repo = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+        try:
+            assert await _versions(pg_schema) == [1, 2]
+            assert {"tables_active", "matches_by_table"} <= {
+                r[0] for r in await conn.fetch(indexes, pg_schema)
+            }
+            loaded = await repo.load_table("t")
+            assert loaded == TableRow("t", 4, "playing", {"old": True}, None, 1.5)
+            found = await repo.last_finished_match("t")
+            assert found == FinishedMatch("m", "c", "t", "gnav", {}, ["u"], 2.0)
+        finally:
+            await repo.close()
+    finally:
+        await conn.close()
+
+
+async def test_processes_starting_together_migrate_once(pg_schema: str) -> None:
+    repos = await asyncio.gather(
+        *(PostgresRepository.open(PG_DSN, schema=pg_schema) for _ in range(4))
+    )
+    try:
+        assert await _versions(pg_schema) == list(range(1, latest_version(POSTGRES_MIGRATIONS) + 1))
+        await repos[0].save_table(TableRow("t", 1, "lobby", {}), expected_version=None)
+        assert await repos[3].load_table("t") == TableRow("t", 1, "lobby", {})
+    finally:
+        for repo in repos:
+            await repo.close()
+
+
+async def test_a_newer_schema_is_refused(pg_schema: str) -> None:
+    await (await PostgresRepository.open(PG_DSN, schema=pg_schema)).close()
+    conn = await _connect(pg_schema)
+    try:
+        await conn.execute("INSERT INTO schema_version (version, description) VALUES (99, 'x')")
+    finally:
+        await conn.close()
+    with pytest.raises(SchemaTooNewError):
+        await PostgresRepository.open(PG_DSN, schema=pg_schema)
+
+
+async def test_two_pools_racing_on_one_table_many_times(pg_schema: str) -> None:
+    """Two bot processes (two pools) keep writing the same table: each round one wins."""
+    a = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    b = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    try:
+        await a.save_table(TableRow("t", 1, "playing", {"n": 1}), expected_version=None)
+        for version in range(1, 21):
+            row = TableRow("t", version + 1, "playing", {"n": version + 1})
+            results = await asyncio.gather(
+                a.save_table(row, expected_version=version),
+                b.save_table(row, expected_version=version),
+                return_exceptions=True,
+            )
+            assert sorted(type(r).__name__ for r in results) == ["ConflictError", "NoneType"]
+            assert any(isinstance(r, ConflictError) for r in results)
+        assert (await b.load_table("t")) == TableRow("t", 21, "playing", {"n": 21})
+    finally:
+        await a.close()
+        await b.close()
