@@ -1,0 +1,215 @@
+"""Message catalogs (N25): every language has English's keys, placeholders and Norwegian calls."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES, Catalog, catalog, placeholders
+
+TRANSLATIONS = tuple(lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE)
+
+#: The Norwegian calls (seed 001) that stay verbatim in every language (N25).
+CALLS = (
+    "Bank, bank, bank",
+    "Jeg står",
+    "Jeg bytter",
+    "Hest forbi!",
+    "Hus forbi!",
+    "Hugg av!",
+    "Kiss, bytt om!",
+    "Stå for gjøk!",
+)
+#: Piece names stay Norwegian too.
+PIECES = ("Gjøk", "Dragon", "Katt", "Hest", "Hus", "Potte", "Ugle", "Narr")
+#: Templates that may read exactly as in English (symbols, names, numbers).
+SAME_AS_ENGLISH = frozenset(
+    {"seat.lives", "seat.dealer_mark", "reveal.hand", "bot.name", "button.start"}
+)
+BUTTON_MAX = 30
+
+_QUOTED = re.compile(r"«([^«»]+)»")
+_COMMAND = re.compile(r"/gnav\w*")
+_SETTING = re.compile(r"\b\w+=\w+")
+
+
+def _raw(language: str) -> dict[str, str]:
+    """A catalog file as written, `_comment` included; duplicate keys are an error."""
+
+    def no_duplicates(pairs: list[tuple[str, str]]) -> dict[str, str]:
+        keys = [k for k, _ in pairs]
+        dupes = sorted({k for k in keys if keys.count(k) > 1})
+        assert not dupes, f"{language}.json repeats {dupes}"
+        return dict(pairs)
+
+    path = resources.files("bot.i18n").joinpath(f"{language}.json")
+    return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
+
+
+def _messages(language: str) -> dict[str, str]:
+    return {k: v for k, v in _raw(language).items() if not k.startswith("_")}
+
+
+ENGLISH = _messages(DEFAULT_LANGUAGE)
+
+
+def _pairs() -> list[tuple[str, str]]:
+    return [(lang, key) for lang in TRANSLATIONS for key in sorted(ENGLISH)]
+
+
+def _dummy(template: str) -> dict[str, Any]:
+    return {name: f"<{name}>" for name in placeholders(template)}
+
+
+def _emoji(text: str) -> set[str]:
+    return {c for c in text if ord(c) >= 0x2190}
+
+
+def _edges(text: str) -> tuple[str, str]:
+    """The leading and trailing whitespace of a template."""
+    return text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+
+
+# ------------------------------------------------------------------ keys
+
+
+@pytest.mark.parametrize("language", TRANSLATIONS)
+def test_same_keys_as_english(language: str) -> None:
+    english, other = set(_raw(DEFAULT_LANGUAGE)), set(_raw(language))
+    assert sorted(english - other) == [], "missing keys"
+    assert sorted(other - english) == [], "extra keys"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_file_has_a_comment_and_only_text(language: str) -> None:
+    raw = _raw(language)
+    assert isinstance(raw.get("_comment"), str) and raw["_comment"].strip()
+    assert all(isinstance(v, str) and v.strip() for v in raw.values())
+
+
+@pytest.mark.parametrize("language", TRANSLATIONS)
+def test_templates_are_translated(language: str) -> None:
+    messages = _messages(language)
+    same = {k for k, v in messages.items() if v == ENGLISH.get(k)}
+    assert same <= SAME_AS_ENGLISH, f"left in English: {sorted(same - SAME_AS_ENGLISH)}"
+
+
+# ------------------------------------------------------------------ templates
+
+
+@pytest.mark.parametrize(("language", "key"), _pairs())
+def test_same_placeholders(language: str, key: str) -> None:
+    template = _messages(language)[key]
+    assert placeholders(template) == placeholders(ENGLISH[key])
+
+
+@pytest.mark.parametrize(("language", "key"), _pairs())
+def test_template_formats(language: str, key: str) -> None:
+    template = _messages(language)[key]
+    params = _dummy(ENGLISH[key])
+    text = template.format(**params)
+    assert catalog(language).t(key, **params) == text
+    for value in params.values():
+        assert value in text
+    assert "{" not in text and "}" not in text
+
+
+@pytest.mark.parametrize(("language", "key"), _pairs())
+def test_norwegian_calls_kept(language: str, key: str) -> None:
+    english, template = ENGLISH[key], _messages(language)[key]
+    for call in CALLS:
+        if call in english:
+            assert call in template, f"{key}: {call!r} not kept"
+    for quoted in _QUOTED.findall(english):
+        assert quoted in template, f"{key}: «{quoted}» not kept verbatim"
+    for piece in PIECES:
+        if re.search(rf"\b{piece}\b", english):
+            assert re.search(rf"\b{piece}\b", template), f"{key}: piece {piece} renamed"
+
+
+@pytest.mark.parametrize(("language", "key"), _pairs())
+def test_commands_settings_and_emoji_kept(language: str, key: str) -> None:
+    english, template = ENGLISH[key], _messages(language)[key]
+    assert sorted(_COMMAND.findall(template)) == sorted(_COMMAND.findall(english))
+    assert sorted(_SETTING.findall(template)) == sorted(_SETTING.findall(english))
+    assert _emoji(template) == _emoji(english)
+    assert template.count("\n") == english.count("\n")
+    # Leading/trailing spaces are layout (" (host)" is appended to a name).
+    assert _edges(template) == _edges(english)
+
+
+# ------------------------------------------------------------------ buttons
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_button_labels_are_short(language: str) -> None:
+    buttons = {k: v for k, v in _messages(language).items() if k.startswith("button.")}
+    assert buttons
+    long = {k: v for k, v in buttons.items() if len(v) > BUTTON_MAX}
+    assert not long, f"labels over {BUTTON_MAX} characters: {long}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_stay_and_swap_buttons_end_with_the_call(language: str) -> None:
+    cat = catalog(language)
+    assert cat.t("button.stay").endswith(" · Jeg står")
+    assert cat.t("button.swap").endswith(" · Jeg bytter")
+
+
+# ------------------------------------------------------------------ lookup
+
+
+def test_unknown_language_falls_back_to_english() -> None:
+    cat = catalog("xx")
+    assert cat.language == DEFAULT_LANGUAGE
+    assert cat.t("ev.win", p="Ada") == ENGLISH["ev.win"].format(p="Ada")
+
+
+def test_missing_key_falls_back_to_english() -> None:
+    partial = Catalog("nb", {"ev.pay": "💸 {p} betaler et liv"}, catalog(DEFAULT_LANGUAGE))
+    assert partial.t("ev.pay", p="Ada") == "💸 Ada betaler et liv"
+    assert partial.t("ev.win", p="Ada") == ENGLISH["ev.win"].format(p="Ada")
+    assert partial.has("ev.win")
+    with pytest.raises(KeyError):
+        partial.t("no.such.key")
+
+
+def test_every_language_loads_its_own_file() -> None:
+    for language in LANGUAGES:
+        cat = catalog(language)
+        assert cat.language == language
+        assert cat.messages == _messages(language)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_sample_messages(language: str) -> None:
+    cat = catalog(language)
+    assert "Ada" in cat.t("ev.win", p="Ada")
+    knock = cat.t("ev.knock", p="Ada")
+    assert "Ada" in knock and "Bank, bank, bank!" in knock
+    hugg = cat.t("ev.hugg_av", p="Ada", q="Bo")
+    assert "Ada" in hugg and "Bo" in hugg and "«Hugg av!»" in hugg and "Dragon" in hugg
+    kiss = cat.t("ev.bag_kiss", p="Ada")
+    assert kiss.count("Ada") == 2 and "«Kiss, bytt om!»" in kiss
+    assert "«Stå for gjøk!»" in cat.t("ev.gjok", q="Bo")
+    assert "«Jeg bytter»" in cat.t("ev.swap", p="Ada", q="Bo")
+    title = cat.t("lobby.title", profile="norsk", lives=3)
+    assert "norsk" in title and "3" in title
+    assert cat.t("seat.lives", lives=2) == "♥2"
+    assert cat.t("reveal.hand", name="Ada", piece="Gjøk") == "Ada: Gjøk"
+    assert "Ada 2, Bo 0" in cat.t("reveal.lives", lives="Ada 2, Bo 0")
+    hold = cat.t("piece.hold", round=7, piece="XII")
+    assert "7" in hold and "XII" in hold
+    assert "lives=5" in cat.t("settings.error.no_value", name="lives")
+    help_text = cat.t("help.text")
+    assert "/gnav_settings" in help_text and "language=nb" in help_text
+    assert cat.t("lobby.host_mark").startswith(" ")
+    rules = cat.t("rules.norsk")
+    for call in CALLS:
+        assert call in rules or call == "Hus forbi!"
+    # Extra parameters are ignored (the service passes `table=` to the header).
+    assert "3" in cat.t("private.header", round=3, table="t1")
