@@ -1,0 +1,250 @@
+"""The import arrows of ARCHITECTURE.md, enforced by parsing every module's imports (ast).
+
+- `bot/engine` is pure: the standard library only, and none of it that does I/O, time, chance,
+  logging or concurrency; `json` only in `record.py` (parsing a record's text); no other package
+  of ours; no use of the global `random` module, and no dynamic imports.
+- `bot/service` never imports `adapters` or `storage` (it owns ports they implement).
+- `storage` never imports `adapters`; adapters never import each other.
+- `gnav-bot replay` starts without any platform library.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OUR_PACKAGES = ("bot", "adapters", "storage")
+
+#: Standard-library modules the engine may not touch: I/O, OS, time, chance, logging, threads,
+#: networking, processes, dynamic loading.
+ENGINE_FORBIDDEN = frozenset(
+    {
+        "asyncio",
+        "concurrent",
+        "ctypes",
+        "datetime",
+        "glob",
+        "http",
+        "importlib",
+        "io",
+        "logging",
+        "multiprocessing",
+        "os",
+        "pathlib",
+        "pickle",
+        "random",
+        "secrets",
+        "select",
+        "selectors",
+        "shelve",
+        "shutil",
+        "signal",
+        "socket",
+        "sqlite3",
+        "ssl",
+        "subprocess",
+        "sys",
+        "tempfile",
+        "threading",
+        "time",
+        "urllib",
+        "uuid",
+        "warnings",
+    }
+)
+#: Modules allowed in one engine module only.
+ENGINE_ALLOWED_IN = {"json": {"bot.engine.record"}}
+
+ADAPTERS = ("telegram", "discord", "console")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported module name, absolute, with the line that imports it."""
+
+    module: str
+    line: int
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules(*packages: str) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in packages:
+        base = ROOT / package
+        if base.exists():
+            for path in sorted(base.rglob("*.py")):
+                found[_module_name(path)] = path
+    return found
+
+
+def _imports(name: str, path: Path) -> list[Import]:
+    """Every module `name` imports anywhere in its body (also inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    result: list[Import] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            result += [Import(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            result.append(Import(module, node.lineno))
+            # `from bot import engine` imports bot.engine: count the names as modules too.
+            result += [Import(f"{module}.{alias.name}", node.lineno) for alias in node.names]
+    return result
+
+
+def _top(module: str) -> str:
+    return module.partition(".")[0]
+
+
+def _is_ours(module: str) -> bool:
+    return _top(module) in OUR_PACKAGES
+
+
+ENGINE = _modules("bot/engine")
+
+
+def test_the_engine_is_found() -> None:
+    assert {"bot.engine.match", "bot.engine.record", "bot.engine.pieces"} <= set(ENGINE)
+
+
+def _engine_violations(name: str, path: Path) -> list[str]:
+    stdlib = sys.stdlib_module_names
+    bad = []
+    for imp in _imports(name, path):
+        top = _top(imp.module)
+        if _is_ours(imp.module):
+            # `from bot import engine` names the bare `bot` package too: only what follows counts.
+            if imp.module != "bot" and not imp.module.startswith("bot.engine"):
+                bad.append(f"line {imp.line}: {imp.module} (the engine imports no other package)")
+            continue
+        if top == "__future__":
+            continue
+        if top not in stdlib:
+            bad.append(f"line {imp.line}: {imp.module} is not in the standard library")
+        elif top in ENGINE_FORBIDDEN:
+            bad.append(f"line {imp.line}: {imp.module} (no I/O, time, chance or logging)")
+        elif top in ENGINE_ALLOWED_IN and name not in ENGINE_ALLOWED_IN[top]:
+            bad.append(f"line {imp.line}: {imp.module} only in {sorted(ENGINE_ALLOWED_IN[top])}")
+    return bad
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE))
+def test_engine_imports_only_pure_standard_library(name: str) -> None:
+    bad = _engine_violations(name, ENGINE[name])
+    assert not bad, f"{name}: " + "; ".join(bad)
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE))
+def test_engine_uses_no_global_random_and_no_dynamic_import(name: str) -> None:
+    """Chance enters from outside (ARCHITECTURE.md): no `random.x(...)`, no `__import__`."""
+    tree = ast.parse(ENGINE[name].read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == "random":
+                bad.append(f"line {node.lineno}: random.{node.attr}")
+        elif isinstance(node, ast.Name) and node.id in ("__import__", "eval", "exec", "open"):
+            bad.append(f"line {node.lineno}: {node.id}")
+    assert not bad, f"{name}: " + "; ".join(bad)
+
+
+def _violations(packages: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+    bad = []
+    for name, path in _modules(*packages).items():
+        for imp in _imports(name, path):
+            if any(imp.module == f or imp.module.startswith(f + ".") for f in forbidden):
+                bad.append(f"{name} line {imp.line}: {imp.module}")
+    return bad
+
+
+def test_service_imports_no_adapter_and_no_storage() -> None:
+    assert not _violations(("bot/service",), ("adapters", "storage"))
+
+
+def test_storage_imports_no_adapter() -> None:
+    assert not _violations(("storage",), ("adapters",))
+
+
+def test_games_import_no_adapter_and_no_storage() -> None:
+    assert not _violations(("bot/games",), ("adapters", "storage"))
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_adapters_never_import_each_other(adapter: str) -> None:
+    others = tuple(f"adapters.{a}" for a in ADAPTERS if a != adapter)
+    base = ROOT / "adapters"
+    bad: list[str] = []
+    for path in (base / adapter, base / f"{adapter}.py"):
+        if path.is_dir():
+            bad += _violations((f"adapters/{adapter}",), others)
+        elif path.exists():
+            name = _module_name(path)
+            bad += [
+                f"{name} line {i.line}: {i.module}"
+                for i in _imports(name, path)
+                if any(i.module == o or i.module.startswith(o + ".") for o in others)
+            ]
+    assert not bad
+
+
+def test_the_checker_resolves_relative_imports_and_flags_bad_ones(tmp_path: Path) -> None:
+    """The checker itself, on a made-up engine module."""
+    path = tmp_path / "fake.py"
+    path.write_text(
+        "from .match import Match\nfrom .. import service\nimport os.path\n"
+        "def f():\n    import random\n    return random.random()\n",
+        encoding="utf-8",
+    )
+    modules = [i.module for i in _imports("bot.engine.fake", path)]
+    assert modules == [
+        "bot.engine.match",
+        "bot.engine.match.Match",
+        "bot",
+        "bot.service",
+        "os.path",
+        "random",
+    ]
+    bad = _engine_violations("bot.engine.fake", path)
+    assert [b.split(":")[0] for b in bad] == ["line 2", "line 3", "line 5"]
+
+
+PLATFORM_LIBRARIES = ("telegram", "discord", "aiosqlite", "asyncpg", "pydantic", "aiohttp")
+
+
+def test_replay_imports_no_platform_library() -> None:
+    """`gnav-bot replay` runs the engine alone: no chat platform, storage or settings library."""
+    record = ROOT / "tests" / "vectors" / "public" / "horse_redirect.json"
+    code = (
+        "import sys, io, contextlib\n"
+        "from bot.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['replay', {str(record)!r}])\n"
+        "print(rc)\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    rc, modules = done.stdout.splitlines()
+    assert rc == "0"
+    loaded = {m.partition(".")[0] for m in modules.split()}
+    assert not loaded & set(PLATFORM_LIBRARIES)
+    assert not {m for m in loaded if m in ("adapters", "storage")}
