@@ -46,8 +46,10 @@ class Catalog:
 
 
 def _load(language: str) -> dict[str, str]:
-    text = resources.files("bot.i18n").joinpath(f"{language}.json").read_text(encoding="utf-8")
-    data = json.loads(text)
+    path = resources.files("bot.i18n").joinpath(f"{language}.json")
+    if language != DEFAULT_LANGUAGE and not path.is_file():
+        return {}  # every message then comes from the English fallback
+    data = json.loads(path.read_text(encoding="utf-8"))
     return {k: v for k, v in data.items() if not k.startswith("_")}
 
 

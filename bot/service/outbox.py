@@ -105,8 +105,11 @@ class Outbox:
         elif job.kind == "post_table":
             old = self._refs.get(channel)
             if old is not None and job.freeze is not None:
-                await n.edit(channel, old, job.freeze)
-                self.sent["edit"] += 1
+                try:
+                    await n.edit(channel, old, job.freeze)
+                    self.sent["edit"] += 1
+                except Exception:  # the old message may be gone: post the new one anyway
+                    log.warning("freezing the old table message in %s failed", channel)
             ref = await n.post(channel, job.screen)
             self.sent["post"] += 1
             self._refs[channel] = ref

@@ -441,8 +441,7 @@ class TableService:
     async def _start(self, tk: TableKey, table: Table | None, user: User) -> Reply:
         table = self._lobby(table)
         cat = self._cat(table)
-        if user.key != table.host and not user.admin and table.seat_of(user.key) is None:
-            raise ServiceError("error.not_host")
+        self._authorise(table, user)
         bots = min(table.settings.bots, self.rules.max_players - len(table.seats))
         for i in range(1, bots + 1):
             name = _unique_name(cat.t("bot.name", n=i), table.names)

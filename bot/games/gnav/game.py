@@ -232,8 +232,10 @@ class GnavRules:
 def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
     kind = e.kind
     s = e.seats
-    if kind in ("knock", "sit_out", "stay", "gjok", "forfeit", "win"):
+    if kind in ("knock", "sit_out", "stay", "forfeit", "win"):
         return (f"ev.{kind}", {"p": names[s[0]]})
+    if kind == "gjok":
+        return ("ev.gjok", {"q": names[s[0]]})
     if kind == "swap":
         return ("ev.swap", {"p": names[s[0]], "q": names[s[1]]})
     if kind == "forbi":
