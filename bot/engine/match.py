@@ -60,6 +60,64 @@ class RoundLog:
     eliminated: list[int] = field(default_factory=list)
 
 
+class _Events:
+    """The frequent events of an n-seat table, made once and shared (events are immutable values).
+
+    Building an event costs an allocation or two and feeds the garbage collector; a round makes
+    about twenty, so the hot paths take them from here instead.
+    """
+
+    __slots__ = (
+        "bag_swap",
+        "knock",
+        "pay_lowest",
+        "pay_narr",
+        "piece_bag",
+        "piece_deal",
+        "piece_swap",
+        "sit_out",
+        "stay",
+        "swap",
+    )
+
+    def __init__(self, n: int) -> None:
+        one = [(s,) for s in range(n)]
+        ranks = range(len(RANK_NAMES))
+
+        def per_seat(kind: str, detail: str = "") -> tuple[Event, ...]:
+            return tuple(_new(Event, (kind, one[s], -1, EVERYONE, detail, ())) for s in range(n))
+
+        def pieces(detail: str) -> tuple[tuple[Event, ...], ...]:
+            return tuple(
+                tuple(_new(Event, ("piece", one[s], r, s, detail, ())) for r in ranks)
+                for s in range(n)
+            )
+
+        self.stay = per_seat("stay")
+        self.knock = per_seat("knock")
+        self.sit_out = per_seat("sit_out")
+        self.bag_swap = per_seat("bag_swap")
+        self.pay_lowest = per_seat("pay", "lowest")
+        self.pay_narr = per_seat("pay", "narr")
+        self.piece_deal = pieces("deal")
+        self.piece_swap = pieces("swap")
+        self.piece_bag = pieces("bag")
+        self.swap = tuple(
+            tuple(_new(Event, ("swap", (a, b), -1, EVERYONE, "", ())) for b in range(n))
+            for a in range(n)
+        )
+
+
+_EVENT_TABLES: dict[int, _Events] = {}
+
+
+def _events_for(n: int) -> _Events:
+    table = _EVENT_TABLES.get(n)
+    if table is None:
+        table = _EVENT_TABLES[n] = _Events(n)
+    return table
+
+
 class Match:
     """A whole Gnav match between named seats.
 
@@ -69,8 +127,10 @@ class Match:
     """
 
     __slots__ = (
+        "_deck_sorted",
         "_drawable",
-        "_participant",
+        "_ev",
+        "_rotation",
         "_skip",
         "bag",
         "bank",
@@ -115,6 +175,12 @@ class Match:
             raise RuleError("N3", "every seat needs a different name")
         self.seats: list[str] = names
         self.n = n = len(names)
+        self._deck_sorted: list[int] = sorted(p.deck)
+        self._ev = _events_for(n)
+        # Seats clockwise from each seat's left neighbour round to itself (N4, N8, N24).
+        self._rotation: tuple[tuple[int, ...], ...] = tuple(
+            tuple((d + k) % n for k in range(1, n + 1)) for d in range(n)
+        )
         if lives is None:
             lives = p.default_lives
         start = [lives] * n if isinstance(lives, int) else [int(x) for x in lives]
@@ -145,7 +211,6 @@ class Match:
         self.exchanges: list[tuple[int, int, int, int]] = []  # (asker, partner|BAG, gave, took)
         self.sitting_out: list[int] = []
         self._skip: list[bool] = [False] * self.n  # T2: seats that lost their turn
-        self._participant: list[bool] = [False] * self.n
         # Draws left before the bag reaches pieces a record does not list (MATCH_RECORD.md);
         # None when the bag is complete (every piece not dealt is listed), as the service deals.
         self._drawable: int | None = None
@@ -181,13 +246,11 @@ class Match:
 
         Under T4 the seats sitting out this round get none.
         """
-        n = self.n
+        in_match = self.in_match
         skip = self.sit_next
-        return [
-            s
-            for s in ((self.dealer + k) % n for k in range(1, n + 1))
-            if self.in_match[s] and s not in skip
-        ]
+        if skip:
+            return [s for s in self._rotation[self.dealer] if in_match[s] and s not in skip]
+        return [s for s in self._rotation[self.dealer] if in_match[s]]
 
     def deal_from(self, pieces: Sequence[int]) -> tuple[dict[int, int], list[int]]:
         """Deal a shuffled set: one piece to each `deal_seats()` seat in order, the rest is the bag.
@@ -196,77 +259,95 @@ class Match:
         """
         seats = self.deal_seats()
         k = len(seats)
-        return dict(zip(seats, pieces[:k], strict=True)), list(pieces[k:])
+        if len(pieces) < k:
+            raise InvalidDeal("N4", f"{len(pieces)} pieces cannot deal {k} players")
+        return dict(zip(seats, pieces, strict=False)), list(pieces[k:])
 
     # ----------------------------------------------------------------- the deal
     def start_round(self, deal: Mapping[int, int], bag: Sequence[int]) -> list[Event]:
         """Begin a round from a given deal (seat -> rank) and bag (top first) (N4-N8, T4, C1)."""
-        if self.phase == "finished":
-            raise MatchOver("N23", "the match is over")
-        if self.phase == "play":
+        if self.phase != "deal":
+            if self.phase == "finished":
+                raise MatchOver("N23", "the match is over")
             raise RuleError("N24", "the round under way has not ended")
         expected = self.deal_seats()
         self._check_deal(deal, bag, expected)
         n = self.n
-        self._clear_round()
-        hands = self.hands
+        hands = [NO_PIECE] * n
         for seat, rank in deal.items():
             hands[seat] = rank
+        self.hands = hands
         self.bag = deque(bag)
-        if len(deal) + len(bag) < len(self.profile.deck):
-            # A record may list only the top of the bag; the rest lies below in no defined
-            # order, and pieces put back at the bottom (C4) go below that unknown rest.
-            self._drawable = len(bag)
-        log = RoundLog(dealer=self.dealer, deal=list(hands), bag=tuple(bag))
+        self.exchanges = []
+        self._skip = [False] * n
+        # A record may list only the top of the bag; the rest lies below in no defined order,
+        # and pieces put back at the bottom (C4) go below that unknown rest (MATCH_RECORD.md).
+        self._drawable = len(bag) if len(deal) + len(bag) < len(self.profile.deck) else None
+        self.pos = 0
+        events: list[Event]
+        public: list[Event]
+        sitting: list[int] = []
+        if self.sit_next:
+            # T4: last round's Narr holders sit out first (C8 already dropped lapsed rights).
+            sitting = sorted(self.sit_next)
+            events = [self._ev.sit_out[s] for s in sitting]
+            public = list(events)
+            self.sit_next = []
+        else:
+            events = []
+            public = []
+        ev = events.append
+        piece_deal = self._ev.piece_deal
+        events += [piece_deal[s][hands[s]] for s in sorted(deal)]  # each seat, its own piece
+        order = expected  # N8: clockwise from the dealer's left, those dealt a piece
+        if NARR in hands:
+            narrs = [s for s in range(n) if hands[s] == NARR]
+            for seat in narrs:  # N5: a player dealt a Narr knocks three times
+                e = self._ev.knock[seat]
+                ev(e)
+                public.append(e)
+            if self.profile.double_narr_sit_out and len(narrs) == 2:
+                # N6: both Narr dealt: each holder takes a token from the bank and sits out.
+                lives = self.lives
+                for seat in narrs:
+                    if self.bank > 0:
+                        self.bank -= 1
+                    else:
+                        self.spare += 1
+                    lives[seat] += 1
+                    e = self._ev.sit_out[seat]
+                    ev(e)
+                    public.append(e)
+                sitting = sorted(sitting + narrs)
+                order = [s for s in expected if s not in narrs]
+        self.sitting_out = sitting
+        self.order = order  # N8, C2: the last in this order is the acting dealer
+        log = RoundLog(self.dealer, list(hands), tuple(bag), [], public, None, {}, [], [])
         self.log = log
         self.history.append(log)
-        events: list[Event] = []
-        ev = events.append
-        # T4: last round's Narr holders sit out first (C8 already dropped lapsed rights).
-        sitting = sorted(self.sit_next)
-        for seat in sitting:
-            ev(Event("sit_out", (seat,)))
-        self.sit_next = []
-        for seat in sorted(deal):
-            ev(Event("piece", (seat,), deal[seat], seat, "deal"))
-        narrs = [s for s in range(n) if hands[s] == NARR]
-        for seat in narrs:  # N5: a player dealt a Narr knocks three times
-            ev(Event("knock", (seat,)))
-        if self.profile.double_narr_sit_out and len(narrs) == 2:
-            # N6: both Narr dealt: each holder takes a token from the bank and sits out.
-            for seat in narrs:
-                if self.bank > 0:
-                    self.bank -= 1
-                else:
-                    self.spare += 1
-                self.lives[seat] += 1
-                ev(Event("sit_out", (seat,)))
-            sitting = sorted(sitting + narrs)
-        self.sitting_out = sitting
-        participant = self._participant
-        order = [
-            s
-            for s in ((self.dealer + k) % n for k in range(1, n + 1))
-            if self.in_match[s] and hands[s] != NO_PIECE and s not in sitting
-        ]
-        for s in order:
-            participant[s] = True
-        self.order = order  # N8, C2: the last in this order is the acting dealer
-        self.pos = 0
         if len(order) < 2:
             # N7, C1: nobody can act; the same dealer redeals, N6 tokens are kept.
-            ev(Event("redeal"))
+            e = _new(Event, ("redeal", (), -1, EVERYONE, "", ()))
+            ev(e)
+            public.append(e)
             log.end = "redeal"
             log.lives = list(self.lives)
             self.phase = "deal"
-            log.events = [e for e in events if e.audience == EVERYONE]
             self._clear_round()
             return events
         self.phase = "play"
-        log.events = [e for e in events if e.audience == EVERYONE]
         return events
 
     def _check_deal(self, deal: Mapping[int, int], bag: Sequence[int], expected: list[int]) -> None:
+        """N1, N4, N22, T4: the deal goes to exactly `expected`, no rank more than twice."""
+        pieces = [*deal.values(), *bag]
+        if len(pieces) == len(self._deck_sorted) and deal.keys() == set(expected):
+            try:
+                # bytes() takes whole numbers 0..255 only: no float or text passes for a rank.
+                if sorted(bytes(pieces)) == self._deck_sorted:
+                    return  # the common case: a whole shuffled set dealt to the right seats
+            except (TypeError, ValueError):
+                pass  # the checks below name what is wrong
         n = self.n
         for seat in deal:
             if not isinstance(seat, int) or not 0 <= seat < n:
@@ -311,11 +392,10 @@ class Match:
                 raise MatchOver("N23", "the match is over")
             raise RoundOver("N24", "the round is over; the next deal comes first")
         order = self.order
-        current = order[self.pos]
+        pos = self.pos
+        current = order[pos]
         if seat != current:
             raise NotYourTurn("N8", self._not_your_turn(current, seat))
-        is_dealer = self.pos == len(order) - 1
-        events: list[Event] = []
         log = self.log
         assert log is not None
         if action == "stay":
@@ -324,10 +404,22 @@ class Match:
                     "T3", f"{self.seats[seat]} holds the Narr and may not stay: it must swap (T3)"
                 )
             log.actions.append((seat, "stay"))
-            events.append(Event("stay", (seat,)))
-            log.events.append(events[-1])
-            self._advance(events)
+            e = self._ev.stay[seat]
+            log.events.append(e)
+            events = [e]
+            # N8: the next participant clockwise (as `_advance`, inlined: the hottest path).
+            skip = self._skip
+            end = len(order)
+            pos += 1
+            while pos < end and skip[order[pos]]:
+                pos += 1
+            if pos < end:
+                self.pos = pos
+            else:
+                self._reveal(events, "reveal")
             return events
+        is_dealer = pos == len(order) - 1
+        events = []
         if action != "swap":
             raise RuleError("N9", f'"{action}" is not an action: stay or swap')
         if is_dealer:
@@ -385,11 +477,10 @@ class Match:
                 hands[asker] = rank
                 hands[partner] = mine
                 self.exchanges.append((asker, partner, mine, rank))  # N11
-                e = Event("swap", (asker, partner))
-                events.append(e)
+                table = self._ev
+                e = table.swap[asker][partner]
                 public.append(e)
-                events.append(Event("piece", (asker,), rank, asker, "swap"))
-                events.append(Event("piece", (partner,), mine, partner, "swap"))
+                events += (e, table.piece_swap[asker][rank], table.piece_swap[partner][mine])
                 self._advance(events)
                 return
             if response == FORBI:
@@ -466,10 +557,9 @@ class Match:
                 bag.append(mine)  # C4: the old piece first, then the skipped Hest/Hus
                 bag.extend(skipped)
                 self.exchanges.append((asker, BAG, mine, candidate))  # N11
-                e = Event("bag_swap", (asker,))
-                events.append(e)
+                e = self._ev.bag_swap[asker]
                 public.append(e)
-                events.append(Event("piece", (asker,), candidate, asker, "bag"))
+                events += (e, self._ev.piece_bag[asker][candidate])
                 self._advance(events)
                 return
             if response == FORBI:
@@ -539,10 +629,10 @@ class Match:
         end = len(order)
         while pos < end and skip[order[pos]]:
             pos += 1
-        if pos >= end:
-            self._reveal(events, "reveal")
-        else:
+        if pos < end:
             self.pos = pos
+        else:
+            self._reveal(events, "reveal")
 
     def forfeit(self, seat: int) -> list[Event]:
         """`seat` leaves the match of its own accord (or by the table's decision).
@@ -598,42 +688,53 @@ class Match:
         log = self.log
         assert log is not None
         public = log.events
-        shown = tuple((s, hands[s]) for s in order)
-        e = Event("reveal", data=shown)
+        ranks = [hands[s] for s in order]
+        shown = tuple(zip(order, ranks, strict=True))
+        e = _new(Event, ("reveal", (), -1, EVERYONE, "", shown))
         events.append(e)
         public.append(e)
-        ranks = [r for _, r in shown]
-        paying = sorted(order[i] for i in self.profile.payers(ranks))
+        payers = self.profile.payers(ranks)
+        paying = [order[payers[0]]] if len(payers) == 1 else sorted(order[i] for i in payers)
+        table = self._ev
         for seat in paying:
             lives[seat] -= 1
-            self.bank += 1
-            e = Event("pay", (seat,), detail="narr" if hands[seat] == NARR else "lowest")
+            e = table.pay_narr[seat] if hands[seat] == NARR else table.pay_lowest[seat]
             events.append(e)
             public.append(e)
+        self.bank += len(paying)
         in_match = self.in_match
+        n = self.n
         leaving = self.leaving
-        out = [s for s in range(self.n) if in_match[s] and (lives[s] <= 0 or s in leaving)]
-        self.leaving = []
-        for seat in out:  # N22 (and seats that forfeited during the round)
-            in_match[seat] = False
-            e = Event("out", (seat,), detail="forfeit" if lives[seat] > 0 else "")
-            events.append(e)
-            public.append(e)
-        left = [s for s in range(self.n) if in_match[s]]
+        if leaving:
+            out = [s for s in range(n) if in_match[s] and (lives[s] <= 0 or s in leaving)]
+            self.leaving = []
+        else:
+            out = [s for s in range(n) if in_match[s] and lives[s] <= 0]
+        left: list[int] | None = None
+        if out:
+            for seat in out:  # N22 (and seats that forfeited during the round)
+                in_match[seat] = False
+                detail = "forfeit" if lives[seat] > 0 else ""
+                e = _new(Event, ("out", (seat,), -1, EVERYONE, detail, ()))
+                events.append(e)
+                public.append(e)
+            left = [s for s in range(n) if in_match[s]]
         log.end = end
         log.hands = dict(shown)
         log.lives = list(lives)
         log.eliminated = out
-        if len(left) <= 1:
+        if left is not None and len(left) <= 1:
             # N23: the last player left wins; eliminated together, they share the win.
             self.winners = left if left else out
             for seat in self.winners:
-                e = Event("win", (seat,))
+                e = _new(Event, ("win", (seat,), -1, EVERYONE, "", ()))
                 events.append(e)
                 public.append(e)
             self.phase = "finished"
             return
         if self.profile.narr_sits_out_next and log.deal.count(NARR) == 2:
+            if left is None:
+                left = [s for s in range(n) if in_match[s]]
             # T4 replaces N6 "when both Narr are dealt" (seed 001: "if two Narr are dealt"):
             # every Narr holder still in sits out the next round, unless that would leave
             # fewer than two participants (C8). A single Narr dealt gives no such right.
@@ -645,12 +746,10 @@ class Match:
 
     def _pass_deal(self) -> None:
         """N24, C7: the deal passes to the next player on the dealer's left still in the match."""
-        d = self.dealer
-        n = self.n
         in_match = self.in_match
-        for k in range(1, n + 1):
-            if in_match[(d + k) % n]:
-                self.dealer = (d + k) % n
+        for seat in self._rotation[self.dealer]:
+            if in_match[seat]:
+                self.dealer = seat
                 return
 
     # ----------------------------------------------------------------- serialisation
@@ -743,8 +842,6 @@ class Match:
             for s in rnd["skip"]:
                 m._skip[s] = True
             m._drawable = rnd.get("drawable")
-            for s in m.order:
-                m._participant[s] = True
             m.log = m.history[-1]
         last = data.get("last_round")
         if last is not None and m.history:
@@ -764,6 +861,10 @@ class Match:
     def tokens_accounted(self) -> bool:
         """Lives plus bank equal the starting lives plus the spare tokens used (N3, N6)."""
         return sum(self.lives) + self.bank == sum(self.initial_lives) + self.spare
+
+
+#: Builds an Event from all six fields at C speed (NamedTuple's own __new__ is Python code).
+_new = tuple.__new__
 
 
 def _event_to_list(e: Event) -> list[Any]:

@@ -32,14 +32,15 @@ def gnav_payers(ranks: Sequence[int]) -> list[int]:
     rank among the rest (N20); otherwise the holders of the lowest rank pay (N19; two Narr are
     simply the lowest rank, C6).
     """
-    narrs = [i for i, rank in enumerate(ranks) if rank == NARR]
-    if len(narrs) == 1:
+    if ranks.count(NARR) == 1:
         rest = [rank for rank in ranks if rank != NARR]
         if not rest:
-            return narrs
+            return [ranks.index(NARR)]
         low = min(rest)
         return [i for i, rank in enumerate(ranks) if rank in (NARR, low)]
     low = min(ranks)
+    if ranks.count(low) == 1:
+        return [ranks.index(low)]
     return [i for i, rank in enumerate(ranks) if rank == low]
 
 
