@@ -400,14 +400,13 @@ class SqliteRepository:
                         write.future.set_exception(RuntimeError("the SQLite writer was cancelled"))
                 raise
             except Exception as exc:
-                # The transaction as a whole failed (I/O error, full disk, lock timeout):
+                # Beginning or committing failed (I/O error, full disk, lock timeout):
                 # nothing of this batch is stored, and every caller hears so.
                 log.error("SQLite write transaction of %d writes failed: %s", len(batch), exc)
                 for write in batch:
                     if not write.future.done():
                         write.future.set_exception(exc)
                 continue
-            self.transactions += 1
             self.writes += outcomes.count(None)
             for write, outcome in zip(batch, outcomes, strict=True):
                 if write.future.done():
@@ -418,18 +417,51 @@ class SqliteRepository:
                     write.future.set_exception(outcome)
 
     def _commit_batch(self, batch: list[_Write]) -> list[Exception | None]:
-        """On the writer thread: one transaction for the whole batch; each write's own outcome."""
+        """On the writer thread: commit the batch in one transaction; each write's own outcome.
+
+        A write that aborts the transaction (an operational error while applying it) fails
+        alone: the transaction is rolled back and the rest of the batch retried without it.
+        A failure to begin or to commit fails the whole batch (raised).
+        """
+        outcomes: list[Exception | None] = [None] * len(batch)
+        pending = list(range(len(batch)))
+        while pending:
+            aborted_by = self._transaction(batch, pending, outcomes)
+            if aborted_by is None:
+                break
+            log.warning("SQLite write failed, retrying the rest: %s", outcomes[aborted_by])
+            pending.remove(aborted_by)
+        return outcomes
+
+    def _transaction(
+        self, batch: list[_Write], indexes: list[int], outcomes: list[Exception | None]
+    ) -> int | None:
+        """Apply `batch[i]` for `indexes` in one transaction and commit.
+
+        Returns None once committed, or the index of the write that aborted the transaction
+        (rolled back; that write's outcome is its error, the others' must be recomputed).
+        """
         conn = self._writer
+        if conn.in_transaction:  # left open by an earlier failure that could not roll back
+            conn.execute("ROLLBACK")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            outcomes = [self._apply_one(conn, write) for write in batch]
+            for i in indexes:
+                try:
+                    outcomes[i] = self._apply_one(conn, batch[i])
+                except Exception as exc:
+                    outcomes[i] = exc
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    return i
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
             raise
-        return outcomes
+        self.transactions += 1
+        return None
 
     @staticmethod
     def _apply_one(conn: sqlite3.Connection, write: _Write) -> Exception | None:
@@ -437,8 +469,7 @@ class SqliteRepository:
 
         A conflict, a duplicate match or a constraint only undoes this write (its savepoint, or
         SQLite's statement rollback for a one-statement write). An operational failure (I/O
-        error, full disk, lock timeout) or one that ended the transaction is raised instead and
-        fails the batch.
+        error, full disk) or one that ended the transaction is raised: the transaction aborts.
         """
         if write.compound:
             conn.execute("SAVEPOINT save")

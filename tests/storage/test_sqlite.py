@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.service.ports import ConflictError, FinishedMatch, TableRow
+from bot.service.ports import ConflictError, FinishedMatch, StatDelta, TableRow
 from storage.migrations import (
     SQLITE_MIGRATIONS,
     Migration,
@@ -144,26 +144,57 @@ async def test_max_batch_caps_a_transaction(tmp_path: Path) -> None:
         await repo.close()
 
 
-async def test_a_failed_transaction_acknowledges_nobody_and_the_writer_goes_on(
-    tmp_path: Path,
-) -> None:
-    """An operational error fails its whole batch: no caller is told "stored" wrongly."""
+async def test_a_write_that_aborts_the_transaction_fails_alone(tmp_path: Path) -> None:
+    """An operational error aborts the batch's transaction: the rest is retried without it."""
     repo = await SqliteRepository.open(tmp_path / "g.db")
     try:
+        await repo.save_table(table("t", 1), expected_version=None)
 
         def broken(conn: sqlite3.Connection) -> None:
             conn.execute("INSERT INTO no_such_table VALUES (1)")
 
         results = await asyncio.gather(
-            repo.save_table(table("innocent", 1), expected_version=None),
+            repo.save_table(table("before", 1), expected_version=None),
+            repo.save_table(
+                table("t", 2),
+                expected_version=1,
+                stats=[StatDelta("chat", "u", "U", rounds=1)],
+            ),
             repo._submit(broken, compound=False),
+            repo.save_table(table("t", 3), expected_version=2),
+            repo.save_table(table("stale", 1), expected_version=5),
+            return_exceptions=True,
+        )
+        assert results[:2] == [None, None] and results[3] is None
+        assert isinstance(results[2], sqlite3.OperationalError)
+        assert isinstance(results[4], ConflictError)
+        assert repo.transactions == 2  # the first save, then the batch once retried
+        assert await repo.load_table("before") == table("before", 1)
+        assert await repo.load_table("t") == table("t", 3)
+        stats = await repo.player_stats("chat", "u")
+        assert stats is not None and stats.rounds == 1  # applied once, not once per attempt
+    finally:
+        await repo.close()
+
+
+async def test_a_transaction_that_cannot_begin_acknowledges_nobody(tmp_path: Path) -> None:
+    repo = await SqliteRepository.open(tmp_path / "g.db", busy_timeout=0.05)
+    blocker = sqlite3.connect(tmp_path / "g.db", timeout=0, isolation_level=None)
+    try:
+        # Another process holds the write lock longer than the busy timeout allows.
+        blocker.execute("BEGIN IMMEDIATE")
+        results = await asyncio.gather(
+            repo.save_table(table("a", 1), expected_version=None),
+            repo.save_table(table("b", 1), expected_version=None),
             return_exceptions=True,
         )
         assert all(isinstance(r, sqlite3.OperationalError) for r in results), results
-        assert await repo.load_table("innocent") is None
-        await repo.save_table(table("innocent", 1), expected_version=None)
-        assert await repo.load_table("innocent") == table("innocent", 1)
+        blocker.execute("ROLLBACK")
+        assert await repo.load_table("a") is None
+        await repo.save_table(table("a", 1), expected_version=None)
+        assert await repo.load_table("a") == table("a", 1)
     finally:
+        blocker.close()
         await repo.close()
 
 
