@@ -90,10 +90,12 @@ class PostgresRepository:
         """Connect a pool to `dsn` and migrate the schema.
 
         `schema` puts gnav-bot's tables in that (existing) schema by setting `search_path`;
-        `server_settings` are passed to every connection. `connect_timeout` bounds each
-        connection attempt, `command_timeout` each statement (None: no limit).
+        `server_settings` are passed to every connection. `synchronous_commit` is `on` unless
+        given there: a save returns once its commit is flushed to the server's WAL, whatever
+        the server's default. `connect_timeout` bounds each connection attempt,
+        `command_timeout` each statement (None: no limit).
         """
-        settings = dict(server_settings or {})
+        settings = {"synchronous_commit": "on", **(server_settings or {})}
         if schema is not None:
             settings["search_path"] = _quote_ident(schema)
         pool = await asyncpg.create_pool(
@@ -101,7 +103,7 @@ class PostgresRepository:
             min_size=min_size,
             max_size=max_size,
             init=_init_connection,
-            server_settings=settings or None,
+            server_settings=settings,
             timeout=connect_timeout,
             command_timeout=command_timeout,
         )

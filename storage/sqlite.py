@@ -129,7 +129,13 @@ class _Write:
 
 
 class SqliteRepository:
-    """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`."""
+    """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`.
+
+    Use it from the event loop that opened it, and `close()` it: close commits the writes
+    still queued. A write whose caller is cancelled before its batch starts is dropped; once
+    its batch has started it may still commit, as with any database whose answer was not
+    awaited.
+    """
 
     def __init__(
         self,

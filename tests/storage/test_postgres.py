@@ -105,3 +105,11 @@ async def test_two_pools_racing_on_one_table_many_times(pg_schema: str) -> None:
     finally:
         await a.close()
         await b.close()
+
+
+async def test_commits_are_synchronous_whatever_the_server_default(pg_schema: str) -> None:
+    repo = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    try:
+        assert await repo.pool.fetchval("SHOW synchronous_commit") == "on"
+    finally:
+        await repo.close()
