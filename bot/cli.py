@@ -115,6 +115,34 @@ def _play(args: argparse.Namespace) -> int:
         return 130
 
 
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from pydantic import ValidationError
+
+    from bot.config import BotSettings
+
+    try:
+        settings = BotSettings(_env_file=args.env_file)  # type: ignore[call-arg]
+    except ValidationError as exc:
+        for err in exc.errors():
+            where = ".".join(str(x) for x in err["loc"]).upper() or "settings"
+            print(f"gnav-bot run: {where}: {err['msg']}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # httpx logs every request URL, and Telegram's URLs contain the token: keep it quiet.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    from bot.runner import run
+
+    try:
+        return asyncio.run(run(settings, default_db_path()))
+    except KeyboardInterrupt:
+        return 130
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(
@@ -158,6 +186,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot-delay", type=float, default=None, help="seconds a bot waits before acting"
     )
     play.set_defaults(func=_play)
+
+    run = sub.add_parser(
+        "run",
+        help="run the chat bot(s) configured by environment variables or .env",
+        description=(
+            "Run the Telegram and/or Discord bot: TELEGRAM_TOKEN, DISCORD_TOKEN, GNAV_DB and the "
+            "other settings come from the environment or an .env file (see deploy/env.example)."
+        ),
+    )
+    run.add_argument("--env-file", default=".env", help="the .env file to read (default .env)")
+    run.set_defaults(func=_run)
     return parser
 
 

@@ -40,9 +40,25 @@ class Catalog:
             return self.fallback.t(key, **params)
         return template.format(**params)
 
+    def bind(self, **defaults: Any) -> Catalog:
+        """This catalog with parameters every message may use (e.g. the command prefix)."""
+        return _Bound(self, defaults)
+
     def has(self, key: str) -> bool:
         """True when this catalog (or its fallback) has `key`."""
         return key in self.messages or (self.fallback is not None and self.fallback.has(key))
+
+
+class _Bound(Catalog):
+    """A catalog whose messages also get fixed parameters."""
+
+    def __init__(self, base: Catalog, defaults: dict[str, Any]) -> None:
+        super().__init__(base.language, base.messages, base.fallback)
+        self.defaults = defaults
+
+    def t(self, key: str, /, **params: Any) -> str:
+        """The message `key` filled with the fixed parameters and `params`."""
+        return super().t(key, **{**self.defaults, **params})
 
 
 def _load(language: str) -> dict[str, str]:

@@ -109,6 +109,9 @@ class TableService:
         self._wake: asyncio.Event | None = None
         self._inflight: set[asyncio.Task[Any]] = set()
         self.closing = False
+        #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
+        #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
+        self.command_prefix: dict[str, str] = {"console": ""}
 
     # ================================================================= plumbing
     def _lock(self, key: str) -> asyncio.Lock:
@@ -149,10 +152,22 @@ class TableService:
         table.row_version = row.version
         self._tables[table.key.key] = table
 
-    def _cat(self, table: Table | None, settings: TableSettings | None = None) -> Catalog:
+    def _cat(
+        self,
+        table: Table | None,
+        settings: TableSettings | None = None,
+        platform: str | None = None,
+    ) -> Catalog:
         if table is not None:
-            return catalog(table.settings.language)
-        return catalog(settings.language if settings else "en")
+            return self._catalog(table.settings.language, table.key.platform)
+        return self._catalog(settings.language if settings else "en", platform or "")
+
+    def _catalog(self, language: str, platform: str) -> Catalog:
+        """A language's catalog, with the platform's way of writing commands."""
+        return catalog(language).bind(
+            c=self.command_prefix.get(platform, "/gnav "),
+            minutes=round(self.lobby_idle / 60),
+        )
 
     async def _channel_settings(self, tk: TableKey) -> TableSettings:
         return load_settings(await self.repo.load_settings(tk.key))
@@ -165,7 +180,9 @@ class TableService:
                 reply: Reply = await fn(tk, table, user, *args)
                 return reply
             except ServiceError as exc:
-                cat = self._cat(self._tables.get(tk.key), await self._settings_if_none(table, tk))
+                cat = self._cat(
+                    self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
+                )
                 return Reply(cat.t(exc.code, **exc.params), ok=False)
             except SettingsError as exc:
                 cat = self._cat(table)
@@ -414,7 +431,7 @@ class TableService:
     ) -> Reply:
         active = table is not None and table.status != "closed"
         current = table.settings if active and table else await self._channel_settings(tk)
-        cat = self._cat(table if active else None, current)
+        cat = self._cat(table if active else None, current, tk.platform)
         if not words:
             return Reply(_settings_text(current, cat), public=True)
         changes = parse_changes(words)
@@ -431,7 +448,7 @@ class TableService:
             await self._save(table)
             self._show(table)
             self._schedule(table)
-        cat = catalog(new.language)
+        cat = self._catalog(new.language, tk.platform)
         return Reply(_settings_text(new, cat), public=True)
 
     async def start(self, tk: TableKey, user: User) -> Reply:
@@ -543,12 +560,14 @@ class TableService:
         decoded = tokens.decode(token)
         if decoded is None:
             settings = await self._channel_settings(tk)
-            return Reply(catalog(settings.language).t("error.bad_button"), ok=False)
+            return Reply(
+                self._catalog(settings.language, tk.platform).t("error.bad_button"), ok=False
+            )
         async with self._lock(tk.key):
             table = await self._load(tk.key)
         if table is None or table.table_id != decoded.table_id:
             settings = await self._channel_settings(tk)
-            return Reply(catalog(settings.language).t("error.stale"), ok=False)
+            return Reply(self._catalog(settings.language, tk.platform).t("error.stale"), ok=False)
         action = decoded.action
         if action == "join":
             return await self.join(tk, user)
@@ -571,7 +590,7 @@ class TableService:
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
         settings = await self._current_settings(tk)
-        cat = catalog(settings.language)
+        cat = self._catalog(settings.language, tk.platform)
         found = await self.repo.player_stats(tk.chat_key, user.key)
         if found is None:
             return Reply(cat.t("stats.none", name=user.name), public=True)
@@ -592,7 +611,7 @@ class TableService:
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
         settings = await self._current_settings(tk)
-        cat = catalog(settings.language)
+        cat = self._catalog(settings.language, tk.platform)
         rows = await self.repo.top(tk.chat_key, limit)
         if not rows:
             return Reply(cat.t("top.none"), public=True)
@@ -614,7 +633,7 @@ class TableService:
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
         settings = await self._current_settings(tk)
-        cat = catalog(settings.language)
+        cat = self._catalog(settings.language, tk.platform)
         async with self._lock(tk.key):
             table = await self._load(tk.key)
             record = None
@@ -634,13 +653,14 @@ class TableService:
         """The rules of the table's profile."""
         settings = await self._current_settings(tk)
         return Reply(
-            self.rules.rules_text(catalog(settings.language), settings.profile), public=True
+            self.rules.rules_text(self._catalog(settings.language, tk.platform), settings.profile),
+            public=True,
         )
 
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot."""
         settings = await self._current_settings(tk)
-        return Reply(catalog(settings.language).t("help.text"), public=True)
+        return Reply(self._catalog(settings.language, tk.platform).t("help.text"), public=True)
 
     async def _current_settings(self, tk: TableKey) -> TableSettings:
         table = self._tables.get(tk.key)

@@ -205,8 +205,10 @@ def test_sample_messages(language: str) -> None:
     hold = cat.t("piece.hold", round=7, piece="XII")
     assert "7" in hold and "XII" in hold
     assert "lives=5" in cat.t("settings.error.no_value", name="lives")
-    help_text = cat.t("help.text")
+    help_text = cat.t("help.text", c="/gnav_")
     assert "/gnav_settings" in help_text and "language=nb" in help_text
+    discord_help = cat.bind(c="/gnav ").t("help.text")
+    assert "/gnav settings" in discord_help and "/gnav new" in discord_help
     assert cat.t("lobby.host_mark").startswith(" ")
     rules = cat.t("rules.norsk")
     for call in CALLS:

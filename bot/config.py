@@ -1,0 +1,59 @@
+"""Settings of `gnav-bot run`, from environment variables and an optional `.env` file.
+
+pydantic-settings reads them; tokens are `SecretStr`, so they never appear in logs or reprs.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class BotSettings(BaseSettings):
+    """Everything `gnav-bot run` can be told. Unset platforms are not started."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+    )
+
+    # Telegram
+    telegram_token: SecretStr | None = None
+    telegram_base_url: str = "https://api.telegram.org/bot"
+    telegram_base_file_url: str = "https://api.telegram.org/file/bot"
+    telegram_mode: Literal["polling", "webhook"] = "polling"
+    telegram_webhook_url: str | None = None  # public HTTPS URL Telegram posts to
+    telegram_webhook_listen: str = "0.0.0.0"
+    telegram_webhook_port: int = Field(default=8443, ge=1, le=65535)
+    telegram_webhook_secret: SecretStr | None = None
+
+    # Discord
+    discord_token: SecretStr | None = None
+    discord_guild_id: int | None = None  # sync commands to one guild (development)
+    discord_sharded: bool = False  # AutoShardedClient (required from 2,500 guilds)
+    discord_sync: Literal["auto", "always", "never"] = "auto"
+
+    # Storage
+    gnav_db: str | None = None  # SQLite file (default: the user's data directory)
+    gnav_database_url: SecretStr | None = None  # postgresql://... : the shared store
+
+    # Behaviour
+    gnav_bot_delay: float = Field(default=1.5, ge=0, le=30)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @model_validator(mode="after")
+    def _webhook_needs_url(self) -> BotSettings:
+        if self.telegram_mode == "webhook" and not self.telegram_webhook_url:
+            raise ValueError("TELEGRAM_MODE=webhook needs TELEGRAM_WEBHOOK_URL")
+        return self
+
+    @property
+    def platforms(self) -> list[str]:
+        """The platforms that have a token."""
+        out = []
+        if self.telegram_token is not None and self.telegram_token.get_secret_value():
+            out.append("telegram")
+        if self.discord_token is not None and self.discord_token.get_secret_value():
+            out.append("discord")
+        return out

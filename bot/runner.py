@@ -1,0 +1,129 @@
+"""`gnav-bot run`: the chat platforms, the service and the store in one asyncio loop.
+
+Platforms are started from their settings; SIGTERM and Ctrl-C stop them from taking new
+updates, let the commands under way finish and be stored, deliver what is queued, and close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import signal
+from collections.abc import Callable
+from typing import Protocol
+
+from bot.config import BotSettings
+from bot.service.ports import Notifier, Repository
+from bot.service.routing import RoutingNotifier
+from bot.service.service import TableService
+
+log = logging.getLogger("gnav_bot")
+
+
+class PlatformError(Exception):
+    """A platform cannot start (e.g. its token was rejected); the message is for people."""
+
+
+class Platform(Protocol):
+    """A chat platform adapter as the runner drives it."""
+
+    name: str
+    notifier: Notifier
+
+    async def start(self, service: TableService) -> None:
+        """Connect, register handlers and begin receiving updates (PlatformError on failure)."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop receiving updates; let handlers under way finish; disconnect."""
+        ...
+
+
+#: Builds a platform from the settings (imported lazily by name, see `_factories`).
+PlatformFactory = Callable[[BotSettings], Platform]
+
+
+def _factories() -> dict[str, PlatformFactory]:
+    def telegram(settings: BotSettings) -> Platform:
+        from adapters.telegram.platform import TelegramPlatform
+
+        return TelegramPlatform(settings)
+
+    def discord(settings: BotSettings) -> Platform:
+        from adapters.discord.platform import DiscordPlatform
+
+        return DiscordPlatform(settings)
+
+    return {"telegram": telegram, "discord": discord}
+
+
+async def open_repository(settings: BotSettings, default_db: str) -> Repository:
+    """PostgreSQL when GNAV_DATABASE_URL is set, else SQLite at GNAV_DB (or `default_db`)."""
+    if settings.gnav_database_url is not None:
+        from storage.postgres import PostgresRepository
+
+        return await PostgresRepository.open(settings.gnav_database_url.get_secret_value())
+    from storage.sqlite import SqliteRepository
+
+    return await SqliteRepository.open(settings.gnav_db or default_db)
+
+
+async def run(
+    settings: BotSettings,
+    default_db: str,
+    *,
+    stop_event: asyncio.Event | None = None,
+    factories: dict[str, PlatformFactory] | None = None,
+) -> int:
+    """Run until SIGTERM/SIGINT (or `stop_event`); returns the process exit status."""
+    names = settings.platforms
+    if not names:
+        log.error("no platform configured: set TELEGRAM_TOKEN and/or DISCORD_TOKEN")
+        return 2
+    makers = factories or _factories()
+    platforms = [makers[name](settings) for name in names]
+    repo = await open_repository(settings, default_db)
+    service = TableService(
+        repo,
+        RoutingNotifier({p.name: p.notifier for p in platforms}),
+        rng=random.Random(),
+        bot_delay=settings.gnav_bot_delay,
+    )
+    stop = stop_event or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    started: list[Platform] = []
+    timers: asyncio.Task[None] | None = None
+    status = 0
+    try:
+        restored = await service.resume()
+        log.info("restored %d table(s)", restored)
+        for p in platforms:
+            await p.start(service)
+            started.append(p)
+            log.info("%s is running", p.name)
+        timers = asyncio.create_task(service.run(), name="gnav-timers")
+        await stop.wait()
+        log.info("stopping")
+    except PlatformError as exc:
+        log.error("%s", exc)
+        status = 2
+    finally:
+        for p in reversed(started):
+            try:
+                await p.stop()
+            except Exception:
+                log.exception("stopping %s failed", p.name)
+        if timers is not None:
+            timers.cancel()
+            await asyncio.gather(timers, return_exceptions=True)
+        await service.shutdown()
+        await repo.close()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+    return status

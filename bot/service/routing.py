@@ -1,0 +1,32 @@
+"""One `Notifier` in front of several platforms: a key's prefix (`telegram:`...) picks one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bot.service.ports import Delivery, Notifier, Screen
+
+
+class RoutingNotifier:
+    """Sends each message through the notifier of the platform its key names."""
+
+    def __init__(self, notifiers: Mapping[str, Notifier]) -> None:
+        self.notifiers = dict(notifiers)
+
+    def _for(self, key: str) -> Notifier | None:
+        return self.notifiers.get(key.partition(":")[0])
+
+    async def post(self, channel: str, screen: Screen) -> str | None:
+        """Post through the channel's platform."""
+        n = self._for(channel)
+        return None if n is None else await n.post(channel, screen)
+
+    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        """Edit through the channel's platform."""
+        n = self._for(channel)
+        return False if n is None else await n.edit(channel, message_ref, screen)
+
+    async def tell(self, user: str, screen: Screen) -> Delivery:
+        """Tell through the user's platform."""
+        n = self._for(user)
+        return Delivery.FAILED if n is None else await n.tell(user, screen)
