@@ -942,6 +942,42 @@ class TableService:
                 count += 1
         return count
 
+    async def migrate_chat(self, platform: str, old_chat: str, new_chat: str) -> int:
+        """A chat got a new id (a Telegram group upgraded to a supergroup): its open tables,
+        with their matches and lives, and its settings move to the new id.
+
+        Returns how many tables moved.
+        """
+        old_prefix = f"{platform}:{old_chat}"
+        moved = 0
+        for row in await self.repo.load_active_tables():
+            old_key = TableKey.parse(row.key)
+            if old_key.platform != platform or old_key.chat != old_chat:
+                continue
+            new_key = TableKey(platform, new_chat, old_key.thread)
+            async with self._lock(row.key), self._lock(new_key.key):
+                table = await self._load(row.key)
+                if table is None or table.status == "closed":
+                    continue
+                existing = await self.repo.load_table(new_key.key)
+                moved_table = Table.from_row(row, self.rules)
+                moved_table.key = new_key
+                moved_table.row_version = existing.version if existing else None
+                await self._save(moved_table)
+                table.status = "closed"
+                table.closed_reason = "migrated"
+                table.deadline = table.deadline_kind = None
+                await self._save(table)
+                self._tables.pop(row.key, None)
+                self.outbox.set_ref(new_key.key, None)
+                self._schedule(moved_table)
+                self._repost(moved_table, None)
+                moved += 1
+        settings = await self.repo.load_settings(old_prefix)
+        if settings is not None:
+            await self.repo.save_settings(f"{platform}:{new_chat}", settings)
+        return moved
+
     async def shutdown(self) -> None:
         """Let queued messages go out."""
         self.closing = True

@@ -378,3 +378,20 @@ async def test_tables_in_different_channels_play_in_parallel(harness: Harness) -
         assert table.status == "closed"
         _, outcome = replay_record(svc.rules.record(table.match))
         assert outcome["rounds"][-1]["eliminated"] or outcome["winners"] is None
+
+
+async def test_a_migrated_chat_keeps_its_table_and_lives(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["lives=4"])
+    svc = harness.service
+    user = await harness.current()
+    assert (await svc.act(CHANNEL, user, "stay")).ok
+    before = await harness.table()
+    lives = list(before.match.lives)
+    moved = await svc.migrate_chat("test", "chat1", "-100chat1")
+    assert moved == 1
+    new_key = TableKey("test", "-100chat1")
+    after = await harness.table(new_key)
+    assert after.status == "playing" and after.match.lives == lives
+    assert (await harness.table()).status == "closed"
+    user = await harness.current(new_key)
+    assert (await svc.act(new_key, user, "stay")).ok
