@@ -8,10 +8,23 @@ from typing import Any
 
 from bot.service.ports import PlayerStats, StatDelta
 
+# One encoder for every save (json.dumps would build one per call). Without the circular check
+# a cyclic document fails with RecursionError instead of ValueError: still refused, and every
+# save of a table's state is a little cheaper.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False
+)
+
 
 def dump_json(value: Any) -> str:
-    """Compact JSON text for a stored document (state, record, settings); NaN is refused."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """Compact JSON text for a stored document (state, record, settings).
+
+    Raises TypeError for what JSON cannot hold, ValueError for NaN or infinity and
+    UnicodeEncodeError (a ValueError) for a lone surrogate, which no store can keep as UTF-8.
+    """
+    text = _ENCODER.encode(value)
+    text.encode("utf-8")
+    return text
 
 
 def load_json(text: str) -> Any:

@@ -85,6 +85,13 @@ async def test_a_state_that_is_not_json_is_refused(store: Store) -> None:
     assert await store.repo.load_table("t") is None
 
 
+async def test_text_that_is_not_utf8_is_refused(store: Store) -> None:
+    with pytest.raises(ValueError):
+        await store.repo.save_table(table("t", 1, state={"x": "\ud800"}), expected_version=None)
+    assert await store.repo.load_table("t") is None
+    await store.repo.save_table(table("t", 1), expected_version=None)
+
+
 async def test_an_update_needs_the_stored_version(store: Store) -> None:
     await store.repo.save_table(table("t", 1), expected_version=None)
     await store.repo.save_table(table("t", 2, deadline=99.0), expected_version=1)
