@@ -113,10 +113,7 @@ def _own_exchanges(match: Match, seat: int) -> list[Exchange | None]:
     What a seat gave and received in its own exchanges it saw; every other entry is replaced
     by None unread, so nothing hidden about other seats reaches the view.
     """
-    out: list[Exchange | None] = []
-    for asker, partner, gave, took in match.exchanges:
-        out.append((asker, partner, gave, took) if seat in (asker, partner) else None)
-    return out
+    return [x if seat in (x[0], x[1]) else None for x in match.exchanges]
 
 
 class _Tracker:
@@ -147,10 +144,10 @@ class _Tracker:
         """Apply the public events in order; `own` lines up with the exchanges since the last
         undo (None for those the seat took no part in)."""
         knockers = {e.seats[0] for e in events if e.kind == "knock"}
+        for s in knockers:  # N5 (an N6 sit-out's Narr is set aside by its `sit_out`)
+            self.now[s] = self.at_deal[s] = NARR
         for s in self.order:
-            if s in knockers:
-                self.now[s] = self.at_deal[s] = NARR
-            else:  # N5: whoever was dealt a Narr knocks, so the others were not
+            if s not in knockers:  # whoever was dealt a Narr knocks, so the others were not
                 self.not_narr.add(s)
                 self.not_narr_at_deal.add(s)
         resets = [i for i, e in enumerate(events) if e.kind in ("kiss", "bag_kiss")]
@@ -272,8 +269,25 @@ CLASS_NAMES = ("first", "early", "late", "dealer")
 #: own rank is below. Rows for other sizes use the nearest smaller key.
 Table = Mapping[int, Sequence[int]]
 
-#: Placeholder: replaced by the tuned table.
-THRESHOLDS: dict[int, tuple[int, int, int, int]] = {}
+#: Interim: tuned by `.venv/bin/python -m benchmarks.strategy --scale 4` before the Gjøk rule
+#: and the N6 sit-out fix; to be replaced by a fresh run.
+THRESHOLDS: dict[int, tuple[int, int, int, int]] = {
+    # players: (first, early, late, dealer)
+    2: (7, 7, 7, 7),  # below IV, IV, IV, IV
+    3: (8, 8, 8, 8),  # below V, V, V, V
+    4: (6, 7, 9, 8),  # below III, IV, VI, V
+    5: (6, 6, 8, 7),  # below III, III, V, IV
+    6: (6, 6, 6, 6),  # below III, III, III, III
+    7: (4, 6, 6, 6),  # below I, III, III, III
+    8: (4, 6, 6, 5),  # below I, III, III, II
+    10: (4, 4, 6, 4),  # below I, I, III, I
+    12: (4, 4, 4, 4),  # below I, I, I, I
+    16: (3, 3, 3, 3),  # below 0, 0, 0, 0
+    20: (3, 3, 3, 3),  # below 0, 0, 0, 0
+}
+
+#: Ask a partner known to hold the Gjøk (ending the round, N12) with any piece below this.
+GJOK_STOP = int(Rank.X)
 
 #: Change of a bag draw's value, in lives per rank of the own piece, near the dealer's
 #: threshold (benchmarks/strategy.py --per-rank shows 0.07 at 2-4 players, 0.1 at 8, 0.2
@@ -332,8 +346,12 @@ def is_safe(view: BotView) -> bool:
 
 def bag_odds(view: BotView) -> list[float]:
     """Probability of each rank for the first bag draw that is not Hest/Hus (N17), from what
-    the seat knows to be elsewhere. The unseen pieces are spread evenly over the unseen places
-    (the bag and the hands not known), except that a seat known not to hold a Narr cannot."""
+    the seat knows to be elsewhere.
+
+    The unseen pieces are spread evenly over the unseen places (the top of the bag and the
+    hands not known), except that a seat known not to hold a Narr cannot have one. Pieces
+    known to be in the bag went to its bottom (C4), so the next draws are not them.
+    """
     pool = Counter(FULL_SET)
     pool[view.rank] -= 1
     for _, rank in view.known:
@@ -367,9 +385,10 @@ def bag_shift(view: BotView) -> float:
     """How many ranks to move the threshold for a request that goes to the bag.
 
     The table prices the bag of a typical round (nobody knocked, nothing refused). What the
-    seat knows can make a draw safer (a knocked Narr, a refused Dragon or Katt, or N6 sit-outs
-    took them out of the bag) or riskier (a refusal showed them in it); the difference in the
-    chance of an outright loss, divided by the value of one rank, moves the threshold.
+    seat knows can make the next draw safer (a knocked Narr, a Dragon or Katt shown in a
+    hand, N6 sit-outs, or pieces shown in the bag, which lie at its bottom) or riskier
+    (ordinary pieces known to be in hands leave the unseen rest richer in them); the change in
+    the chance of an outright loss, divided by the value of one rank, moves the threshold.
     """
     typical = BotView(
         seat=view.seat,
@@ -401,8 +420,13 @@ def forced_action(view: BotView) -> Action | None:
     if partner == BAG:
         return None
     theirs = view.known_rank(partner)
-    if theirs is None or theirs == GJOK:
+    if theirs is None:
         return None
+    if theirs == GJOK:
+        # Asking ends the round at once, no exchange (N12): the pieces are frozen before the
+        # seats after us pass their low pieces on and the dealer trades one for a bag piece.
+        # The benchmark (--gjok) finds that worth it for every piece below X.
+        return "swap" if rank < GJOK_STOP else "stay"
     if theirs == NARR or theirs in (DRAGON, KATT):
         # We would receive the Narr (and pay, N20), or lose a life and keep our piece (N13,
         # N14): staying is never worse. With a Narr of our own the exchange changes nothing.
@@ -413,7 +437,7 @@ def forced_action(view: BotView) -> Action | None:
 def decide(
     view: BotView, rng: random.Random | None = None, *, table: Table | None = None
 ) -> Action:
-    """ "stay" or "swap" for `view`'s seat; always one of its legal actions.
+    """The action for `view`'s seat, "stay" or "swap": always one of its legal actions.
 
     `rng` is accepted for the service's interface; the strategy is deterministic, so a replay
     of a bot's choices needs nothing but the match record. `table` replaces `THRESHOLDS`
@@ -422,10 +446,13 @@ def decide(
     forced = forced_action(view)
     if forced is not None:
         return forced
+    return "swap" if view.rank + 0.5 < swap_limit(view, table) else "stay"
+
+
+def swap_limit(view: BotView, table: Table | None = None) -> float:
+    """Swap when the own rank + 0.5 is below this: the threshold, moved by `bag_shift` when
+    the request goes to the bag (the acting dealer, or C3 past known Hest/Hus)."""
     limit: float = threshold(view, table)
     if partner_of(view) == BAG:
         limit += bag_shift(view)
-    # A known Gjøk partner (N12) ends the round at once when asked: no exchange, but nobody
-    # after us can pass a low piece on or trade one for a bag piece any more. That is worth
-    # it exactly when our piece is weak, which is what the threshold says.
-    return "swap" if view.rank + 0.5 < limit else "stay"
+    return limit
