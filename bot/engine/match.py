@@ -68,8 +68,11 @@ class _Events:
     """
 
     __slots__ = (
+        "act_stay",
+        "act_swap",
         "bag_swap",
         "knock",
+        "pair",
         "pay_lowest",
         "pay_narr",
         "piece_bag",
@@ -106,6 +109,10 @@ class _Events:
             tuple(_new(Event, ("swap", (a, b), -1, EVERYONE, "", ())) for b in range(n))
             for a in range(n)
         )
+        # Not events, but as immutable: the logged actions and the reveal's (seat, rank) pairs.
+        self.act_stay = tuple((s, "stay") for s in range(n))
+        self.act_swap = tuple((s, "swap") for s in range(n))
+        self.pair = tuple(tuple((s, r) for r in ranks) for s in range(n))
 
 
 _EVENT_TABLES: dict[int, _Events] = {}
@@ -261,7 +268,8 @@ class Match:
         k = len(seats)
         if len(pieces) < k:
             raise InvalidDeal("N4", f"{len(pieces)} pieces cannot deal {k} players")
-        return dict(zip(seats, pieces, strict=False)), list(pieces[k:])
+        bag = pieces[k:]
+        return dict(zip(seats, pieces, strict=False)), bag if type(bag) is list else list(bag)
 
     # ----------------------------------------------------------------- the deal
     def start_round(self, deal: Mapping[int, int], bag: Sequence[int]) -> list[Event]:
@@ -279,7 +287,8 @@ class Match:
         self.hands = hands
         self.bag = deque(bag)
         self.exchanges = []
-        self._skip = [False] * n
+        if True in self._skip:  # T2 marked seats last round (mostly it did not: keep the list)
+            self._skip = [False] * n
         # A record may list only the top of the bag; the rest lies below in no defined order,
         # and pieces put back at the bottom (C4) go below that unknown rest (MATCH_RECORD.md).
         self._drawable = len(bag) if len(deal) + len(bag) < len(self.profile.deck) else None
@@ -298,7 +307,8 @@ class Match:
             public = []
         ev = events.append
         piece_deal = self._ev.piece_deal
-        events += [piece_deal[s][hands[s]] for s in sorted(deal)]  # each seat, its own piece
+        # Each seat is told its own piece, in seat order.
+        events += [piece_deal[s][r] for s, r in enumerate(hands) if r != NO_PIECE]
         order = expected  # N8: clockwise from the dealer's left, those dealt a piece
         if NARR in hands:
             narrs = [s for s in range(n) if hands[s] == NARR]
@@ -403,8 +413,9 @@ class Match:
                 raise RuleError(
                     "T3", f"{self.seats[seat]} holds the Narr and may not stay: it must swap (T3)"
                 )
-            log.actions.append((seat, "stay"))
-            e = self._ev.stay[seat]
+            table = self._ev
+            log.actions.append(table.act_stay[seat])
+            e = table.stay[seat]
             log.events.append(e)
             events = [e]
             # N8: the next participant clockwise (as `_advance`, inlined: the hottest path).
@@ -425,7 +436,7 @@ class Match:
         if is_dealer:
             if target is not None and target != BAG:
                 raise RuleError("N17", "the dealer swaps with the bag, not with a neighbour (N17)")
-            log.actions.append((seat, "swap"))
+            log.actions.append(self._ev.act_swap[seat])
             self._bag_request(seat, events)
         else:
             if target is not None and target != order[self.pos + 1]:
@@ -436,7 +447,7 @@ class Match:
                     f"you may only ask your left neighbour "
                     f"{self.seats[order[self.pos + 1]]} to swap (N9)",
                 )
-            log.actions.append((seat, "swap"))
+            log.actions.append(self._ev.act_swap[seat])
             self._request(seat, events)
         return events
 
@@ -481,7 +492,15 @@ class Match:
                 e = table.swap[asker][partner]
                 public.append(e)
                 events += (e, table.piece_swap[asker][rank], table.piece_swap[partner][mine])
-                self._advance(events)
+                # N8: play goes on after the asker (as `_advance`, inlined: a hot path).
+                skip = self._skip
+                pos = self.pos + 1
+                while pos <= last and skip[order[pos]]:
+                    pos += 1
+                if pos <= last:
+                    self.pos = pos
+                else:
+                    self._reveal(events, "reveal")
                 return
             if response == FORBI:
                 # N15: the holder keeps it; the same request goes on to the next participant.
@@ -688,14 +707,15 @@ class Match:
         log = self.log
         assert log is not None
         public = log.events
+        table = self._ev
+        pair = table.pair
         ranks = [hands[s] for s in order]
-        shown = tuple(zip(order, ranks, strict=True))
+        shown = tuple([pair[s][hands[s]] for s in order])
         e = _new(Event, ("reveal", (), -1, EVERYONE, "", shown))
         events.append(e)
         public.append(e)
         payers = self.profile.payers(ranks)
         paying = [order[payers[0]]] if len(payers) == 1 else sorted(order[i] for i in payers)
-        table = self._ev
         for seat in paying:
             lives[seat] -= 1
             e = table.pay_narr[seat] if hands[seat] == NARR else table.pay_lowest[seat]
