@@ -333,3 +333,16 @@ async def test_every_acknowledged_save_survives_sigkill_mid_stream(tmp_path: Pat
         assert stats is not None and stats.rounds == total_rounds
     finally:
         await repo.close()
+
+
+async def test_processes_opening_a_new_file_together_migrate_once(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    repos = await asyncio.gather(*(SqliteRepository.open(path) for _ in range(4)))
+    try:
+        for repo in repos:
+            assert await writer_pragma(repo, "user_version") == latest_version(SQLITE_MIGRATIONS)
+        await repos[0].save_table(table("t", 1), expected_version=None)
+        assert await repos[3].load_table("t") == table("t", 1)
+    finally:
+        for repo in repos:
+            await repo.close()
