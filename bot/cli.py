@@ -36,8 +36,9 @@ def _replay(args: argparse.Namespace) -> int:
     except RecordError as exc:
         print(f"gnav-bot replay: {exc}", file=sys.stderr)
         return 2
-    json.dump(result, sys.stdout, ensure_ascii=False, indent=None if args.compact else 1)
-    sys.stdout.write("\n")
+    # One write of the whole text: json.dump would write it piece by piece (slow on MB records).
+    text = json.dumps(result, ensure_ascii=False, indent=None if args.compact else 1)
+    sys.stdout.write(text + "\n")
     return 0
 
 

@@ -88,6 +88,12 @@ for _number, _roman in enumerate(_ROMAN):
     _ALIASES[str(_number)] = _ALIASES[_roman.casefold()]
 
 
+#: Ranks by their exact record spellings (`Gjok`, `Gjøk`, `XII`, `12`...), for fast lookups.
+RANK_BY_TEXT: dict[str, int] = {name: value for value, name in enumerate(RANK_NAMES)}
+RANK_BY_TEXT["Gjøk"] = GJOK
+RANK_BY_TEXT.update({str(number): RANK_BY_TEXT[roman] for number, roman in enumerate(_ROMAN)})
+
+
 def parse_rank(text: object) -> int:
     """Read a rank written as in a match record (`Gjok`/`Gjøk`, `XII`...`I`, `12`...`1`, `0`).
 

@@ -14,8 +14,11 @@ from typing import Any
 from bot.engine.errors import RuleError
 from bot.engine.events import event_text
 from bot.engine.match import NO_PIECE, Match, RoundLog
-from bot.engine.pieces import RANK_NAMES, parse_rank
+from bot.engine.pieces import RANK_BY_TEXT, RANK_NAMES, parse_rank
 from bot.engine.profiles import PROFILES
+
+#: Exact record spellings of the ranks; anything else goes through `parse_rank` (and its errors).
+_rank_of = RANK_BY_TEXT.get
 
 
 class RecordError(ValueError):
@@ -110,17 +113,22 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
         for name, rank in deal_in.items():
             if name not in index:
                 raise RecordError(f'{where}: "{name}" in the deal is not seated')
-            try:
-                deal[index[name]] = parse_rank(rank)
-            except ValueError as exc:
-                raise RecordError(f"{where}: {exc}") from None
+            value = _rank_of(rank) if type(rank) is str else None
+            if value is None:
+                try:
+                    value = parse_rank(rank)
+                except ValueError as exc:
+                    raise RecordError(f"{where}: {exc}") from None
+            deal[index[name]] = value
         bag_in = rnd.get("bag", [])
         if not isinstance(bag_in, list):
             raise RecordError(f'{where}: "bag" must be a list of ranks')
-        try:
-            bag = [parse_rank(x) for x in bag_in]
-        except ValueError as exc:
-            raise RecordError(f"{where}: bag: {exc}") from None
+        bag = [_rank_of(x, -1) if type(x) is str else -1 for x in bag_in]
+        if -1 in bag:  # something not written exactly as a rank: parse_rank says what
+            try:
+                bag = [parse_rank(x) for x in bag_in]
+            except ValueError as exc:
+                raise RecordError(f"{where}: bag: {exc}") from None
         try:
             match.start_round(deal, bag)
         except RuleError as exc:
@@ -128,16 +136,25 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
         actions = rnd.get("actions", [])
         if not isinstance(actions, list):
             raise RecordError(f'{where}: "actions" must be a list of [player, "stay" | "swap"]')
+        play = match.act
         for a_no, action in enumerate(actions, 1):
-            at = _where(r_no, a_no)
             if (
-                not isinstance(action, list)
+                type(action) is not list
                 or len(action) != 2
-                or not all(isinstance(x, str) for x in action)
+                or type(action[0]) is not str
+                or type(action[1]) is not str
             ):
-                raise RecordError(f'{at}: an action is [player, "stay" | "swap"]')
+                raise RecordError(f'{_where(r_no, a_no)}: an action is [player, "stay" | "swap"]')
             name, verb = action
-            if name not in index:
+            seat = index.get(name)
+            if seat is not None and match.phase == "play" and (verb == "stay" or verb == "swap"):
+                try:  # the common case, checked by the engine itself
+                    play(seat, verb)
+                except RuleError as exc:
+                    raise RecordError(f"{_where(r_no, a_no)}: {exc.message}") from None
+                continue
+            at = _where(r_no, a_no)
+            if seat is None:
                 raise RecordError(f'{at}: "{name}" is not seated')
             if verb == "forfeit":  # gnav-bot's extension: a player leaves the match
                 try:
