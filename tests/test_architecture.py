@@ -122,6 +122,7 @@ ENGINE = _modules("bot/engine")
 
 
 def test_the_engine_is_found() -> None:
+    """The checker sees the engine's modules (a wrong path would pass vacuously)."""
     assert {"bot.engine.match", "bot.engine.record", "bot.engine.pieces"} <= set(ENGINE)
 
 
@@ -148,6 +149,7 @@ def _engine_violations(name: str, path: Path) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(ENGINE))
 def test_engine_imports_only_pure_standard_library(name: str) -> None:
+    """The engine imports pure standard library modules and itself only."""
     bad = _engine_violations(name, ENGINE[name])
     assert not bad, f"{name}: " + "; ".join(bad)
 
@@ -176,19 +178,23 @@ def _violations(packages: tuple[str, ...], forbidden: tuple[str, ...]) -> list[s
 
 
 def test_service_imports_no_adapter_and_no_storage() -> None:
+    """The service owns ports; adapters and storage implement them."""
     assert not _violations(("bot/service",), ("adapters", "storage"))
 
 
 def test_storage_imports_no_adapter() -> None:
+    """Storage knows nothing of the chat platforms."""
     assert not _violations(("storage",), ("adapters",))
 
 
 def test_games_import_no_adapter_and_no_storage() -> None:
+    """Game modules sit beside the service: no adapter, no storage."""
     assert not _violations(("bot/games",), ("adapters", "storage"))
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_adapters_never_import_each_other(adapter: str) -> None:
+    """Telegram, Discord and the console adapter stay independent."""
     others = tuple(f"adapters.{a}" for a in ADAPTERS if a != adapter)
     base = ROOT / "adapters"
     bad: list[str] = []

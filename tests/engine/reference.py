@@ -64,6 +64,7 @@ class _Round:
 
     # -- the bag (N17, C4)
     def draw(self) -> str:
+        """N17: the top of the bag (C4: a complete bag goes on into what was put back)."""
         if not self.top:
             # Only a complete bag (every piece not dealt is listed) goes on into what was put
             # back; a partial one would reach the pieces the record does not list.
@@ -94,6 +95,7 @@ class _Round:
         self.exchanges = []
 
     def pay_matador(self, player: str) -> None:
+        """N13, N14, N17: the asker loses a life to a Dragon or a Katt."""
         self.t.lives[player] -= 1
 
     def ask_neighbour(self, asker: str, at: int, passed: list[str]) -> str | None:
@@ -129,6 +131,7 @@ class _Round:
         return None
 
     def ask_bag(self, asker: str) -> str | None:
+        """N17, C3, C4: a request to the bag. Returns "gjok", "reveal" or None."""
         skipped: list[str] = []
         while True:
             rank = self.draw()
@@ -174,6 +177,7 @@ class _Table:
         return [self.seats[(i + k) % n] for k in range(1, n + 1)]
 
     def play(self, rnd: dict[str, Any]) -> dict[str, Any]:
+        """One round of the record: its outcome entry (MATCH_RECORD.md)."""
         deal = {p: _rank(r) for p, r in rnd["deal"].items()}
         r = _Round(self, deal, [_rank(x) for x in rnd.get("bag", [])])
         dealer = self.dealer
@@ -222,6 +226,7 @@ class _Table:
         return self.reveal(dealer, r, end, deal)
 
     def reveal(self, dealer: str, r: _Round, end: str, deal: dict[str, str]) -> dict[str, Any]:
+        """N18-N24, T4, C6-C8: who pays, who leaves, the winners or the next dealer."""
         r.events.append("reveal")  # N18
         shown = {p: r.hands[p] for p in r.order}
         narr = [p for p in r.order if shown[p] == "Narr"]
@@ -252,6 +257,7 @@ class _Table:
     def result(
         self, dealer: str, r: _Round, end: str | None, hands: dict[str, str], out: list[str]
     ) -> dict[str, Any]:
+        """The outcome entry of a round."""
         return {
             "dealer": dealer,
             "events": r.events,

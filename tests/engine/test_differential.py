@@ -26,6 +26,7 @@ RECORDS = vector_records()
 
 @pytest.mark.parametrize("record", RECORDS, ids=[f"{p.parent.name}/{p.stem}" for p in RECORDS])
 def test_reference_agrees_with_the_vectors(record: Path) -> None:
+    """The reference reading gives every vector's hand-worked outcome."""
     assert reference_outcome(load_json(record)) == load_json(outcome_path(record))
 
 
@@ -40,6 +41,7 @@ def _cut_last_round(record: dict[str, Any], rng: random.Random) -> dict[str, Any
 
 @pytest.mark.parametrize("profile", ["norsk", "tradisjonell"])
 def test_engine_agrees_with_the_reference_on_random_matches(profile: str) -> None:
+    """Whole random matches, and the same cut short, agree with the reference."""
     rng = random.Random(f"differential-{profile}")
     for seed in range(250):
         n = 2 + seed % 19

@@ -37,6 +37,7 @@ def _same_outcome_after_export(match: Match) -> None:
     lives=st.integers(1, 5),
 )
 def test_n1_n3_n8_n23_random_match_invariants(seed: int, n: int, profile: str, lives: int) -> None:
+    """Hypothesis: random tables, profiles and lives keep every invariant at every step."""
     played = play_match(seed, n, profile, lives)
     _same_outcome_after_export(played.match)
 

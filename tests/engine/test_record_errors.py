@@ -318,6 +318,7 @@ CASES: list[tuple[str, Any, str]] = [
 
 @pytest.mark.parametrize(("record", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_invalid_record_in_process(record: Any, message: str) -> None:
+    """`replay_record` raises a RecordError with exactly the message."""
     with pytest.raises(RecordError) as info:
         replay_record(record)
     assert str(info.value) == message
@@ -327,6 +328,7 @@ def test_invalid_record_in_process(record: Any, message: str) -> None:
 def test_invalid_record_cli_exits_2_with_one_line(
     tmp_path: Path, record: Any, message: str
 ) -> None:
+    """`gnav-bot replay` exits 2, prints nothing on stdout, one line on stderr."""
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
     done = run_gnav_bot("replay", str(path))
@@ -336,6 +338,7 @@ def test_invalid_record_cli_exits_2_with_one_line(
 
 
 def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    """Broken JSON: one line naming where, no traceback."""
     path = tmp_path / "broken.json"
     path.write_text('{\n "seats": ["A", "B"\n}\n', encoding="utf-8")
     done = run_gnav_bot("replay", str(path))
@@ -347,6 +350,7 @@ def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
 
 
 def test_missing_file(tmp_path: Path) -> None:
+    """A missing file: one line, exit 2."""
     path = tmp_path / "nowhere.json"
     done = run_gnav_bot("replay", str(path))
     assert done.returncode == 2
@@ -354,6 +358,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_file_not_utf8(tmp_path: Path) -> None:
+    """A file in another encoding: one line, exit 2."""
     path = tmp_path / "latin1.json"
     path.write_bytes('{"seats": ["Bjørn"]}'.encode("latin-1"))
     done = run_gnav_bot("replay", str(path))
@@ -362,6 +367,7 @@ def test_file_not_utf8(tmp_path: Path) -> None:
 
 
 def test_parse_record_reports_json_errors() -> None:
+    """`parse_record` (the engine's part) reports JSON errors itself."""
     with pytest.raises(RecordError, match=r"^not valid JSON: line 1, column 1: "):
         parse_record("")
 

@@ -35,10 +35,12 @@ def full_bag(deal: dict[int, int], top: list[int]) -> list[int]:
 
 
 def new(n: int, *, dealer: int, profile: str = "norsk", lives: int = 3) -> Match:
+    """An n-seat match A, B, C... with the given dealer, profile and lives."""
     return Match([chr(ord("A") + i) for i in range(n)], profile=profile, dealer=dealer, lives=lives)
 
 
 def test_c4_ordinary_draw_old_piece_then_skipped_hest_hus_to_the_bottom() -> None:
+    """C4: old piece first, then the skipped Hus and Hest in the order drawn."""
     m = new(2, dealer=1)
     deal = dict(zip([0, 1], R("VII", "III"), strict=True))
     bag = full_bag(deal, R("Hus", "Hest", "IX"))
@@ -50,6 +52,7 @@ def test_c4_ordinary_draw_old_piece_then_skipped_hest_hus_to_the_bottom() -> Non
 
 
 def test_c4_refusing_candidate_goes_back_after_the_skipped_ones() -> None:
+    """C4: skipped Hest first, then the refusing Dragon; the dealer keeps its piece (N17)."""
     m = new(3, dealer=2)
     deal = dict(zip([0, 1, 2], R("V", "VI", "I"), strict=True))
     bag = full_bag(deal, R("Hest", "Dragon"))
@@ -97,6 +100,7 @@ def test_c3_two_redirected_bag_exchanges_undone_newest_first() -> None:
 
 
 def test_c4_undo_of_a_bag_exchange_with_a_twin_in_the_bag() -> None:
+    """C4: the undo takes back the copy nearest the bottom, not its twin."""
     m = new(2, dealer=1)
     deal = dict(zip([0, 1], R("V", "Hus"), strict=True))
     top = R("VI", "Katt")
@@ -113,6 +117,7 @@ def test_c4_undo_of_a_bag_exchange_with_a_twin_in_the_bag() -> None:
 
 
 def test_n6_tokens_from_the_bank_then_spare_tokens() -> None:
+    """N6: a token from the bank while it has one, then a spare one; C2 acting dealer."""
     m = new(4, dealer=3)
     deal = dict(zip(range(4), R("I", "II", "III", "IV"), strict=True))
     m.start_round(deal, full_bag(deal, []))
@@ -132,6 +137,7 @@ def test_n6_tokens_from_the_bank_then_spare_tokens() -> None:
 
 
 def test_n9_partner_is_the_next_participant_only() -> None:
+    """N9: a player may ask only its next participating left neighbour."""
     m = new(4, dealer=3)
     deal = dict(zip(range(4), R("I", "II", "III", "IV"), strict=True))
     m.start_round(deal, full_bag(deal, []))
@@ -146,6 +152,7 @@ def test_n9_partner_is_the_next_participant_only() -> None:
 
 
 def test_n17_the_dealer_swaps_with_the_bag_only() -> None:
+    """N17: the acting dealer swaps with the bag, never a neighbour."""
     m = new(2, dealer=1)
     deal = dict(zip(range(2), R("I", "II"), strict=True))
     m.start_round(deal, full_bag(deal, R("X")))
@@ -158,6 +165,7 @@ def test_n17_the_dealer_swaps_with_the_bag_only() -> None:
 
 
 def test_t3_narr_holder_may_only_swap() -> None:
+    """T3: a Narr holder's only legal action is to swap."""
     m = new(3, dealer=2, profile="tradisjonell")
     deal = dict(zip(range(3), R("Narr", "V", "VI"), strict=True))
     m.start_round(deal, full_bag(deal, []))
@@ -171,6 +179,7 @@ def test_t3_narr_holder_may_only_swap() -> None:
 
 
 def test_n8_only_the_player_to_act_and_phases() -> None:
+    """N4, N8, N24: dealing order, turn order, and nothing out of phase."""
     m = new(3, dealer=0)
     assert m.turn is None and m.phase == "deal"
     with pytest.raises(RoundOver):
@@ -190,6 +199,7 @@ def test_n8_only_the_player_to_act_and_phases() -> None:
 
 
 def test_n23_nothing_after_the_match() -> None:
+    """N23: the last player left wins; then no deal and no action."""
     m = new(2, dealer=1, lives=1)
     deal = dict(zip(range(2), R("I", "II"), strict=True))
     m.start_round(deal, full_bag(deal, []))
@@ -204,6 +214,7 @@ def test_n23_nothing_after_the_match() -> None:
 
 
 def test_invalid_deals() -> None:
+    """N1, N4: a deal that misses a seat, triples a rank or names a stranger."""
     m = new(3, dealer=2)
     with pytest.raises(InvalidDeal, match="no piece for C"):
         m.start_round({0: 1, 1: 2}, [])
@@ -224,12 +235,14 @@ def test_bag_exhausted_only_for_a_partial_bag() -> None:
 
 @pytest.mark.parametrize("bad", [1, 21])
 def test_n3_two_to_twenty_players(bad: int) -> None:
+    """N3: 2 to 20 players."""
     with pytest.raises(RuleError) as info:
         Match([f"P{i}" for i in range(bad)])
     assert info.value.rule == "N3"
 
 
 def test_n3_lives_at_least_one() -> None:
+    """N3: every player starts with at least one life; names differ."""
     with pytest.raises(RuleError):
         Match(["A", "B"], lives=[3, 0])
     with pytest.raises(RuleError):

@@ -29,6 +29,7 @@ def test_vectors_are_present_in_pairs() -> None:
 
 @pytest.mark.parametrize("record", RECORDS, ids=IDS)
 def test_vector_replays_to_its_outcome(record: Path) -> None:
+    """`replay_record` gives exactly the expected outcome."""
     _, outcome = replay_record(load_json(record))
     assert outcome == load_json(outcome_path(record))
 
@@ -52,6 +53,7 @@ def test_vector_through_the_cli(record: Path) -> None:
 
 
 def test_cli_compact_output_is_one_line() -> None:
+    """`--compact` prints the same outcome on one line."""
     record = RECORDS[0]
     done = run_gnav_bot("replay", "--compact", str(record))
     assert done.returncode == 0, done.stderr
