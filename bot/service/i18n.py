@@ -24,41 +24,48 @@ LANGUAGE_NAMES: dict[str, str] = {
 
 
 class Catalog:
-    """One language's messages, falling back to English for a missing key."""
+    """One language's messages, falling back to English for a missing key.
 
-    def __init__(self, language: str, messages: dict[str, str], fallback: Catalog | None) -> None:
+    `bind` gives a view that also fills fixed parameters (the platform's command prefix...).
+    """
+
+    def __init__(
+        self,
+        language: str,
+        messages: dict[str, str],
+        fallback: Catalog | None,
+        defaults: dict[str, Any] | None = None,
+    ) -> None:
         self.language = language
         self.messages = messages
         self.fallback = fallback
+        self.defaults = defaults or {}
 
-    def t(self, key: str, /, **params: Any) -> str:
-        """The message `key` filled with `params`."""
+    def template(self, key: str) -> str:
+        """The raw template of `key` (KeyError when no catalog has it)."""
         template = self.messages.get(key)
         if template is None:
             if self.fallback is None:
                 raise KeyError(f"no message {key!r}")
-            return self.fallback.t(key, **params)
-        return template.format(**params)
+            return self.fallback.template(key)
+        return template
+
+    def t(self, key: str, /, **params: Any) -> str:
+        """The message `key` filled with `params` (and the bound parameters)."""
+        template = self.messages.get(key)
+        if template is None:
+            template = self.template(key)
+        if self.defaults:
+            return template.format_map({**self.defaults, **params})
+        return template.format_map(params)
 
     def bind(self, **defaults: Any) -> Catalog:
         """This catalog with parameters every message may use (e.g. the command prefix)."""
-        return _Bound(self, defaults)
+        return Catalog(self.language, self.messages, self.fallback, {**self.defaults, **defaults})
 
     def has(self, key: str) -> bool:
         """True when this catalog (or its fallback) has `key`."""
         return key in self.messages or (self.fallback is not None and self.fallback.has(key))
-
-
-class _Bound(Catalog):
-    """A catalog whose messages also get fixed parameters."""
-
-    def __init__(self, base: Catalog, defaults: dict[str, Any]) -> None:
-        super().__init__(base.language, base.messages, base.fallback)
-        self.defaults = defaults
-
-    def t(self, key: str, /, **params: Any) -> str:
-        """The message `key` filled with the fixed parameters and `params`."""
-        return super().t(key, **{**self.defaults, **params})
 
 
 def _load(language: str) -> dict[str, str]:

@@ -12,16 +12,22 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from bot.service.ports import Delivery, Notifier, Screen
 
 log = logging.getLogger(__name__)
 
 
+#: A screen, or a coroutine function that renders the table's current, committed screen when
+#: the message is about to go out (so coalesced edits are rendered once, off the command path).
+LazyScreen: TypeAlias = Screen | Callable[[], Awaitable[Screen | None]]
+
+
 @dataclass(slots=True)
 class _Job:
     kind: str  # "edit" (the table message), "post_table", "post", "tell"
-    screen: Screen
+    screen: LazyScreen
     freeze: Screen | None = None  # post_table: the old table message's last screen
     user: str | None = None
 
@@ -48,7 +54,7 @@ class Outbox:
         """The table message currently edited in place (from storage, after a restart)."""
         self._refs[channel] = ref
 
-    def edit_table(self, channel: str, screen: Screen) -> None:
+    def edit_table(self, channel: str, screen: LazyScreen) -> None:
         """Show `screen` in the table message; replaces an edit still waiting."""
         queue = self._queues.setdefault(channel, deque())
         if queue and queue[-1].kind == "edit":
@@ -57,7 +63,7 @@ class Outbox:
             queue.append(_Job("edit", screen))
         self._kick(channel)
 
-    def post_table(self, channel: str, screen: Screen, freeze: Screen | None) -> None:
+    def post_table(self, channel: str, screen: LazyScreen, freeze: Screen | None) -> None:
         """Post a new table message; the old one is edited to `freeze` (no buttons) first."""
         queue = self._queues.setdefault(channel, deque())
         if queue and queue[-1].kind == "edit" and freeze is not None:
@@ -91,6 +97,11 @@ class Outbox:
 
     async def _send(self, channel: str, job: _Job) -> None:
         n = self.notifier
+        if not isinstance(job.screen, Screen):
+            screen = await job.screen()
+            if screen is None:
+                return  # the table is gone
+            job.screen = screen
         if job.kind == "edit":
             ref = self._refs.get(channel)
             if ref is None:
@@ -119,7 +130,7 @@ class Outbox:
             await n.post(channel, job.screen)
             self.sent["post"] += 1
         else:
-            assert job.user is not None
+            assert job.user is not None and isinstance(job.screen, Screen)
             result = await n.tell(job.user, job.screen)
             self.sent["tell"] += 1
             await self._on_told(job.user, result)

@@ -15,7 +15,7 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,7 @@ from bot.service.ports import (
     Screen,
     StatDelta,
     SystemClock,
+    TableRow,
 )
 from bot.service.settings import (
     SettingsError,
@@ -93,6 +94,7 @@ class TableService:
         bot_delay: float = 1.5,
         lobby_idle: float = 600.0,
         max_timeouts: int = 3,
+        max_parallel: int = 32,
     ) -> None:
         self.repo = repo
         self.rules: GameRules = rules or GnavRules()
@@ -101,13 +103,16 @@ class TableService:
         self.bot_delay = bot_delay
         self.lobby_idle = lobby_idle
         self.max_timeouts = max_timeouts
+        # Deadlines handled at once: enough for commits to share a transaction, few enough
+        # that each command is answered quickly when many tables are due together.
+        self._parallel = asyncio.Semaphore(max_parallel)
         self.outbox = Outbox(notifier, self._on_posted, self._on_told)
         self._tables: dict[str, Table] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._players: dict[str, dict[str, Any]] = {}
         self._heap: list[tuple[float, str]] = []
         self._wake: asyncio.Event | None = None
-        self._inflight: set[asyncio.Task[Any]] = set()
+        self._unsaved_refs: set[str] = set()
         self.closing = False
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
@@ -151,6 +156,7 @@ class TableService:
             raise
         table.row_version = row.version
         self._tables[table.key.key] = table
+        self._unsaved_refs.discard(table.key.key)
 
     def _cat(
         self,
@@ -270,26 +276,41 @@ class TableService:
         lines = self.rules.render_status(table.match, table.names, cat)
         if table.log:
             lines.append("—")
-            lines.extend(self.rules.render_line(line, cat) for line in table.log)
+            # The log only grows during a round: render each line once per language.
+            cache = table.rendered_log
+            if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
+                cache.clear()
+                table.rendered_for = (id(table.log), cat.language)
+            for line in table.log[len(cache) :]:
+                cache.append(self.rules.render_line(line, cat))
+            lines.extend(cache)
         return lines
 
     def _show(self, table: Table) -> None:
-        self.outbox.edit_table(table.key.key, self.render(table))
+        self.outbox.edit_table(table.key.key, self._lazy(table.key.key))
 
     def _repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
-        self.outbox.post_table(table.key.key, self.render(table, note=note), freeze)
+        self.outbox.post_table(table.key.key, self._lazy(table.key.key, note), freeze)
+
+    def _lazy(self, key: str, note: str | None = None) -> Callable[[], Awaitable[Screen | None]]:
+        """Render the table when its message goes out: under its lock, so what is shown is
+        what was committed, and once for any number of coalesced edits."""
+
+        async def render() -> Screen | None:
+            async with self._lock(key):
+                table = self._tables.get(key)
+                return None if table is None else self.render(table, note=note)
+
+        return render
 
     # ================================================================= outbox callbacks
     async def _on_posted(self, channel: str, ref: str) -> None:
-        async with self._lock(channel):
-            table = await self._load(channel)
-            if table is None or table.message_ref == ref:
-                return
+        # Kept in memory and stored with the table's next commit (or at shutdown): a table
+        # restored without it posts a fresh message anyway, so nothing is lost meanwhile.
+        table = self._tables.get(channel)
+        if table is not None and table.message_ref != ref:
             table.message_ref = ref
-            try:
-                await self._save(table)
-            except ConflictError:
-                log.warning("table %s changed elsewhere; its message ref was not stored", channel)
+            self._unsaved_refs.add(channel)
 
     async def _on_told(self, user: str, result: Delivery) -> None:
         if result is Delivery.FAILED:
@@ -319,11 +340,15 @@ class TableService:
         await self.repo.save_player(user.key, info)
 
     # ================================================================= lobby
-    async def open(self, tk: TableKey, user: User) -> Reply:
-        """Open a table in the channel (the opener sits down), or show the current one."""
-        return await self._run(tk, user, self._open)
+    async def open(self, tk: TableKey, user: User, *, sit: bool = True) -> Reply:
+        """Open a table in the channel, or show the current one.
 
-    async def _open(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        The opener is the host and sits down, unless `sit` is false: then the host only
+        watches (a table of bot seats, a demonstration, a benchmark).
+        """
+        return await self._run(tk, user, self._open, sit)
+
+    async def _open(self, tk: TableKey, table: Table | None, user: User, sit: bool) -> Reply:
         now = self.clock.now()
         if table is not None and table.status != "closed":
             self._repost(table, self.render(table, buttons=False))
@@ -336,7 +361,7 @@ class TableService:
             settings=settings,
             status="lobby",
             host=user.key,
-            seats=[Seat(user.key, _clean_name(user.name))],
+            seats=[Seat(user.key, _clean_name(user.name))] if sit else [],
             created_at=now,
             row_version=table.row_version if table else None,
             message_ref=None,
@@ -844,7 +869,7 @@ class TableService:
         if not due:
             return 0
         results = await asyncio.gather(
-            *(self._on_deadline(key) for key in due), return_exceptions=True
+            *(self._bounded(self._on_deadline(key)) for key in due), return_exceptions=True
         )
         acted = 0
         for key, result in zip(due, results, strict=True):
@@ -854,6 +879,10 @@ class TableService:
             elif result:
                 acted += 1
         return acted
+
+    async def _bounded(self, work: Any) -> Any:
+        async with self._parallel:
+            return await work
 
     def next_deadline(self) -> float | None:
         """The earliest scheduled deadline."""
@@ -923,24 +952,26 @@ class TableService:
     async def resume(self) -> int:
         """Load every open table after a start: re-arm timers and tell the channels."""
         rows = await self.repo.load_active_tables()
-        count = 0
-        for row in rows:
-            async with self._lock(row.key):
-                try:
-                    table = Table.from_row(row, self.rules)
-                except (ValueError, KeyError) as exc:
-                    log.error("table %s cannot be restored: %s", row.key, exc)
-                    continue
-                self._tables[row.key] = table
-                self.outbox.set_ref(row.key, table.message_ref)
-                self._arm(table)  # a fresh turn: nobody pays for time the bot was down
-                table.seq += 1
-                await self._save(table)
-                note = self._cat(table).t("note.restored")
-                self._repost(table, self.render(table, buttons=False), note=note)
-                self._schedule(table)
-                count += 1
-        return count
+        done = await asyncio.gather(*(self._bounded(self._resume_one(row)) for row in rows))
+        return sum(done)
+
+    async def _resume_one(self, row: TableRow) -> bool:
+        async with self._lock(row.key):
+            try:
+                table = Table.from_row(row, self.rules)
+            except (ValueError, KeyError) as exc:
+                log.error("table %s cannot be restored: %s", row.key, exc)
+                return False
+            self._tables[row.key] = table
+            self.outbox.set_ref(row.key, table.message_ref)
+            # A fresh deadline: nobody pays for the time the bot was down. It is not stored
+            # now (every start re-arms again), and the state version stays, so the buttons
+            # of the messages already in the chat keep working.
+            self._arm(table)
+            note = self._cat(table).t("note.restored")
+            self._repost(table, None, note=note)
+            self._schedule(table)
+            return True
 
     async def migrate_chat(self, platform: str, old_chat: str, new_chat: str) -> int:
         """A chat got a new id (a Telegram group upgraded to a supergroup): its open tables,
@@ -979,9 +1010,18 @@ class TableService:
         return moved
 
     async def shutdown(self) -> None:
-        """Let queued messages go out."""
+        """Let queued messages go out and store the references of the newest table messages."""
         self.closing = True
         await self.outbox.drain()
+        for key in list(self._unsaved_refs):
+            async with self._lock(key):
+                table = self._tables.get(key)
+                if table is None:
+                    continue
+                try:
+                    await self._save(table)
+                except ConflictError:
+                    log.warning("table %s changed elsewhere; its message ref was not stored", key)
 
     # ================================================================= helpers
     def _lobby(self, table: Table | None) -> Table:

@@ -93,6 +93,9 @@ class Table:
     message_ref: str | None = None  # the table message, edited in place
     closed_reason: str | None = None
     row_version: int | None = None  # storage version last read or written
+    # Not stored: the round's log lines already rendered, and for which log and language.
+    rendered_log: list[str] = field(default_factory=list)
+    rendered_for: tuple[int, str] | None = None
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""

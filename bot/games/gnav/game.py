@@ -159,24 +159,26 @@ class GnavRules:
         ]
         turn = match.turn
         acting = match.acting_dealer
+        out = cat.t("seat.out")
+        sitting = cat.t("seat.sitting_out")
+        lives_t = cat.template("seat.lives")
+        in_match = match.in_match
+        sitting_out = match.sitting_out
+        playing = match.phase == "play"
         for seat, name in enumerate(names):
             marks = []
             if seat == turn:
                 marks.append("▶")
-            if not match.in_match[seat]:
-                state = cat.t("seat.out")
-            elif seat in match.sitting_out:
-                state = cat.t("seat.sitting_out")
-            else:
-                state = ""
             if seat == dealer:
                 marks.append(cat.t("seat.dealer_mark"))
-            elif seat == acting and match.phase == "play":
+            elif seat == acting and playing:
                 marks.append(cat.t("seat.acting_dealer_mark"))
-            lives = cat.t("seat.lives", lives=match.lives[seat])
+            lives = lives_t.format(lives=match.lives[seat])
             text = f"{' '.join(marks)} {name} · {lives}".strip()
-            if state:
-                text += f" · {state}"
+            if not in_match[seat]:
+                text += f" · {out}"
+            elif seat in sitting_out:
+                text += f" · {sitting}"
             lines.append(text)
         return lines
 
