@@ -164,12 +164,8 @@ def stored_bytes(path: Path) -> tuple[float, float, float]:
     """(state bytes per table, record bytes per match, file bytes per match)."""
     with sqlite3.connect(path) as db:
         state, tables = db.execute("SELECT sum(length(state)), count(*) FROM tables").fetchone()
-        record, matches = db.execute(
-            "SELECT sum(length(record)), count(*) FROM matches"
-        ).fetchone()
-    size = sum(
-        p.stat().st_size for p in path.parent.iterdir() if p.name.startswith(path.name)
-    )
+        record, matches = db.execute("SELECT sum(length(record)), count(*) FROM matches").fetchone()
+    size = sum(p.stat().st_size for p in path.parent.iterdir() if p.name.startswith(path.name))
     return state / tables, record / max(matches, 1), size / max(matches, 1)
 
 
