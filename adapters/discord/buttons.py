@@ -1,0 +1,107 @@
+"""Table-message buttons: service screens as Discord views, and the one persistent handler.
+
+Every button's `custom_id` is the service's token (`g:<table id>:<seq>:<action>`), so one
+`DynamicItem` whose template matches any token routes every press, on old messages as on new
+ones, to `TableService.press`. Views built here contain only that item: discord.py then keeps
+nothing per message, and a restarted process needs nothing but the registration in `setup_hook`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+import discord
+
+from bot.service import tokens
+from bot.service.ports import Screen
+
+#: Discord's limits for one message (content characters, rows, buttons per row, label length).
+MAX_CONTENT = 2000
+MAX_ROWS = 5
+MAX_PER_ROW = 5
+MAX_LABEL = 80
+
+#: Any button token of ours; the service decodes it and refuses a stale or foreign one.
+TOKEN_TEMPLATE = r"g:[0-9a-z]{1,12}:[0-9a-z]{1,10}:[a-z]{1,8}"
+
+_STYLES: dict[str, discord.ButtonStyle] = {
+    "join": discord.ButtonStyle.success,
+    "start": discord.ButtonStyle.primary,
+    "swap": discord.ButtonStyle.primary,
+    "next": discord.ButtonStyle.primary,
+}
+
+
+class PressHandler(Protocol):
+    """What a press is handed to (the platform's interaction handler)."""
+
+    async def press(self, interaction: discord.Interaction[Any], token: str) -> None:
+        """Answer a press of the button carrying `token`."""
+        ...
+
+
+class GnavButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TOKEN_TEMPLATE):
+    """A table-message button; rebuilt from its custom_id on every press, whatever the process."""
+
+    def __init__(
+        self,
+        token: str,
+        label: str = "",
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        row: int | None = None,
+    ) -> None:
+        super().__init__(
+            discord.ui.Button(label=label[:MAX_LABEL] or "·", custom_id=token, style=style),
+            row=row,
+        )
+        self.token = token
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+    ) -> GnavButton:
+        """The pressed button, from the message the press came with (discord.py calls this)."""
+        label = getattr(item, "label", None) or ""
+        style = getattr(item, "style", discord.ButtonStyle.secondary)
+        return cls(match.group(0), label, style)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Hand the press to the platform's handler (it answers within Discord's 3 s)."""
+        handler: PressHandler | None = getattr(interaction.client, "gnav_handler", None)
+        if handler is not None:
+            await handler.press(interaction, self.token)
+
+
+def build_view(screen: Screen) -> discord.ui.View | None:
+    """The screen's button rows as a persistent view (None when the screen has no buttons)."""
+    if not screen.buttons:
+        return None
+    view = discord.ui.View(timeout=None)
+    for r, row in enumerate(screen.buttons[:MAX_ROWS]):
+        for button in row[:MAX_PER_ROW]:
+            decoded = tokens.decode(button.token)
+            style = _STYLES.get(decoded.action if decoded else "", discord.ButtonStyle.secondary)
+            view.add_item(GnavButton(button.token, button.label, style, row=r))
+    return view
+
+
+def render_text(text: str) -> str:
+    """Service text as Discord content: markdown in names escaped, within 2,000 characters.
+
+    The service's texts are plain; a player called `*x*` must not turn the table bold.
+    """
+    escaped = discord.utils.escape_markdown(text)
+    if len(escaped) <= MAX_CONTENT:
+        return escaped
+    # Escapes can push a 1,900-character table over Discord's limit: drop the oldest log
+    # lines (after the title), as the service itself does.
+    lines = escaped.split("\n")
+    head, rest = lines[0], lines[1:]
+    while rest and len(head) + 2 + sum(len(x) + 1 for x in rest) > MAX_CONTENT:
+        rest.pop(0)
+    out = "\n".join([head, "…", *rest])
+    return out if len(out) <= MAX_CONTENT else out[: MAX_CONTENT - 1] + "…"

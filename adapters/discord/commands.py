@@ -1,0 +1,159 @@
+"""The `/gnav` slash-command group: one subcommand per service command, nothing more.
+
+Options carry Discord types and ranges taken from the service's own settings table, so Discord
+checks a number before the service does; the service stays the judge of every rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from adapters.discord.interactions import InteractionHandler, member_user, table_key, user_of
+from bot.service.i18n import LANGUAGE_NAMES, LANGUAGES
+from bot.service.settings import CHOICES, RANGES
+
+_LIVES = RANGES["lives"]
+_TIMEOUT = RANGES["turn_timeout"]
+_DELAY = RANGES["next_round_delay"]
+_BOTS = RANGES["bots"]
+_LANGUAGE_CHOICES = [app_commands.Choice(name=LANGUAGE_NAMES[c], value=c) for c in LANGUAGES]
+_PROFILE_CHOICES = [app_commands.Choice(name=p, value=p) for p in CHOICES["profile"]]
+#: Autocomplete must be answered within 3 s too: give up on the seat list before that.
+_AUTOCOMPLETE_WAIT = 1.5
+
+
+def gnav_group(handler: InteractionHandler) -> app_commands.Group:
+    """The `/gnav` group; every subcommand translates to one `TableService` call."""
+    service = handler.service
+    gnav = app_commands.Group(
+        name="gnav",
+        description="Play Gnav, the Scandinavian swapping game, in this channel",
+        guild_only=True,
+    )
+
+    @gnav.command(name="new", description="Open a Gnav table here (or show the one that is open)")
+    async def new(interaction: discord.Interaction[Any]) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.open(tk, user), public=False)
+
+    @gnav.command(name="join", description="Sit down at the table")
+    async def join(interaction: discord.Interaction[Any]) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.join(tk, user), public=False)
+
+    @gnav.command(name="leave", description="Leave the table (during a match: give up)")
+    async def leave(interaction: discord.Interaction[Any]) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.leave(tk, user), public=False)
+
+    @gnav.command(name="start", description="Start the match (the host or a channel admin)")
+    async def start(interaction: discord.Interaction[Any]) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.start(tk, user), public=False)
+
+    @gnav.command(name="stop", description="Stop the table (the host or a channel admin)")
+    async def stop(interaction: discord.Interaction[Any]) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.stop(tk, user), public=True)
+
+    @gnav.command(name="kick", description="Remove a player (the host or a channel admin)")
+    @app_commands.describe(player="The seat's name, as shown at the table")
+    async def kick(interaction: discord.Interaction[Any], player: str) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.kick(tk, user, player), public=True)
+
+    @kick.autocomplete("player")
+    async def kick_names(
+        interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        try:
+            table = await asyncio.wait_for(
+                service.status(table_key(interaction)), _AUTOCOMPLETE_WAIT
+            )
+        except TimeoutError:
+            return []
+        if table is None or table.status == "closed":
+            return []
+        wanted = current.casefold()
+        return [
+            app_commands.Choice(name=s.name[:100], value=s.name[:100])
+            for s in table.seats
+            if wanted in s.name.casefold()
+        ][:25]
+
+    @gnav.command(name="settings", description="Show or change the table's settings")
+    @app_commands.describe(
+        lives="Lives each player starts with",
+        timeout="Seconds for a turn",
+        rules="Rule profile",
+        bots="Bot seats added at the start",
+        delay="Seconds before the next round is dealt",
+        language="Language of the table",
+        changes="Settings as text, e.g. lives=5 timeout=90",
+    )
+    @app_commands.choices(rules=_PROFILE_CHOICES, language=_LANGUAGE_CHOICES)
+    async def settings(
+        interaction: discord.Interaction[Any],
+        lives: app_commands.Range[int, _LIVES[0], _LIVES[1]] | None = None,
+        timeout: app_commands.Range[int, _TIMEOUT[0], _TIMEOUT[1]] | None = None,
+        rules: str | None = None,
+        bots: app_commands.Range[int, _BOTS[0], _BOTS[1]] | None = None,
+        delay: app_commands.Range[int, _DELAY[0], _DELAY[1]] | None = None,
+        language: str | None = None,
+        changes: str | None = None,
+    ) -> None:
+        named = {
+            "lives": lives,
+            "timeout": timeout,
+            "rules": rules,
+            "bots": bots,
+            "delay": delay,
+            "language": language,
+        }
+        words = [f"{k}={v}" for k, v in named.items() if v is not None]
+        words += (changes or "").split()
+        tk, user = table_key(interaction), user_of(interaction)
+        await handler.command(interaction, lambda: service.configure(tk, user, words), public=True)
+
+    @gnav.command(name="language", description="Choose the table's language")
+    @app_commands.describe(language="The language of the table's messages")
+    @app_commands.choices(language=_LANGUAGE_CHOICES)
+    async def language(interaction: discord.Interaction[Any], language: str) -> None:
+        tk, user = table_key(interaction), user_of(interaction)
+        words = [f"language={language}"]
+        await handler.command(interaction, lambda: service.configure(tk, user, words), public=True)
+
+    @gnav.command(name="rules", description="The rules of Gnav at this table")
+    async def rules(interaction: discord.Interaction[Any]) -> None:
+        tk = table_key(interaction)
+        await handler.command(interaction, lambda: service.rules_help(tk), public=True)
+
+    @gnav.command(name="stats", description="Gnav statistics in this channel")
+    @app_commands.describe(player="Whose statistics (yours when left out)")
+    async def stats(
+        interaction: discord.Interaction[Any], player: discord.Member | None = None
+    ) -> None:
+        tk = table_key(interaction)
+        who = member_user(player) if player is not None else user_of(interaction)
+        await handler.command(interaction, lambda: service.stats(tk, who), public=True)
+
+    @gnav.command(name="top", description="The best Gnav players in this channel")
+    async def top(interaction: discord.Interaction[Any]) -> None:
+        tk = table_key(interaction)
+        await handler.command(interaction, lambda: service.top(tk), public=True)
+
+    @gnav.command(name="export", description="The record of the current or last match (JSON)")
+    async def export(interaction: discord.Interaction[Any]) -> None:
+        tk = table_key(interaction)
+        await handler.command(interaction, lambda: service.export(tk), public=False)
+
+    @gnav.command(name="help", description="How to play Gnav with this bot")
+    async def help_(interaction: discord.Interaction[Any]) -> None:
+        tk = table_key(interaction)
+        await handler.command(interaction, lambda: service.help(tk), public=True)
+
+    return gnav

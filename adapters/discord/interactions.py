@@ -1,0 +1,150 @@
+"""Answering interactions: every slash command and press is acknowledged within Discord's 3 s.
+
+The service call runs as a task. When it is done within `defer_after` seconds (2 by default)
+the answer is the interaction's response; otherwise the interaction is deferred first (a
+"thinking" message for commands, a silent update for buttons) and the answer follows as a
+followup. The service call is never cancelled: a slow command still completes and is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import discord
+
+from adapters.discord.buttons import render_text
+from bot.service.service import Reply, TableService
+from bot.service.table import TableKey, User
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+#: Service commands as the handler runs them.
+Work = Callable[[], Awaitable[Reply]]
+
+
+def table_key(interaction: discord.Interaction[Any]) -> TableKey:
+    """The table of the channel (or thread: a thread is a channel with an id of its own)."""
+    return TableKey("discord", str(interaction.channel_id))
+
+
+def user_of(interaction: discord.Interaction[Any]) -> User:
+    """Who interacted; admin when they may manage the channel (or the server)."""
+    perms = interaction.permissions
+    admin = perms.manage_channels or perms.manage_guild or perms.administrator
+    return User(f"discord:{interaction.user.id}", interaction.user.display_name, admin=admin)
+
+
+def member_user(member: discord.abc.User) -> User:
+    """Another member named in a command option (e.g. `/gnav stats player:`)."""
+    return User(f"discord:{member.id}", member.display_name)
+
+
+class InteractionHandler:
+    """Runs service commands for interactions and answers them in time."""
+
+    def __init__(self, service: TableService, *, defer_after: float = 2.0) -> None:
+        self.service = service
+        self.defer_after = defer_after
+        self.closing = False
+        self._inflight: set[asyncio.Task[Any]] = set()
+
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        task = asyncio.current_task()
+        if task is not None:
+            self._inflight.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._inflight.discard(task)
+
+    async def wait_idle(self, timeout: float) -> None:
+        """Wait (up to `timeout` s) for the interactions under way to be answered."""
+        pending = [t for t in self._inflight if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
+
+    async def command(
+        self, interaction: discord.Interaction[Any], work: Work, *, public: bool
+    ) -> None:
+        """Answer a slash command; `public`: its successful answer is for the whole channel.
+
+        `public` also decides how a slow command's "thinking" message is shown, since that
+        message is the one the answer completes.
+        """
+        await self._answer(interaction, work, component=False, public=public)
+
+    async def press(self, interaction: discord.Interaction[Any], token: str) -> None:
+        """Answer a button press: refusals and "My piece" ephemerally, the rest silently."""
+        tk, user = table_key(interaction), user_of(interaction)
+        await self._answer(
+            interaction, lambda: self.service.press(tk, user, token), component=True, public=False
+        )
+
+    async def _answer(
+        self, interaction: discord.Interaction[Any], work: Work, *, component: bool, public: bool
+    ) -> None:
+        if self.closing:
+            log.info("an interaction arrived while stopping: not handled")
+            return
+        with self._tracked():
+            task = asyncio.ensure_future(work())
+            deferred = False
+            try:
+                done, _ = await asyncio.wait({task}, timeout=self.defer_after)
+                if not done:
+                    deferred = True
+                    if component:
+                        await interaction.response.defer()  # type 6: no visible change
+                    else:
+                        await interaction.response.defer(ephemeral=not public, thinking=True)
+                    await asyncio.wait({task})
+                if task.exception() is not None:
+                    return  # logged below
+                await self._deliver(
+                    interaction, task.result(), component=component, deferred=deferred
+                )
+            except discord.NotFound as exc:
+                if exc.code == 10062:  # past Discord's 3 s (or 15 min for followups)
+                    log.warning("an interaction expired before it was answered")
+                else:
+                    log.warning("answering an interaction failed: %s %s", exc.status, exc.text)
+            except discord.HTTPException as exc:
+                log.warning("answering an interaction failed: %s %s", exc.status, exc.text)
+            finally:
+                if not task.done():
+                    await asyncio.wait({task})  # the command completes and is stored anyway
+                if not task.cancelled() and task.exception() is not None:
+                    log.error("a command failed", exc_info=task.exception())
+
+    async def _deliver(
+        self,
+        interaction: discord.Interaction[Any],
+        reply: Reply,
+        *,
+        component: bool,
+        deferred: bool,
+    ) -> None:
+        if component and reply.ok and not reply.alert and reply.document is None:
+            # A press that worked shows in the table message itself: say nothing more.
+            if not deferred:
+                await interaction.response.defer()
+            return
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+        if reply.document is not None:
+            name, data = reply.document
+            kwargs["file"] = discord.File(io.BytesIO(data), filename=name)
+        text = render_text(reply.text)
+        if not deferred:
+            await interaction.response.send_message(text, ephemeral=not reply.public, **kwargs)
+        else:
+            # After a "thinking" defer the first followup completes that message, whose
+            # visibility was chosen when deferring.
+            await interaction.followup.send(text, ephemeral=not reply.public, **kwargs)

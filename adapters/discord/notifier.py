@@ -1,0 +1,132 @@
+"""`DiscordNotifier`: the service's `Notifier` over discord.py's REST client.
+
+Table messages are posted to and edited in the table's channel (a thread is a channel of its
+own); message refs are message ids. Private pieces go by DM; a DM Discord refuses (403, code
+50007: DMs closed or the bot blocked) is UNREACHABLE, which the service never retries. Rate
+limits are discord.py's business: it sleeps off a 429 and retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+import discord
+
+from adapters.discord.buttons import build_view, render_text
+from bot.service.ports import Delivery, Screen
+from bot.service.table import TableKey
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class DiscordNotifier:
+    """Posts, edits and DMs through a logged-in discord.py client.
+
+    It exists before the client does (the runner restores tables, and queues their messages,
+    before platforms start): calls made before `attach` wait for it, up to `wait` seconds.
+    """
+
+    def __init__(self, *, wait: float = 60.0) -> None:
+        self.wait = wait
+        self._client: discord.Client | None = None
+        self._closed = False
+        self._changed = asyncio.Event()
+
+    def attach(self, client: discord.Client) -> None:
+        """Send through `client` from now on (it is logged in)."""
+        self._client = client
+        self._closed = False
+        self._changed.set()
+
+    def detach(self) -> None:
+        """Stop sending: later calls fail at once instead of waiting."""
+        self._client = None
+        self._closed = True
+        self._changed.set()
+
+    async def _ready(self) -> discord.Client | None:
+        if self._client is None and not self._closed:
+            try:
+                await asyncio.wait_for(self._changed.wait(), self.wait)
+            except TimeoutError:
+                log.warning("Discord is not connected: a message was not sent")
+        return self._client
+
+    async def post(self, channel: str, screen: Screen) -> str | None:
+        """Post a message with the screen's buttons; its id is the ref."""
+        client = await self._ready()
+        if client is None:
+            return None
+        target = client.get_partial_messageable(_channel_id(channel))
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+        view = build_view(screen)
+        if view is not None:
+            kwargs["view"] = view
+        try:
+            message = await target.send(render_text(screen.text), **kwargs)
+        except discord.HTTPException as exc:
+            log.warning("posting in %s failed: %s %s", channel, exc.status, exc.text)
+            return None
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning("posting in %s failed: %s", channel, type(exc).__name__)
+            return None
+        return str(message.id)
+
+    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        """Replace the message's text and buttons (no buttons: they are removed)."""
+        client = await self._ready()
+        if client is None:
+            return False
+        target = client.get_partial_messageable(_channel_id(channel))
+        message = target.get_partial_message(int(message_ref))
+        try:
+            await message.edit(
+                content=render_text(screen.text),
+                view=build_view(screen),
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.HTTPException as exc:
+            log.warning(
+                "editing %s in %s failed: %s %s", message_ref, channel, exc.status, exc.text
+            )
+            return False
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning("editing %s in %s failed: %s", message_ref, channel, type(exc).__name__)
+            return False
+        return True
+
+    async def tell(self, user: str, screen: Screen) -> Delivery:
+        """DM a player; a refusal (403, e.g. 50007 DMs closed) is for good, other errors pass."""
+        client = await self._ready()
+        if client is None:
+            return Delivery.FAILED
+        try:
+            dm = await client.create_dm(discord.Object(_user_id(user)))
+            await dm.send(render_text(screen.text), allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden as exc:
+            log.info("DMs to %s are refused (%s): My piece is their way", user, exc.code)
+            return Delivery.UNREACHABLE
+        except discord.NotFound:
+            return Delivery.UNREACHABLE  # 10013: no such user
+        except discord.HTTPException as exc:
+            log.warning("DM to %s failed: %s %s", user, exc.status, exc.text)
+            return Delivery.FAILED
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning("DM to %s failed: %s", user, type(exc).__name__)
+            return Delivery.FAILED
+        return Delivery.DELIVERED
+
+
+def _channel_id(table_key: str) -> int:
+    """A table key (`discord:<channel id>`) to the channel's id."""
+    return int(TableKey.parse(table_key).chat)
+
+
+def _user_id(user_key: str) -> int:
+    """A user key (`discord:<user id>`) to the user's id."""
+    return int(user_key.partition(":")[2])
