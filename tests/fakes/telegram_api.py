@@ -40,8 +40,9 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
 * Privacy mode treats every ``/command`` without ``@bot`` as meant for this bot (Telegram
   delivers it only if this bot was the last bot to write in the group).
 * Entity detection covers bot commands, ``@mentions``, hashtags and http(s) URLs; link
-  normalisation is approximate; ``tg-time``, text mentions, media, files, inline-mode
-  messages and webhook delivery are not modelled.
+  normalisation is approximate; ``tg-time``, text mentions, media, inline-mode messages
+  and webhook delivery are not modelled.  Files exist only as ``sendDocument`` uploads
+  (kept in the call record and the message's ``document``; nothing is served back).
 * Message ids count per chat (Telegram shares one counter across a bot's private chats
   and basic groups).
 * When a request breaks two rules the real order of checks was followed where the server
@@ -165,6 +166,7 @@ _MAX_TEXT_LENGTH: Final = 4096  # code points, after entity parsing (TDLib utf8_
 _MAX_RAW_TEXT_BYTES: Final = 1 << 15
 _MAX_CALLBACK_DATA_BYTES: Final = 64
 _MAX_CALLBACK_ANSWER_CHARS: Final = 200
+_MAX_CAPTION_LENGTH: Final = 1024
 _LONG_POLL_MAX_TIMEOUT: Final = 50
 
 _CANONICAL_METHODS: Final = (
@@ -177,6 +179,7 @@ _CANONICAL_METHODS: Final = (
     "getMyCommands",
     "deleteMyCommands",
     "sendMessage",
+    "sendDocument",
     "sendChatAction",
     "editMessageText",
     "editMessageReplyMarkup",
@@ -283,8 +286,10 @@ def _to_bool(value: str) -> bool:
 class _Args(Mapping[str, str]):
     """The raw string arguments of one call, as the Bot API server sees them."""
 
-    def __init__(self, raw: dict[str, str]):
+    def __init__(self, raw: dict[str, str], files: Mapping[str, tuple[str, bytes]] | None = None):
         self._raw = raw
+        #: Uploaded files (multipart file fields): field name -> (file name, content).
+        self.files: Mapping[str, tuple[str, bytes]] = files or {}
 
     def __getitem__(self, key: str) -> str:
         return self._raw[key]
@@ -1155,6 +1160,11 @@ class FakeMessage:
     from_bot: bool = False
     #: Whether the update for this message reached the bot (privacy mode may hide it).
     delivered: bool = True
+    #: A sent file (``sendDocument``): the ``Document`` object, and its caption.
+    document: JSONDict | None = None
+    caption: str | None = None
+    #: The uploaded bytes of ``document`` (not part of the message JSON).
+    content: bytes | None = None
 
     def buttons(self) -> list[JSONDict]:
         """The inline keyboard buttons, row after row, or [] without an inline keyboard."""
@@ -1411,6 +1421,7 @@ class FakeTelegram:
             "getmycommands": self._get_my_commands,
             "deletemycommands": self._delete_my_commands,
             "sendmessage": self._send_message,
+            "senddocument": self._send_document,
             "sendchataction": self._send_chat_action,
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
@@ -1923,6 +1934,10 @@ class FakeTelegram:
             data["text"] = msg.text
             if msg.entities:
                 data["entities"] = [dict(e) for e in msg.entities]
+        if msg.document is not None:
+            data["document"] = dict(msg.document)
+            if msg.caption:
+                data["caption"] = msg.caption
         data.update(json.loads(json.dumps(msg.service)))
         if msg.reply_markup:
             data["reply_markup"] = json.loads(json.dumps(msg.reply_markup))
@@ -2287,7 +2302,7 @@ class FakeTelegram:
                 handler = self._handlers.get(method)
                 if handler is None:
                     raise _ApiError(404, "Not Found")
-                result = handler(_Args(raw))
+                result = handler(_Args(raw, files))
             if isinstance(result, _Described):
                 body = {"ok": True, "result": result.value, "description": result.description}
             else:
@@ -2686,6 +2701,54 @@ class FakeTelegram:
             raw_text=args.text("text"),
             parse_mode=args.text("parse_mode") or None,
         )
+        return self.message_json(msg)
+
+    def _send_document(self, args: _Args) -> JSONDict:
+        """A file upload (multipart ``document``); file ids and URLs are not modelled."""
+        caption, _ = _parse_text(
+            args.text("caption"),
+            args.text("parse_mode"),
+            args.json("caption_entities", "Can't parse entities JSON object"),
+        )
+        reply_to, allow_without_reply = self._reply_target(args)
+        markup = self._parse_reply_markup(args)
+        chat = self._check_chat(args.text("chat_id"), "write")
+        thread_id = self._check_topic(chat, args.integer("message_thread_id", 0))
+        replied = self._messages_of(chat).get(reply_to) if reply_to > 0 else None
+        if reply_to > 0 and replied is None and not allow_without_reply:
+            raise _bad_request("message to be replied not found")
+        if replied is not None and thread_id is None:
+            thread_id = replied.thread_id
+        self._check_reachable(chat)
+        upload = args.files.get("document")
+        if upload is None:
+            raise _bad_request("there is no document in the request")
+        name, content = upload
+        if not content:
+            raise _bad_request("file must be non-empty")
+        caption = caption.strip()
+        if len(caption) > _MAX_CAPTION_LENGTH:
+            raise _bad_request("message caption is too long")
+        self._validate_inline_keyboard(markup)
+        unique = f"AgAD{len(self._calls):06d}"
+        msg = self._store_message(
+            chat,
+            from_id=self.bot.id,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to_message_id=replied.message_id if replied is not None else None,
+            from_bot=True,
+        )
+        mime = "application/json" if name.endswith(".json") else "application/octet-stream"
+        msg.document = {
+            "file_name": name or "document",
+            "mime_type": mime,
+            "file_id": f"BQACAgQAAx{unique}",
+            "file_unique_id": unique,
+            "file_size": len(content),
+        }
+        msg.caption = caption or None
+        msg.content = content
         return self.message_json(msg)
 
     def _send_chat_action(self, args: _Args) -> bool:
