@@ -1,0 +1,437 @@
+"""One handler per command and kind of update: translate it, call the service, answer.
+
+No game rule lives here. A command becomes a service call with the table key of its chat (and
+forum topic) and the sender as a `User`; the service's `Reply` becomes a reply in the group
+(public answers and refusals), a document, or nothing when the table message already shows
+the change. A button press becomes `service.press` and is always answered: a popup for
+private pieces and refusals, a short toast otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
+
+from telegram import Chat, Message, Update
+from telegram import User as TgUser
+from telegram.constants import ChatMemberStatus, ChatType, MessageEntityType
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from adapters.telegram import texts
+from adapters.telegram.keyboards import decode_payload, link_markup
+from adapters.telegram.notifier import TelegramNotifier
+from bot.service import tokens
+from bot.service.service import Reply, TableService
+from bot.service.table import TableKey, User
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+#: Who a command needs besides the host's or a seat's own rights: "host" commands may also be
+#: used by chat admins (start, stop, kick, settings); "seat" ones by seated players or admins.
+Need = Literal["host", "seat"] | None
+
+#: Longest callback answer Telegram shows (characters, counted here in UTF-16 to be safe).
+MAX_ALERT = 200
+#: Longest message text.
+MAX_TEXT = 4096
+#: How long a chat member's admin status is trusted before asking Telegram again (seconds).
+ADMIN_TTL = 60.0
+
+
+class Handlers:
+    """The bot's update handlers, sharing the service, the notifier and an admin cache."""
+
+    def __init__(
+        self, service: TableService, notifier: TelegramNotifier, *, admin_ttl: float = ADMIN_TTL
+    ) -> None:
+        self.service = service
+        self.notifier = notifier
+        self.admin_ttl = admin_ttl
+        self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
+
+    # ================================================================= group commands
+    async def gnav(self, update: Update, context: Context) -> None:
+        """/gnav and /gnav_new: open a table here, or show the current one again."""
+        await self._command(update, context, lambda tk, user: self.service.open(tk, user))
+
+    async def join(self, update: Update, context: Context) -> None:
+        """/gnav_join: sit down; a player not yet reachable privately gets the deep link."""
+
+        async def run(tk: TableKey, user: User) -> Reply:
+            reply = await self.service.join(tk, user)
+            message = update.effective_message
+            if reply.ok and message is not None:
+                link = self.notifier.link_for(tk)
+                if link and await self.service.reachable(user.key) is not True:
+                    lang = await self._language(tk)
+                    await self._reply(
+                        message,
+                        texts.text(lang, "join_link", text=reply.text),
+                        markup=link_markup(lang, link),
+                    )
+            return reply
+
+        await self._command(update, context, run)
+
+    async def leave(self, update: Update, context: Context) -> None:
+        """/gnav_leave: leave the lobby, or forfeit the match under way."""
+        await self._command(update, context, lambda tk, user: self.service.leave(tk, user))
+
+    async def start_match(self, update: Update, context: Context) -> None:
+        """/gnav_start: the host (or an admin) starts the match."""
+        await self._command(
+            update, context, lambda tk, user: self.service.start(tk, user), need="host"
+        )
+
+    async def stop(self, update: Update, context: Context) -> None:
+        """/gnav_stop: the host (or an admin) stops the table."""
+        await self._command(
+            update, context, lambda tk, user: self.service.stop(tk, user), need="host"
+        )
+
+    async def kick(self, update: Update, context: Context) -> None:
+        """/gnav_kick NAME, or in reply to one of the player's messages."""
+        message = update.effective_message
+        who = _kick_target(message, context.args or []) if message is not None else None
+
+        async def run(tk: TableKey, user: User) -> Reply:
+            if who is None:
+                return Reply(texts.text(await self._language(tk), "kick_usage"), ok=False)
+            return await self.service.kick(tk, user, who)
+
+        await self._command(update, context, run, need="host")
+
+    async def settings(self, update: Update, context: Context) -> None:
+        """/gnav_settings [name=value ...]: show or change the table's settings."""
+        words = list(context.args or [])
+        await self._command(
+            update,
+            context,
+            lambda tk, user: self.service.configure(tk, user, words),
+            need="host" if words else None,
+        )
+
+    async def language(self, update: Update, context: Context) -> None:
+        """/gnav_language xx: the table's announcement language (no argument: the choices)."""
+        words = list(context.args or [])
+
+        async def run(tk: TableKey, user: User) -> Reply:
+            if not words:
+                return Reply(texts.languages_line(await self._language(tk)), public=True)
+            return await self.service.configure(tk, user, [f"language={words[0]}"])
+
+        await self._command(update, context, run, need="host" if words else None)
+
+    async def rules(self, update: Update, context: Context) -> None:
+        """/gnav_rules: the rules of the table's profile (also in the private chat)."""
+        await self._command(
+            update, context, lambda tk, user: self.service.rules_help(tk), private_ok=True
+        )
+
+    async def stats(self, update: Update, context: Context) -> None:
+        """/gnav_stats: the sender's statistics in this chat."""
+        await self._command(update, context, lambda tk, user: self.service.stats(tk, user))
+
+    async def top(self, update: Update, context: Context) -> None:
+        """/gnav_top: the chat's best players."""
+        await self._command(update, context, lambda tk, user: self.service.top(tk))
+
+    async def export(self, update: Update, context: Context) -> None:
+        """/gnav_export: the current or last match record, as a JSON document."""
+        await self._command(update, context, lambda tk, user: self.service.export(tk))
+
+    async def help(self, update: Update, context: Context) -> None:
+        """/gnav_help (and /start in a group): how to play here."""
+        await self._command(
+            update, context, lambda tk, user: self.service.help(tk), private_ok=True
+        )
+
+    # ================================================================= the private chat
+    async def start_private(self, update: Update, context: Context) -> None:
+        """/start [payload] in the private chat: pieces may now be sent here.
+
+        With a deep-link payload the player learns which table it is linked to and, when a
+        round is under way, gets its piece at once.
+        """
+        message, tg_user = update.effective_message, update.effective_user
+        if message is None or tg_user is None:
+            return
+        user = _person(tg_user)
+        await self.service.player_reachable(user, True)
+        lang = texts.language_of(tg_user.language_code)
+        tk = decode_payload(context.args[0]) if context.args else None
+        if tk is None:
+            await self._reply(message, texts.text(lang, "welcome"), quote=False)
+            return
+        table = await self.service.status(tk)
+        if table is not None:
+            lang = table.settings.language
+        title = await self._chat_title(context, int(tk.chat))
+        if title:
+            text = texts.text(lang, "linked", title=title)
+        else:
+            text = texts.text(lang, "linked_untitled")
+        if table is not None and table.status == "playing" and table.seat_of(user.key) is not None:
+            piece = await self.service.my_piece(tk, user)
+            if piece.ok:
+                text = f"{text}\n{piece.text}"
+        await self._reply(message, text, quote=False)
+
+    async def my_chat_member(self, update: Update, context: Context) -> None:
+        """A player blocked (or unblocked) the bot: private pieces stop (or start again)."""
+        change = update.my_chat_member
+        if change is None:
+            return
+        if change.chat.type != ChatType.PRIVATE:
+            log.info("the bot is now %s in chat %s", change.new_chat_member.status, change.chat.id)
+            return
+        status = change.new_chat_member.status
+        user = _person(change.from_user)
+        if status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT):
+            await self.service.player_reachable(user, False)
+        elif status == ChatMemberStatus.MEMBER:
+            await self.service.player_reachable(user, True)
+
+    # ================================================================= chat migration
+    async def migrated(self, update: Update, context: Context) -> None:
+        """A group became a supergroup: its tables, matches and lives move to the new id.
+
+        Telegram sends two service messages (one in each chat); moving is idempotent.
+        """
+        message = update.effective_message
+        if message is None:
+            return
+        if message.migrate_to_chat_id:
+            old, new = message.chat_id, message.migrate_to_chat_id
+        elif message.migrate_from_chat_id:
+            old, new = message.migrate_from_chat_id, message.chat_id
+        else:
+            return
+        moved = await self.service.migrate_chat("telegram", str(old), str(new))
+        if moved:
+            log.info("moved %d table(s) from chat %s to %s", moved, old, new)
+
+    # ================================================================= buttons
+    async def press(self, update: Update, context: Context) -> None:
+        """A table button: the service decides; the press is always answered."""
+        query = update.callback_query
+        if query is None:
+            return
+        answered = False
+
+        async def answer(text: str | None = None, *, alert: bool = False, url: str | None = None):
+            nonlocal answered
+            answered = True
+            try:
+                await query.answer(
+                    fit(text, MAX_ALERT) if text else None, show_alert=alert, url=url
+                )
+            except TelegramError as exc:  # too old to answer, or a passing failure
+                log.info("answering a button press failed: %s", exc.message)
+
+        try:
+            message = query.message
+            if not isinstance(message, Message):  # inaccessible: older than 48 hours
+                lang = texts.language_of(query.from_user.language_code)
+                await answer(texts.text(lang, "old_button"), alert=True)
+                return
+            tk = table_key(message)
+            token = query.data or ""
+            decoded = tokens.decode(token)
+            action = decoded.action if decoded else None
+            need: Need = "host" if action == "start" else "seat" if action == "next" else None
+            admin = await self._admin(context, message.chat, query.from_user.id, tk, need)
+            user = _person(query.from_user, admin=admin)
+            reply = await self.service.press(tk, user, token)
+            if action == "join" and reply.ok:
+                link = self.notifier.link_for(tk)
+                if link and await self.service.reachable(user.key) is not True:
+                    # One tap: Telegram opens the bot's private chat with its Start button.
+                    await answer(reply.text, url=link)
+                    return
+            await answer(reply.text, alert=reply.alert or not reply.ok)
+        except Exception:
+            log.exception("a button press failed")
+            if not answered:
+                lang = texts.language_of(query.from_user.language_code)
+                await answer(texts.text(lang, "failed"), alert=True)
+        finally:
+            if not answered:
+                await answer()
+
+    async def on_error(self, update: object, context: Context) -> None:
+        """Errors PTB caught outside our own handling (logged, never shown)."""
+        log.error("handling an update failed", exc_info=context.error)
+
+    # ================================================================= plumbing
+    async def _command(
+        self,
+        update: Update,
+        context: Context,
+        action: Callable[[TableKey, User], Awaitable[Reply]],
+        *,
+        need: Need = None,
+        private_ok: bool = False,
+    ) -> None:
+        message, tg_user, chat = (
+            update.effective_message,
+            update.effective_user,
+            update.effective_chat,
+        )
+        if message is None or tg_user is None or chat is None:
+            return
+        try:
+            if chat.type == ChatType.PRIVATE and not private_ok:
+                lang = texts.language_of(tg_user.language_code)
+                await self._reply(message, texts.text(lang, "group_only"), quote=False)
+                return
+            tk = table_key(message)
+            if message.sender_chat is not None:
+                # An anonymous admin or a channel: no person to seat, and no private chat.
+                await self._reply(message, texts.text(await self._language(tk), "anonymous"))
+                return
+            admin = await self._admin(context, chat, tg_user.id, tk, need)
+            reply = await action(tk, _person(tg_user, admin=admin))
+            await self._answer(message, reply)
+        except TelegramError as exc:
+            log.warning("answering a command in chat %s failed: %s", chat.id, exc.message)
+
+    async def _answer(self, message: Message, reply: Reply) -> None:
+        """Show a command's reply: a document, or a text when it is public or a refusal.
+
+        Other replies (joined, started...) are already visible in the table message.
+        """
+        if reply.document is not None:
+            name, data = reply.document
+            await self.notifier.send_file(
+                message.chat_id,
+                name,
+                data,
+                caption=reply.text,
+                thread=thread_of(message),
+                reply_to=message.message_id,
+            )
+        elif reply.public or not reply.ok:
+            await self._reply(message, reply.text)
+
+    async def _reply(
+        self, message: Message, text: str, *, markup: Any = None, quote: bool = True
+    ) -> None:
+        await self.notifier.send_text(
+            message.chat_id,
+            fit(text, MAX_TEXT),
+            thread=thread_of(message),
+            markup=markup,
+            reply_to=message.message_id if quote else None,
+        )
+
+    async def _language(self, tk: TableKey) -> str:
+        table = await self.service.status(tk)
+        return table.settings.language if table is not None else texts.language_of(None)
+
+    async def _admin(
+        self, context: Context, chat: Chat, user_id: int, tk: TableKey, need: Need
+    ) -> bool:
+        """Whether the sender is a chat admin, asked of Telegram only when it matters.
+
+        The host needs no admin rights for its own table, nor a seated player to deal the
+        next round; with no open table the service checks nothing.
+        """
+        if need is None or chat.type == ChatType.PRIVATE:
+            return False
+        table = await self.service.status(tk)
+        if table is None or table.status == "closed":
+            return False
+        key = f"telegram:{user_id}"
+        if need == "host" and table.host == key:
+            return False
+        if need == "seat" and table.seat_of(key) is not None:
+            return False
+        return await self.is_admin(context, chat.id, user_id)
+
+    async def is_admin(self, context: Context, chat_id: int, user_id: int) -> bool:
+        """getChatMember (no admin rights needed), cached for `admin_ttl` seconds."""
+        now = asyncio.get_running_loop().time()
+        cached = self._admins.get((chat_id, user_id))
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        try:
+            member = await context.bot.get_chat_member(chat_id, user_id)
+        except TelegramError as exc:
+            log.info("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc.message)
+            return False
+        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+        if len(self._admins) > 10_000:
+            self._admins = {k: v for k, v in self._admins.items() if v[1] > now}
+        self._admins[(chat_id, user_id)] = (admin, now + self.admin_ttl)
+        return admin
+
+    async def _chat_title(self, context: Context, chat_id: int) -> str | None:
+        try:
+            chat = await context.bot.get_chat(chat_id)
+        except TelegramError:
+            return None
+        return chat.title or None
+
+
+# ===================================================================== helpers
+def table_key(message: Message) -> TableKey:
+    """The table of a message's chat, and of its forum topic when it is in one."""
+    return TableKey("telegram", str(message.chat_id), _thread_text(message))
+
+
+def thread_of(message: Message) -> int | None:
+    """The forum topic a message is in (None outside forum topics, e.g. in General)."""
+    if message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return None
+
+
+def _thread_text(message: Message) -> str | None:
+    thread = thread_of(message)
+    return str(thread) if thread is not None else None
+
+
+def _person(tg_user: TgUser, *, admin: bool = False) -> User:
+    return User(f"telegram:{tg_user.id}", tg_user.full_name, admin)
+
+
+def _kick_target(message: Message, args: Sequence[str]) -> str | None:
+    """Who /gnav_kick names: the author of the replied message, a text mention, or a name."""
+    replied = message.reply_to_message
+    # In a forum every message "replies" to its topic's first message: that is no choice.
+    if (
+        replied is not None
+        and replied.forum_topic_created is None
+        and replied.from_user is not None
+        and not replied.from_user.is_bot
+    ):
+        return f"telegram:{replied.from_user.id}"
+    for entity in message.entities:
+        if entity.type == MessageEntityType.TEXT_MENTION and entity.user is not None:
+            return f"telegram:{entity.user.id}"
+    name = " ".join(args).strip()
+    return name or None
+
+
+def fit(text: str, limit: int) -> str:
+    """`text` cut to `limit` UTF-16 units (Telegram's way of counting), with an ellipsis."""
+    if _utf16(text) <= limit:
+        return text
+    out: list[str] = []
+    used = 1  # the ellipsis
+    for ch in text:
+        size = _utf16(ch)
+        if used + size > limit:
+            break
+        out.append(ch)
+        used += size
+    return "".join(out) + "…"
+
+
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2

@@ -1,0 +1,88 @@
+"""Screens as inline keyboards, and the deep links that open the bot's private chat.
+
+A service button becomes a callback button whose data is the service's token (at most 64
+bytes, as Telegram requires). Table messages that have a Join or a My piece button also get a
+URL button to `t.me/<bot>?start=<payload>`: one tap opens the private chat, and the payload
+says which table the player came from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from adapters.telegram import texts
+from bot.service import tokens
+from bot.service.i18n import LANGUAGES, catalog
+from bot.service.ports import Screen
+from bot.service.table import TableKey
+
+#: Telegram's limit for a /start parameter: 1-64 characters of A-Z a-z 0-9 _ -.
+MAX_PAYLOAD = 64
+_PAYLOAD = re.compile(r"^g(-?\d{1,20})(?:_(\d{1,12}))?$")
+
+
+def encode_payload(key: TableKey) -> str:
+    """The deep-link payload naming a table's chat (and forum topic): `g-100123_42`."""
+    payload = f"g{key.chat}" + (f"_{key.thread}" if key.thread else "")
+    if len(payload) > MAX_PAYLOAD or not _PAYLOAD.match(payload):
+        raise ValueError(f"no deep-link payload for {key.key}")
+    return payload
+
+
+def decode_payload(payload: str) -> TableKey | None:
+    """The table a /start payload names, or None when it is not one of ours."""
+    m = _PAYLOAD.match(payload.strip())
+    if m is None:
+        return None
+    return TableKey("telegram", m.group(1), m.group(2))
+
+
+def deep_link(bot_username: str, key: TableKey) -> str:
+    """`https://t.me/<bot>?start=<payload>`: opens the private chat with a Start button."""
+    return f"https://t.me/{bot_username}?start={encode_payload(key)}"
+
+
+def _labels(key: str) -> dict[str, str]:
+    """A catalog button label in every language -> that language."""
+    return {catalog(lang).t(key): lang for lang in reversed(LANGUAGES)}
+
+
+_JOIN_LABELS = _labels("button.join")
+_PIECE_LABELS = _labels("button.piece")
+
+
+def _action(token: str) -> str | None:
+    decoded = tokens.decode(token)
+    return decoded.action if decoded else None
+
+
+def keyboard(screen: Screen, link: str | None = None) -> InlineKeyboardMarkup | None:
+    """The inline keyboard of a screen; `link` adds the private-chat button where it helps.
+
+    None when the screen has no buttons (a frozen message: editing with no keyboard removes
+    the old one).
+    """
+    rows: list[list[InlineKeyboardButton]] = []
+    for row in screen.buttons:
+        out = [InlineKeyboardButton(b.label, callback_data=b.token) for b in row]
+        rows.append(out)
+        if link is None:
+            continue
+        actions = {_action(b.token): b.label for b in row}
+        if "piece" in actions:
+            # The round's "My piece" row: the link sits beside the popup it replaces.
+            lang = _PIECE_LABELS.get(actions["piece"], "en")
+            out.append(InlineKeyboardButton(texts.text(lang, "link_button"), url=link))
+        elif "join" in actions:
+            lang = _JOIN_LABELS.get(actions["join"], "en")
+            rows.append([InlineKeyboardButton(texts.text(lang, "link_button"), url=link)])
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def link_markup(language: str, link: str) -> InlineKeyboardMarkup:
+    """A single private-chat button (under a /gnav_join reply)."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(texts.text(language, "link_button"), url=link)]]
+    )

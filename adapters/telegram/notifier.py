@@ -1,0 +1,256 @@
+"""The service's `Notifier` on Telegram: table messages, their edits and private pieces.
+
+The service's outbox already sends each table's messages in order and coalesces waiting
+edits; this adds what Telegram needs. Messages to one chat are spaced (about one a second,
+Telegram's advice for a single chat) and a waiting edit is superseded by a newer one while
+the previous call is under way, so a busy table costs fewer calls. Flood answers
+(`RetryAfter`) are retried by the rate limiter the platform installs. "Message is not
+modified" counts as success. A group upgraded to a supergroup (`ChatMigrated`) has its table
+moved by the service, and what was being sent goes to the new chat. A private message
+refused for good (403: never started, blocked) is `Delivery.UNREACHABLE`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from telegram import Bot, InputFile, Message, ReplyParameters
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+
+from adapters.telegram.keyboards import deep_link, keyboard
+from bot.service.ports import Delivery, Screen
+from bot.service.table import TableKey
+
+log = logging.getLogger(__name__)
+
+#: Called with (old chat id, new chat id) when Telegram says a group became a supergroup;
+#: returns how many tables moved (their table messages are then posted again by the service).
+OnMigrated = Callable[[int, int], Awaitable[int]]
+
+#: Chats whose last-send times are kept before old entries are dropped.
+_PACE_MEMORY = 4096
+
+
+def is_not_modified(exc: BadRequest) -> bool:
+    """Telegram's answer to an edit that changes nothing (the message already shows it)."""
+    return "message is not modified" in exc.message.lower()
+
+
+class TelegramNotifier:
+    """Sends screens through a PTB `Bot` (attached when the platform starts)."""
+
+    def __init__(self, *, chat_interval: float = 1.0) -> None:
+        self.chat_interval = chat_interval
+        self.bot: Bot | None = None
+        self._on_migrated: OnMigrated | None = None
+        self._last: dict[int, float] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def attach(self, bot: Bot, on_migrated: OnMigrated) -> None:
+        """Use `bot` from now on; `on_migrated` moves a chat's tables (service.migrate_chat)."""
+        self.bot = bot
+        self._on_migrated = on_migrated
+
+    def link_for(self, key: TableKey) -> str | None:
+        """The deep link to the bot's private chat for a table, once the bot's name is known."""
+        if self.bot is None:
+            return None
+        try:
+            username = self.bot.username
+        except RuntimeError:  # PTB: not initialized yet (no getMe answer)
+            return None
+        return deep_link(username, key) if username else None
+
+    def _need_bot(self) -> Bot:
+        if self.bot is None:
+            raise RuntimeError("the Telegram platform has not started")
+        return self.bot
+
+    # ------------------------------------------------------------------ the Notifier port
+    async def post(self, channel: str, screen: Screen) -> str | None:
+        """Send a table message; its message id is the reference for later edits."""
+        key = TableKey.parse(channel)
+        try:
+            msg = await self.send_text(
+                int(key.chat),
+                screen.text,
+                thread=_thread(key),
+                markup=keyboard(screen, self.link_for(key)),
+                moved_is_done=True,
+            )
+        except TelegramError as exc:
+            log.warning("posting to %s failed: %s", channel, exc.message)
+            return None
+        return None if msg is None else str(msg.message_id)
+
+    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        """Edit a table message in place (no buttons in `screen`: the keyboard goes away)."""
+        key = TableKey.parse(channel)
+        chat_id = int(key.chat)
+        bot = self._need_bot()
+        try:
+            async with self._paced(chat_id):
+                await bot.edit_message_text(
+                    screen.text,
+                    chat_id=chat_id,
+                    message_id=int(message_ref),
+                    reply_markup=keyboard(screen, self.link_for(key)),
+                )
+        except ChatMigrated as exc:
+            # The table moves to the supergroup, where the service posts it afresh.
+            return await self._migrated(chat_id, exc.new_chat_id) > 0
+        except BadRequest as exc:
+            if is_not_modified(exc):
+                return True
+            log.warning("editing message %s in %s failed: %s", message_ref, channel, exc.message)
+            return False
+        except TelegramError as exc:
+            log.warning("editing message %s in %s failed: %s", message_ref, channel, exc.message)
+            return False
+        return True
+
+    async def tell(self, user: str, screen: Screen) -> Delivery:
+        """A private message: 403 (never started the bot, blocked it) is for good."""
+        _, _, raw_id = user.partition(":")
+        try:
+            user_id = int(raw_id)
+        except ValueError:
+            return Delivery.UNREACHABLE
+        if user_id <= 0:
+            return Delivery.UNREACHABLE  # a chat, not a person: never send a piece there
+        try:
+            await self.send_text(user_id, screen.text, markup=keyboard(screen))
+        except Forbidden:
+            return Delivery.UNREACHABLE
+        except BadRequest as exc:
+            if "chat not found" in exc.message.lower():
+                return Delivery.UNREACHABLE
+            log.warning("a private message to %s failed: %s", user, exc.message)
+            return Delivery.FAILED
+        except TelegramError as exc:
+            log.warning("a private message to %s failed: %s", user, exc.message)
+            return Delivery.FAILED
+        return Delivery.DELIVERED
+
+    # ------------------------------------------------------------------ sending
+    async def send_text(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        thread: int | None = None,
+        markup: object = None,
+        reply_to: int | None = None,
+        moved_is_done: bool = False,
+    ) -> Message | None:
+        """Send plain text (no parse mode: names may contain anything), spaced per chat.
+
+        On `ChatMigrated` the chat's tables move and the text goes to the supergroup, except
+        with `moved_is_done` when a table moved (the service posts its message there itself);
+        then None is returned.
+        """
+        bot = self._need_bot()
+        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
+        try:
+            async with self._paced(chat_id):
+                return await bot.send_message(
+                    chat_id,
+                    text,
+                    reply_markup=markup,  # type: ignore[arg-type]
+                    message_thread_id=thread,
+                    reply_parameters=reply,
+                )
+        except ChatMigrated as exc:
+            new_id = exc.new_chat_id
+            moved = await self._migrated(chat_id, new_id)
+            if moved and moved_is_done:
+                return None
+            async with self._paced(new_id):
+                # The reply target stayed behind in the old group: send without it.
+                return await bot.send_message(
+                    new_id,
+                    text,
+                    reply_markup=markup,  # type: ignore[arg-type]
+                    message_thread_id=thread,
+                )
+
+    async def send_file(
+        self,
+        chat_id: int,
+        filename: str,
+        data: bytes,
+        *,
+        caption: str | None = None,
+        thread: int | None = None,
+        reply_to: int | None = None,
+    ) -> Message:
+        """Send a document (the match record), spaced like every message to the chat."""
+        bot = self._need_bot()
+        reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
+
+        async def send(target: int, reply_parameters: ReplyParameters | None) -> Message:
+            async with self._paced(target):
+                return await bot.send_document(
+                    target,
+                    InputFile(io.BytesIO(data), filename=filename),
+                    caption=caption,
+                    message_thread_id=thread,
+                    reply_parameters=reply_parameters,
+                )
+
+        try:
+            return await send(chat_id, reply)
+        except ChatMigrated as exc:
+            await self._migrated(chat_id, exc.new_chat_id)
+            return await send(exc.new_chat_id, None)
+
+    async def _migrated(self, old: int, new: int) -> int:
+        log.info("chat %s was upgraded to supergroup %s", old, new)
+        if self._on_migrated is None:
+            return 0
+        try:
+            return await self._on_migrated(old, new)
+        except Exception:
+            log.exception("moving the tables of chat %s to %s failed", old, new)
+            return 0
+
+    @contextlib.asynccontextmanager
+    async def _paced(self, chat_id: int) -> AsyncIterator[None]:
+        """One call at a time per chat, at least `chat_interval` seconds apart.
+
+        Telegram asks for about one message a second in a chat; the group-per-minute and
+        global limits are the rate limiter's.
+        """
+        if self.chat_interval <= 0:
+            yield
+            return
+        lock = self._locks.get(chat_id)
+        if lock is None:
+            self._forget_idle_chats()
+            lock = self._locks[chat_id] = asyncio.Lock()
+        loop = asyncio.get_running_loop()
+        async with lock:
+            wait = self._last.get(chat_id, float("-inf")) + self.chat_interval - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                yield
+            finally:
+                self._last[chat_id] = loop.time()
+
+    def _forget_idle_chats(self) -> None:
+        if len(self._locks) < _PACE_MEMORY:
+            return
+        now = asyncio.get_running_loop().time()
+        for chat_id, lock in list(self._locks.items()):
+            if not lock.locked() and now - self._last.get(chat_id, 0.0) > self.chat_interval:
+                del self._locks[chat_id]
+                self._last.pop(chat_id, None)
+
+
+def _thread(key: TableKey) -> int | None:
+    return int(key.thread) if key.thread else None

@@ -1,0 +1,319 @@
+"""`TelegramPlatform`: the PTB Application for `gnav-bot run`, wired in one place.
+
+The Application runs with the manual lifecycle (`initialize`, `start`, then polling or a
+webhook) so it shares the runner's event loop with other platforms; `run_polling()` would
+block it. A rate limiter keeps to Telegram's flood limits and retries `RetryAfter`. The token
+never reaches a log: PTB puts it in some error messages, so log records are scrubbed while
+the platform runs, and a rejected token becomes a `PlatformError` without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
+from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    MessageHandler,
+    filters,
+)
+
+from adapters.telegram import texts
+from adapters.telegram.handlers import Handlers
+from adapters.telegram.notifier import TelegramNotifier
+from bot.config import BotSettings
+from bot.runner import PlatformError
+from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from bot.service.service import TableService
+
+log = logging.getLogger(__name__)
+
+App = Application[Any, Any, Any, Any, Any, Any]
+
+#: The updates the bot asks for: commands, button presses, and (un)blocking by players.
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+
+#: Bot API methods that post nothing in a chat: they do not use up the group's message
+#: budget (20 a minute), only the bot's overall one.
+_READS = frozenset({"getChatMember", "getChat", "getChatAdministrators", "getMe"})
+
+
+@dataclass(frozen=True, slots=True)
+class TelegramLimits:
+    """Flood limits and timings. The defaults are Telegram's; tests loosen them."""
+
+    overall_per_second: float = 30.0  # messages a second over all chats
+    group_per_minute: float = 20.0  # messages a minute in one group
+    chat_interval: float = 1.0  # seconds between two calls to one chat
+    max_retries: int = 3  # retries after a RetryAfter (flood) answer
+    poll_timeout: int = 30  # long-polling timeout of getUpdates, seconds
+    concurrent_updates: int = 64  # updates handled at once (one lock per table keeps order)
+    drain_timeout: float = 15.0  # on stop: seconds to deliver what commands queued
+
+
+class GnavRateLimiter(AIORateLimiter):
+    """PTB's `AIORateLimiter`, except that reads (getChatMember...) spend no group budget."""
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        """Rate-limit and retry like `AIORateLimiter`; reads skip the per-chat limiters."""
+        if endpoint in _READS and "chat_id" in data:
+            data = {k: v for k, v in data.items() if k != "chat_id"}
+        return await super().process_request(
+            callback, args, kwargs, endpoint, data, rate_limit_args
+        )
+
+
+class _Scrub(logging.Filter):
+    """Replaces the bot token in every log record that passes a handler."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.secret in message:
+            record.msg, record.args = message.replace(self.secret, "<token>"), ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text and self.secret in record.exc_text:
+            record.exc_text = record.exc_text.replace(self.secret, "<token>")
+        return True
+
+
+class TelegramPlatform:
+    """Telegram for `gnav-bot run`: `notifier` exists at once, `start`/`stop` run the bot."""
+
+    name = "telegram"
+
+    def __init__(self, settings: BotSettings, *, limits: TelegramLimits | None = None) -> None:
+        self.settings = settings
+        self.limits = limits or TelegramLimits()
+        self.notifier = TelegramNotifier(chat_interval=self.limits.chat_interval)
+        self.app: App | None = None
+        self.service: TableService | None = None
+        self.handlers: Handlers | None = None
+        self._scrub: _Scrub | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self, service: TableService) -> None:
+        """Check the token (getMe), register handlers and menus, begin receiving updates."""
+        secret = self.settings.telegram_token
+        token = secret.get_secret_value().strip() if secret is not None else ""
+        if not token:
+            raise PlatformError("TELEGRAM_TOKEN is not set: get a token from @BotFather")
+        self._guard_logs(token)
+        service.command_prefix["telegram"] = "/gnav_"
+        self.service = service
+        app = self._build(token)
+        try:
+            await app.initialize()
+        except InvalidToken:
+            await app.bot.shutdown()
+            self._unguard_logs()
+            # PTB's message contains the token: say it in our words.
+            raise PlatformError(
+                "Telegram rejected TELEGRAM_TOKEN: copy it again from @BotFather (/mybots, "
+                "API Token) and check TELEGRAM_BASE_URL"
+            ) from None
+        except NetworkError as exc:
+            await app.bot.shutdown()
+            self._unguard_logs()
+            raise PlatformError(
+                f"cannot reach the Telegram Bot API at {self.settings.telegram_base_url}: "
+                f"{_scrubbed(exc.message, token)}"
+            ) from None
+        self.app = app
+        self.notifier.attach(app.bot, self._migrate)
+        self.handlers = Handlers(service, self.notifier)
+        self._register(app, self.handlers)
+        await app.start()
+        try:
+            await self._set_commands(app)
+            await self._receive(app)
+        except BaseException:
+            await self._close(app)
+            self.app = None
+            self._unguard_logs()
+            raise
+        log.info("telegram: @%s is receiving updates (%s)", app.bot.username, self._mode())
+
+    async def stop(self) -> None:
+        """Stop taking updates, let running handlers finish, deliver what they queued, close."""
+        app, self.app = self.app, None
+        if app is None:
+            return
+        try:
+            await self._close(app)
+        finally:
+            self._unguard_logs()
+
+    async def _close(self, app: App) -> None:
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()  # waits for the handlers under way (their commands are stored)
+        if self.service is not None:
+            # Deliver what those commands queued while the bot can still send; the runner's
+            # own drain afterwards finds the queues empty.
+            drain = asyncio.ensure_future(self.service.outbox.drain())
+            done, _ = await asyncio.wait({drain}, timeout=self.limits.drain_timeout)
+            if not done:
+                log.warning(
+                    "telegram: messages still queued after %.0f s", self.limits.drain_timeout
+                )
+        await app.shutdown()
+
+    # ------------------------------------------------------------------ wiring
+    def _build(self, token: str) -> App:
+        s, lim = self.settings, self.limits
+        limiter = GnavRateLimiter(
+            overall_max_rate=lim.overall_per_second,
+            overall_time_period=1,
+            group_max_rate=lim.group_per_minute,
+            group_time_period=60,
+            max_retries=lim.max_retries,
+        )
+        return (
+            ApplicationBuilder()
+            .token(token)
+            .base_url(s.telegram_base_url)
+            .base_file_url(s.telegram_base_file_url)
+            .rate_limiter(limiter)
+            .concurrent_updates(lim.concurrent_updates)
+            .build()
+        )
+
+    @staticmethod
+    def _register(app: App, h: Handlers) -> None:
+        # Edited messages never re-run a command.
+        new = filters.UpdateType.MESSAGE
+        private = filters.ChatType.PRIVATE
+        commands: list[tuple[str | list[str], Any]] = [
+            (["gnav", "gnav_new"], h.gnav),
+            ("gnav_join", h.join),
+            ("gnav_leave", h.leave),
+            ("gnav_start", h.start_match),
+            ("gnav_stop", h.stop),
+            ("gnav_kick", h.kick),
+            ("gnav_settings", h.settings),
+            ("gnav_language", h.language),
+            ("gnav_rules", h.rules),
+            ("gnav_stats", h.stats),
+            ("gnav_top", h.top),
+            ("gnav_export", h.export),
+            ("gnav_help", h.help),
+        ]
+        app.add_handler(CommandHandler("start", h.start_private, filters=new & private))
+        app.add_handler(CommandHandler("start", h.help, filters=new & ~private))
+        for names, callback in commands:
+            app.add_handler(CommandHandler(names, callback, filters=new))
+        app.add_handler(CallbackQueryHandler(h.press))
+        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, h.migrated))
+        app.add_handler(ChatMemberHandler(h.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+        app.add_error_handler(h.on_error)
+
+    async def _set_commands(self, app: App) -> None:
+        """The command menus: every command in groups, /start, help and rules in private."""
+        for lang in LANGUAGES:
+            code = "" if lang == DEFAULT_LANGUAGE else lang
+            for names, scope in (
+                (texts.GROUP_COMMANDS, BotCommandScopeAllGroupChats()),
+                (texts.PRIVATE_COMMANDS, BotCommandScopeAllPrivateChats()),
+            ):
+                menu = [BotCommand(n, texts.text(lang, f"cmd.{n}")) for n in names]
+                try:
+                    await app.bot.set_my_commands(menu, scope=scope, language_code=code or None)
+                except TelegramError as exc:  # the menu is a convenience, not a reason to stop
+                    log.warning("telegram: setMyCommands (%s) failed: %s", lang, exc.message)
+
+    async def _receive(self, app: App) -> None:
+        assert app.updater is not None
+        s = self.settings
+        if s.telegram_mode == "polling":
+            await app.updater.start_polling(
+                poll_interval=0,
+                timeout=self.limits.poll_timeout,
+                allowed_updates=ALLOWED_UPDATES,
+                drop_pending_updates=False,  # commands sent while the bot was down still count
+            )
+            return
+        url = s.telegram_webhook_url or ""
+        secret = s.telegram_webhook_secret.get_secret_value() if s.telegram_webhook_secret else None
+        try:
+            await app.updater.start_webhook(
+                listen=s.telegram_webhook_listen,
+                port=s.telegram_webhook_port,
+                url_path=urlsplit(url).path.lstrip("/"),
+                webhook_url=url,
+                secret_token=secret or None,
+                allowed_updates=ALLOWED_UPDATES,
+                drop_pending_updates=False,
+            )
+        except RuntimeError as exc:  # PTB installed without its webhook server (tornado)
+            raise PlatformError(
+                "TELEGRAM_MODE=webhook needs python-telegram-bot[webhooks]: "
+                f"pip install 'python-telegram-bot[webhooks]' ({exc})"
+            ) from None
+        except OSError as exc:
+            raise PlatformError(
+                f"cannot listen on {s.telegram_webhook_listen}:{s.telegram_webhook_port} "
+                f"for the webhook: {exc.strerror or exc}"
+            ) from None
+        except TelegramError as exc:
+            raise PlatformError(
+                f"Telegram refused the webhook {url}: {exc.message} (it must be public HTTPS)"
+            ) from None
+
+    def _mode(self) -> str:
+        s = self.settings
+        if s.telegram_mode == "webhook":
+            return f"webhook {s.telegram_webhook_url}"
+        return "long polling"
+
+    async def _migrate(self, old: int, new: int) -> int:
+        """The notifier met a group upgraded to a supergroup: move its tables."""
+        if self.service is None:
+            return 0
+        return await self.service.migrate_chat("telegram", str(old), str(new))
+
+    # ------------------------------------------------------------------ the token and logs
+    def _guard_logs(self, token: str) -> None:
+        self._scrub = _Scrub(token)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(self._scrub)
+
+    def _unguard_logs(self) -> None:
+        if self._scrub is None:
+            return
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(self._scrub)
+        self._scrub = None
+
+
+def _scrubbed(text: str, secret: str) -> str:
+    return text.replace(secret, "<token>") if secret else text
