@@ -445,17 +445,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         result["rules_only"] = rules["rounds_by_bot"]
         result["thresholds_only"] = table_only["rounds_by_bot"]
         evaluation.append(result)
-        mt, rt = result["matches_by_bot"], result["rounds_by_bot"]
-        ru, to = rules["rounds_by_bot"], table_only["rounds_by_bot"]
-        assert isinstance(mt, dict) and isinstance(rt, dict)
-        assert isinstance(ru, dict) and isinstance(to, dict)
-        print(
-            f"{n} players, {result['matches']} matches: win rate tuned "
-            f"{mt['tuned']['win_rate']:.3f} fixed {mt['fixed']['win_rate']:.3f} (fair {1 / n:.3f})"
-            f", lives lost per round tuned {mt['tuned']['lives_per_round']:.4f} fixed "
-            f"{mt['fixed']['lives_per_round']:.4f}",
-            flush=True,
-        )
+        mt = result.get("matches_by_bot")
+        rt, ru, to = result["rounds_by_bot"], rules["rounds_by_bot"], table_only["rounds_by_bot"]
+        assert isinstance(rt, dict) and isinstance(ru, dict) and isinstance(to, dict)
+        if isinstance(mt, dict):
+            print(
+                f"{n} players, {result['matches']} matches: win rate tuned "
+                f"{mt['tuned']['win_rate']:.3f} fixed {mt['fixed']['win_rate']:.3f} "
+                f"(fair {1 / n:.3f}), lives lost per round tuned "
+                f"{mt['tuned']['lives_per_round']:.4f} fixed {mt['fixed']['lives_per_round']:.4f}",
+                flush=True,
+            )
         print(
             f"{n} players, {result['rounds']} rounds: lives lost per round tuned "
             f"{rt['tuned']['lives_per_round']:.4f} fixed {rt['fixed']['lives_per_round']:.4f}"

@@ -436,7 +436,8 @@ def test_thresholds_table_shape() -> None:
     assert [position_class(p, 2) for p in range(2)] == [FIRST, DEALER]
     assert [position_class(p, 3) for p in range(3)] == [FIRST, LATE, DEALER]
     assert [position_class(p, 6) for p in range(6)] == [FIRST, EARLY, EARLY, LATE, LATE, DEALER]
-    v = synthetic(R.V, position=2, m=9)  # no row for 9: the row for 8 applies
+    v = synthetic(R.V, position=6, m=9)  # no row for 9: the row for 8 applies
+    assert position_class(6, 9) == LATE
     assert threshold(v) == THRESHOLDS[max(k for k in THRESHOLDS if k <= 9)][LATE]
     assert threshold(v, VI) == FIXED_THRESHOLD
 

@@ -269,29 +269,33 @@ CLASS_NAMES = ("first", "early", "late", "dealer")
 #: own rank is below. Rows for other sizes use the nearest smaller key.
 Table = Mapping[int, Sequence[int]]
 
-#: Interim: tuned by `.venv/bin/python -m benchmarks.strategy --scale 4` before the Gjøk rule
-#: and the N6 sit-out fix; to be replaced by a fresh run.
+#: Why it falls with the table size: a request risks a Dragon or Katt (a life at once) or
+#: the Narr whatever the size, while the chance that a middling piece ends up the lowest
+#: shrinks with more players; so at 16-20 players only Narr, Ugle and Potte are worth it.
+#: Within a size the best responses differ by a rank or two between positions (the first
+#: seat swaps least); the figures are the simulation's, not a formula.
+#: Tuned by `.venv/bin/python -m benchmarks.strategy --scale 3 --gjok 60000`.
 THRESHOLDS: dict[int, tuple[int, int, int, int]] = {
     # players: (first, early, late, dealer)
-    2: (7, 7, 7, 7),  # below IV, IV, IV, IV
-    3: (8, 8, 8, 8),  # below V, V, V, V
-    4: (6, 7, 9, 8),  # below III, IV, VI, V
-    5: (6, 6, 8, 7),  # below III, III, V, IV
+    2: (7, 7, 7, 8),  # below IV, IV, IV, V
+    3: (7, 8, 8, 9),  # below IV, V, V, VI
+    4: (6, 7, 8, 8),  # below III, IV, V, V
+    5: (7, 6, 8, 7),  # below IV, III, V, IV
     6: (6, 6, 6, 6),  # below III, III, III, III
     7: (4, 6, 6, 6),  # below I, III, III, III
-    8: (4, 6, 6, 5),  # below I, III, III, II
-    10: (4, 4, 6, 4),  # below I, I, III, I
-    12: (4, 4, 4, 4),  # below I, I, I, I
-    16: (3, 3, 3, 3),  # below 0, 0, 0, 0
-    20: (3, 3, 3, 3),  # below 0, 0, 0, 0
+    8: (4, 5, 6, 5),  # below I, II, III, II
+    10: (4, 5, 5, 4),  # below I, II, II, I
+    12: (3, 4, 5, 4),  # below 0, I, II, I
+    16: (3, 3, 4, 3),  # below 0, 0, I, 0
+    20: (2, 3, 3, 3),  # below Potte, 0, 0, 0
 }
 
 #: Ask a partner known to hold the Gjøk (ending the round, N12) with any piece below this.
 GJOK_STOP = int(Rank.X)
 
-#: Change of a bag draw's value, in lives per rank of the own piece, near the dealer's
-#: threshold (benchmarks/strategy.py --per-rank shows 0.07 at 2-4 players, 0.1 at 8, 0.2
-#: at 16): converts a change in the draw's odds into a shift of the threshold.
+#: How much the dealer's gain from a swap changes per rank of its piece near its threshold,
+#: in lives (`--per-rank`: about 0.07 at 2-4 players, 0.15 at 8-16): converts a change in
+#: the bag's odds into a shift of the threshold (`bag_shift`).
 BAG_SLOPE = 0.1
 
 
