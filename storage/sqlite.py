@@ -90,7 +90,18 @@ async def connect(
     pragmas = _pragmas(synchronous, read_only=read_only)
     conn = await aiosqlite.connect(os.fspath(path), isolation_level=None, timeout=busy_timeout)
     try:
-        _check_wal(path, list(await conn.execute_fetchall("PRAGMA journal_mode = WAL")))
+        # Switching a new file to WAL needs a moment of exclusive access; when several
+        # processes open it together SQLite may answer "locked" without waiting: try again.
+        give_up = time.monotonic() + busy_timeout
+        while True:
+            try:
+                mode = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > give_up:
+                    raise
+                await asyncio.sleep(0.01)
+        _check_wal(path, mode)
         for pragma in pragmas:
             await conn.execute(pragma)
     except BaseException:
@@ -106,7 +117,16 @@ def _connect_sync(
     pragmas = _pragmas(synchronous, read_only=False)
     conn = sqlite3.connect(os.fspath(path), isolation_level=None, timeout=busy_timeout)
     try:
-        _check_wal(path, conn.execute("PRAGMA journal_mode = WAL").fetchall())
+        give_up = time.monotonic() + busy_timeout
+        while True:  # as in connect(): a new file's switch to WAL may answer "locked"
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchall()
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > give_up:
+                    raise
+                time.sleep(0.01)
+        _check_wal(path, mode)
         for pragma in pragmas:
             conn.execute(pragma)
     except BaseException:
