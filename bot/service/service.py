@@ -328,6 +328,17 @@ class TableService:
             self._players[user] = info
         return info
 
+    async def _remember(self, user: User) -> None:
+        """Store a player's name and language when they are new or changed."""
+        info = await self._player(user.key)
+        changed = info.get("name") != user.name
+        if user.language and info.get("language") != user.language:
+            info["language"] = user.language
+            changed = True
+        if changed:
+            info["name"] = user.name
+            await self.repo.save_player(user.key, info)
+
     async def reachable(self, user: str) -> bool | None:
         """Whether private messages reach `user` (None: not tried yet)."""
         return (await self._player(user)).get("reachable")
@@ -367,7 +378,7 @@ class TableService:
             message_ref=None,
         )
         fresh.seq = (table.seq + 1) if table else 0
-        await self._player(user.key)
+        await self._remember(user)
         self._arm(fresh)
         await self._save(fresh)
         self._repost(fresh, None)  # the old table's message already shows how it ended
@@ -386,7 +397,7 @@ class TableService:
         if len(table.seats) >= self.rules.max_players:
             raise ServiceError("join.full", max=self.rules.max_players)
         name = _unique_name(_clean_name(user.name), table.names)
-        await self._player(user.key)  # know its private reachability before the first deal
+        await self._remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
         if table.host is None:
             table.host = user.key

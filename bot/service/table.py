@@ -50,11 +50,13 @@ class TableKey:
 
 @dataclass(frozen=True, slots=True)
 class User:
-    """Who sent a command: a user key (`telegram:123`), a display name, channel-admin rights."""
+    """Who sent a command: a user key (`telegram:123`), a display name, channel-admin rights,
+    and the language the platform reports for the user, when it does."""
 
     key: str
     name: str
     admin: bool = False
+    language: str | None = None
 
 
 @dataclass(slots=True)

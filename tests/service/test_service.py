@@ -395,3 +395,12 @@ async def test_a_migrated_chat_keeps_its_table_and_lives(harness: Harness) -> No
     assert (await harness.table()).status == "closed"
     user = await harness.current(new_key)
     assert (await svc.act(new_key, user, "stay")).ok
+
+
+async def test_players_are_remembered_with_their_language(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, User("test:7", "Kari", language="nb"))
+    await svc.join(CHANNEL, BOB)
+    stored = await harness.repo.load_player("test:7")
+    assert stored == {"name": "Kari", "language": "nb"}
+    assert (await harness.repo.load_player(BOB.key))["name"] == "Bob"
