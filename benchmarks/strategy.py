@@ -3,7 +3,7 @@
 Run from the repository root: `.venv/bin/python -m benchmarks.strategy` (about 3 minutes on one
 core). `--scale 3` triples every sample count, `--counts 4,6` tunes some table sizes only,
 `--per-rank` prints the lives lost staying and swapping for every rank, `--gjok N` adds the
-check behind `GJOK_STOP`.
+check behind `GJOK_STOP`, `--no-tune` only evaluates the table in strategy.py.
 
 Tuning: for every table size (participants) and position class (first, early, late, acting
 dealer), seeded rounds are played through `bot.engine.match.Match` with every seat playing
@@ -43,6 +43,7 @@ from bot.engine.pieces import FULL_SET, GJOK, HUS, NARR, RANK_NAMES
 from bot.games.gnav.strategy import (
     CLASS_NAMES,
     FIXED_THRESHOLD,
+    THRESHOLDS,
     BotView,
     Table,
     decide,
@@ -407,24 +408,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     add("--profile", default="norsk", choices=("norsk", "tradisjonell"))
     add("--per-rank", action="store_true", help="print lives lost staying/swapping per rank")
     add("--gjok", type=int, default=0, help="rounds for the Gjøk-partner check (0: skip)")
+    add("--no-tune", action="store_true", help="evaluate THRESHOLDS of strategy.py as they are")
     args = parser.parse_args(argv)
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()
     given = list(argv) if argv is not None else sys.argv[1:]
     command = " ".join([".venv/bin/python -m benchmarks.strategy", *given])
-    print(f"tuning ({args.profile}), sizes {counts}, {args.iterations} iterations", flush=True)
-    table, report = tune(
-        counts,
-        int(args.turns * args.scale),
-        args.iterations,
-        args.seed,
-        args.profile,
-        args.per_rank,
-    )
+    table: dict[int, tuple[int, int, int, int]]
+    report: list[dict[str, object]] = []
+    if args.no_tune:
+        table = dict(THRESHOLDS)
+        print("evaluating THRESHOLDS of bot/games/gnav/strategy.py", flush=True)
+    else:
+        print(f"tuning ({args.profile}), sizes {counts}, {args.iterations} iterations", flush=True)
+        table, report = tune(
+            counts,
+            int(args.turns * args.scale),
+            args.iterations,
+            args.seed,
+            args.profile,
+            args.per_rank,
+        )
+        print()
+        print(table_literal(table, command))
+        print()
     tuned_seconds = time.perf_counter() - started
-    print()
-    print(table_literal(table, command))
-    print()
     if args.gjok:
         gjok_check(EVAL_COUNTS, int(args.gjok * args.scale), args.seed, table, args.profile)
     tuned = table_policy(table)
