@@ -415,17 +415,7 @@ class TableService:
         if seat is None:
             raise ServiceError("error.not_seated")
         if table.status == "lobby":
-            self._unseat(table, seat)
-            if not table.seats:
-                table.status = "closed"
-                table.closed_reason = "empty"
-                table.deadline = None
-                table.deadline_kind = None
-                table.seq += 1
-                await self._save(table)
-                self._show(table)
-                return Reply(cat.t("leave.done"))
-            await self._commit_lobby(table)
+            await self._unseat_from_lobby(table, seat)
             return Reply(cat.t("leave.done"))
         await self._forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
         return Reply(cat.t("leave.forfeit"))
@@ -443,17 +433,7 @@ class TableService:
             raise ServiceError("kick.unknown", name=who)
         name = table.seats[seat].name
         if table.status == "lobby":
-            self._unseat(table, seat)
-            if not table.seats:
-                table.status = "closed"
-                table.closed_reason = "empty"
-                table.deadline = None
-                table.deadline_kind = None
-                table.seq += 1
-                await self._save(table)
-                self._show(table)
-            else:
-                await self._commit_lobby(table)
+            await self._unseat_from_lobby(table, seat)
             return Reply(cat.t("kick.done", name=name), public=True)
         await self._forfeit(table, seat, note=("note.kicked", {"p": name}))
         return Reply(cat.t("kick.done", name=name), public=True)
@@ -522,13 +502,7 @@ class TableService:
         finished = None
         if table.match is not None:
             finished = self._finished_match(table, winners=[])
-        table.status = "closed"
-        table.closed_reason = "stopped"
-        table.deadline = None
-        table.deadline_kind = None
-        table.seq += 1
-        await self._save(table, finished=finished)
-        self._show(table)
+        await self._close(table, "stopped", finished)
         return Reply(cat.t("stop.done"), public=True)
 
     # ================================================================= play
@@ -910,12 +884,7 @@ class TableService:
                 return False
             kind = table.deadline_kind
             if kind == "lobby":
-                table.status = "closed"
-                table.closed_reason = "expired"
-                table.deadline = table.deadline_kind = None
-                table.seq += 1
-                await self._save(table)
-                self._show(table)
+                await self._close(table, "expired")
                 return True
             if table.status != "playing":
                 return False
@@ -1058,11 +1027,27 @@ class TableService:
         if user.key != table.host and not user.admin:
             raise ServiceError("error.not_host")
 
-    def _unseat(self, table: Table, seat: int) -> None:
+    async def _unseat_from_lobby(self, table: Table, seat: int) -> None:
+        """Free a lobby seat; the host's role passes on; an empty lobby closes."""
         gone = table.seats.pop(seat)
         if gone.user == table.host:
             humans = table.humans
             table.host = humans[0].user if humans else None
+        if table.seats:
+            await self._commit_lobby(table)
+        else:
+            await self._close(table, "empty")
+
+    async def _close(
+        self, table: Table, reason: str, finished: FinishedMatch | None = None
+    ) -> None:
+        """Close the table for `reason` (a `closed.*` message) and show it."""
+        table.status = "closed"
+        table.closed_reason = reason
+        table.deadline = table.deadline_kind = None
+        table.seq += 1
+        await self._save(table, finished=finished)
+        self._show(table)
 
     async def _commit_lobby(self, table: Table) -> None:
         table.seq += 1
