@@ -35,17 +35,27 @@ OnMigrated = Callable[[int, int], Awaitable[int]]
 _PACE_MEMORY = 4096
 
 
+class NotRunning(TelegramError):
+    """The platform is not running: nothing can be sent (a failure like any Telegram one)."""
+
+
 def is_not_modified(exc: BadRequest) -> bool:
     """Telegram's answer to an edit that changes nothing (the message already shows it)."""
     return "message is not modified" in exc.message.lower()
 
 
 class TelegramNotifier:
-    """Sends screens through a PTB `Bot` (attached when the platform starts)."""
+    """Sends screens through a PTB `Bot` (attached when the platform starts).
+
+    It exists before the bot does: `gnav-bot run` restores tables (and queues their
+    messages) before the platforms start, so calls made earlier wait for `attach`, and fail
+    quietly once the platform is closed (or never started).
+    """
 
     def __init__(self, *, chat_interval: float = 1.0) -> None:
         self.chat_interval = chat_interval
         self.bot: Bot | None = None
+        self._ready = asyncio.Event()
         self._on_migrated: OnMigrated | None = None
         self._last: dict[int, float] = {}
         self._locks: dict[int, asyncio.Lock] = {}
@@ -54,6 +64,12 @@ class TelegramNotifier:
         """Use `bot` from now on; `on_migrated` moves a chat's tables (service.migrate_chat)."""
         self.bot = bot
         self._on_migrated = on_migrated
+        self._ready.set()
+
+    def close(self) -> None:
+        """The bot is gone (stopped, or it never started): sending fails from now on."""
+        self.bot = None
+        self._ready.set()
 
     def link_for(self, key: TableKey) -> str | None:
         """The deep link to the bot's private chat for a table, once the bot's name is known."""
@@ -65,9 +81,10 @@ class TelegramNotifier:
             return None
         return deep_link(username, key) if username else None
 
-    def _need_bot(self) -> Bot:
+    async def _need_bot(self) -> Bot:
+        await self._ready.wait()
         if self.bot is None:
-            raise RuntimeError("the Telegram platform has not started")
+            raise NotRunning("the Telegram platform is not running")
         return self.bot
 
     # ------------------------------------------------------------------ the Notifier port
@@ -91,8 +108,8 @@ class TelegramNotifier:
         """Edit a table message in place (no buttons in `screen`: the keyboard goes away)."""
         key = TableKey.parse(channel)
         chat_id = int(key.chat)
-        bot = self._need_bot()
         try:
+            bot = await self._need_bot()
             async with self._paced(chat_id):
                 await bot.edit_message_text(
                     screen.text,
@@ -153,7 +170,7 @@ class TelegramNotifier:
         with `moved_is_done` when a table moved (the service posts its message there itself);
         then None is returned.
         """
-        bot = self._need_bot()
+        bot = await self._need_bot()
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
         try:
             async with self._paced(chat_id):
@@ -189,7 +206,7 @@ class TelegramNotifier:
         reply_to: int | None = None,
     ) -> Message:
         """Send a document (the match record), spaced like every message to the chat."""
-        bot = self._need_bot()
+        bot = await self._need_bot()
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
 
         async def send(target: int, reply_parameters: ReplyParameters | None) -> Message:

@@ -125,6 +125,7 @@ class TelegramPlatform:
         secret = self.settings.telegram_token
         token = secret.get_secret_value().strip() if secret is not None else ""
         if not token:
+            self.notifier.close()
             raise PlatformError("TELEGRAM_TOKEN is not set: get a token from @BotFather")
         self._guard_logs(token)
         service.command_prefix["telegram"] = "/gnav_"
@@ -134,6 +135,7 @@ class TelegramPlatform:
             await app.initialize()
         except InvalidToken:
             await app.bot.shutdown()
+            self.notifier.close()
             self._unguard_logs()
             # PTB's message contains the token: say it in our words.
             raise PlatformError(
@@ -142,6 +144,7 @@ class TelegramPlatform:
             ) from None
         except NetworkError as exc:
             await app.bot.shutdown()
+            self.notifier.close()
             self._unguard_logs()
             raise PlatformError(
                 f"cannot reach the Telegram Bot API at {self.settings.telegram_base_url}: "
@@ -186,6 +189,7 @@ class TelegramPlatform:
                 log.warning(
                     "telegram: messages still queued after %.0f s", self.limits.drain_timeout
                 )
+        self.notifier.close()
         await app.shutdown()
 
     # ------------------------------------------------------------------ wiring

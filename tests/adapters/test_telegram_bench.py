@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -213,6 +213,17 @@ class Bench:
         return await self.service.status(
             TableKey("telegram", str(chat.id), str(thread) if thread else None)
         )
+
+    async def eventually(
+        self, check: Callable[[], Awaitable[object]], *, timeout: float = 5.0, what: str = ""
+    ) -> None:
+        """Wait until an async `check` returns something truthy (service state, say)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not await check():
+            if loop.time() > deadline:
+                raise TimeoutError(f"timed out after {timeout}s waiting for {what or check}")
+            await asyncio.sleep(0.01)
 
     async def idle(self) -> None:
         """Every update fetched and handled, every queued message sent."""

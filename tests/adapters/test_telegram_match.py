@@ -7,6 +7,7 @@ om!") refusal, an ordinary swap, a reveal, a next round and a winner.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import AsyncIterator
@@ -15,8 +16,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.engine.pieces import DISPLAY_NAMES, RANK_NAMES, Rank
-from tests.adapters.test_telegram_bench import Bench, StackedRandom
-from tests.fakes.telegram_api import FakeChat, FakeTelegram, FakeUser
+from bot.service.table import TableKey, User
+from storage.sqlite import SqliteRepository
+from tests.adapters.test_telegram_bench import TEST_LIMITS, Bench, StackedRandom
+from tests.fakes.telegram_api import USER_BLOCKED, FakeChat, FakeTelegram, FakeUser
 
 #: Every piece name people could read (display and ASCII spellings).
 PIECE = re.compile(
@@ -219,3 +222,261 @@ def test_the_leak_check_sees_pieces() -> None:
     assert hidden_pieces_named("🎲 Gnav · round 2 · dealer Bob\nCarl: 0") == ["0"]
     assert hidden_pieces_named("Turn time 60 s · bot seats at start: 0") == []
     assert hidden_pieces_named("Bob holds the Gjøk") == ["Gjøk"]
+
+
+# ----------------------------------------------------------------------------- a blocked player
+async def test_a_player_who_blocks_the_bot_falls_back_to_the_popup(tg: FakeTelegram) -> None:
+    alice, _bob, carl, group = people(tg)
+    # Alice 0, Carl 1, Bot 1 seat 2 (deals first round): Alice acts first.
+    rng = StackedRandom(5, dealer=2, deals=[[Rank.V, Rank.VI, Rank.X, Rank.III]])
+    bench = await Bench(tg, rng=rng).start()
+    try:
+        tg.user_starts_bot(alice)
+        tg.user_starts_bot(carl)
+        await bench.dm(carl, "Hi!")
+        bench.say(alice, group, "/gnav")
+        await bench.wait_table(group, "Alice", button="Join")
+        await bench.press(carl, group, "Join")
+        bench.say(alice, group, "/gnav_settings bots=1")
+        await bench.wait_table(group, "bot seats at start: 1")
+        await bench.press(alice, group, "Start")
+        await bench.dm(carl, "You were dealt VI")
+
+        # Carl blocks the bot; the update saying so has not been seen yet.
+        tg.users[carl.id].blocked_bot = True
+        await bench.press(alice, group, "Swap", when="Alice's turn")
+        # Carl's private message is refused for good; the table does not wait for it.
+        refused = await tg.wait_for(
+            lambda: [c for c in tg.calls("sendMessage", chat_id=carl.id) if c.error_code == 403],
+            what="the refused DM",
+        )
+        assert refused[0].description == USER_BLOCKED
+        await bench.wait_table(group, "Carl Berg's turn", button="Stay")
+        assert await bench.service.reachable(f"telegram:{carl.id}") is False
+        piece = await bench.press(carl, group, "My piece")
+        assert piece.show_alert and "you hold V" in (piece.text or "")
+        await bench.press(carl, group, "Stay", when="Carl Berg's turn")
+        await bench.wait_table(group, "Reveal of round 1", button="Next round")
+
+        # The next round: Alice gets her DM, Carl is not tried again.
+        attempts = len(tg.calls("sendMessage", chat_id=carl.id))
+        after = max(m.message_id for m in tg.messages_in(alice))
+        await bench.press(carl, group, "Next round")
+        await bench.dm(alice, "dealt", after=after)
+        await bench.idle()
+        assert len(tg.calls("sendMessage", chat_id=carl.id)) == attempts
+        assert (await bench.press(carl, group, "My piece", when="round 2")).show_alert
+
+        # Carl unblocks and restarts the bot: his pieces come by DM again.
+        tg.user_starts_bot(carl)
+        await bench.dm(carl, "Hi!", after=refused[0].params.get("message_id", 0))
+        await tg.wait_for(
+            lambda: any(c.ok for c in tg.calls("sendMessage", chat_id=carl.id)[attempts:]),
+            what="a welcome after the restart",
+        )
+        assert await bench.service.reachable(f"telegram:{carl.id}") is True
+    finally:
+        await bench.stop()
+
+
+async def test_blocking_is_seen_from_the_update_before_any_refusal(tg: FakeTelegram) -> None:
+    _alice, bob, _carl, _group = people(tg)
+    bench = await Bench(tg).start()
+    try:
+        tg.user_starts_bot(bob)
+        await bench.dm(bob, "Hi!")
+        assert await bench.service.reachable(f"telegram:{bob.id}") is True
+        tg.user_blocks_bot(bob)  # Telegram tells the bot with a my_chat_member update
+
+        async def unreachable() -> bool:
+            return await bench.service.reachable(f"telegram:{bob.id}") is False
+
+        await bench.eventually(unreachable, what="Bob unreachable")
+        assert tg.calls("sendMessage", chat_id=bob.id)[-1].ok  # nothing was tried since
+    finally:
+        await bench.stop()
+
+
+# ----------------------------------------------------------------------------- flood limits
+# PTB's own RetryAfter warns that its int retry_after is deprecated (PTB 22.2+).
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_flood_answer_is_retried_and_edits_coalesce(tg: FakeTelegram) -> None:
+    alice, bob, carl, group = people(tg)
+    bench = await Bench(tg).start()
+    try:
+        bench.say(alice, group, "/gnav")
+        await bench.wait_table(group, "Alice", button="Join")
+        edits_before = len(tg.calls("editMessageText"))
+        tg.inject_flood(1, retry_after=1, method="editMessageText", chat_id=group.id)
+        await bench.press(bob, group, "Join")
+        # While the limiter waits out the flood, Carl sits down too.
+        await tg.wait_for(lambda: tg.calls("editMessageText")[edits_before:], what="the 429")
+        await bench.press(carl, group, "Join")
+        lobby = await bench.wait_table(group, "Carl Berg", timeout=6)
+        assert "Bob" in lobby.text
+        edits = tg.calls("editMessageText")[edits_before:]
+        assert edits[0].error_code == 429
+        assert edits[0].response is not None
+        assert edits[0].response["parameters"] == {"retry_after": 1}
+        # retried after retry_after (+0.1 s), then one more edit shows Carl: no more calls
+        assert edits[1].ok and edits[1].time - edits[0].time >= 1.05
+        await bench.idle()
+        assert len(tg.calls("editMessageText")[edits_before:]) <= 3
+    finally:
+        await bench.stop()
+
+
+# PTB's own RetryAfter warns that its int retry_after is deprecated (PTB 22.2+).
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_flood_past_the_retries_drops_one_edit_and_the_next_shows_all(
+    tg: FakeTelegram,
+) -> None:
+    alice, bob, carl, group = people(tg)
+    limits = dataclasses.replace(TEST_LIMITS, max_retries=0)
+    bench = await Bench(tg, limits=limits).start()
+    try:
+        bench.say(alice, group, "/gnav")
+        await bench.wait_table(group, "Alice", button="Join")
+        tg.inject_flood(1, retry_after=1, method="editMessageText", chat_id=group.id)
+        await bench.press(bob, group, "Join")
+        await tg.wait_for(
+            lambda: any(c.error_code == 429 for c in tg.calls("editMessageText")),
+            what="the refused edit",
+        )
+        await bench.idle()
+        assert "Bob" not in (bench.table_message(group).text or "")  # type: ignore[union-attr]
+        await bench.press(carl, group, "Join", when="Alice")
+        lobby = await bench.wait_table(group, "Carl Berg", timeout=6)
+        assert "Bob" in lobby.text
+    finally:
+        await bench.stop()
+
+
+async def test_identical_edit_counts_as_success(tg: FakeTelegram) -> None:
+    alice, _bob, _carl, group = people(tg)
+    bench = await Bench(tg).start()
+    try:
+        bench.say(alice, group, "/gnav")
+        lobby = await bench.wait_table(group, "Alice", button="Join")
+        channel = f"telegram:{group.id}"
+        screen = bench.service.render(await bench.table(group))
+        assert await bench.platform.notifier.edit(channel, str(lobby.message_id), screen)
+        assert tg.calls("editMessageText")[-1].error_code == 400  # "message is not modified"
+        assert not await bench.platform.notifier.edit(channel, "999", screen)  # not found
+    finally:
+        await bench.stop()
+
+
+# ----------------------------------------------------------------------------- restart
+async def test_restart_mid_match_resumes_the_table(tg: FakeTelegram, tmp_path) -> None:
+    alice, bob, _carl, group = people(tg)
+    db = str(tmp_path / "gnav.sqlite3")
+    rng = StackedRandom(9, dealer=1, deals=[[Rank.VII, Rank.II, Rank.XII]])
+    repo = await SqliteRepository.open(db)
+    bench = await Bench(tg, repo=repo, rng=rng).start()
+    try:
+        bench.say(alice, group, "/gnav")
+        await bench.press(bob, group, "Join")
+        await bench.press(alice, group, "Start")
+        piece = await bench.press(alice, group, "My piece", when="Alice's turn")
+        assert "VII" in (piece.text or "")
+        await bench.press(alice, group, "Stay", when="Alice's turn")
+        live = await bench.wait_table(group, "Bob's turn", button="Stay")
+    finally:
+        await bench.stop()
+        await repo.close()
+
+    # While the bot is down, Bob presses Stay: Telegram keeps the update.
+    while_down = tg.user_presses_button(bob, live, "Stay")
+
+    repo = await SqliteRepository.open(db)
+    bench = await Bench(tg, repo=repo, rng=StackedRandom(10)).start(resume=True)
+    try:
+        restored = await bench.wait_table(group, "restarted")
+        assert restored.message_id != live.message_id
+        assert "Alice: «Jeg står»" in restored.text
+        # The press made while the bot was down counts: the table's buttons stay valid.
+        answer = await bench.answered(while_down)
+        assert not answer.show_alert and answer.text == "You stay."
+        reveal = await bench.wait_table(group, "Reveal of round 1", button="Next round")
+        assert (
+            "Alice: VII" in reveal.text and "Bob: II" in reveal.text and "Bob pays" in reveal.text
+        )
+        assert "Lives: Alice 3, Bob 2" in reveal.text
+        # And the match goes on.
+        await bench.press(alice, group, "Next round")
+        await bench.wait_table(group, "round 2", button="Stay")
+    finally:
+        await bench.stop()
+        await repo.close()
+
+
+# ----------------------------------------------------------------------------- migration
+async def test_group_upgraded_to_supergroup_keeps_its_table_and_lives(tg: FakeTelegram) -> None:
+    alice, bob, _carl, group = people(tg)
+    rng = StackedRandom(4, dealer=1, deals=[[Rank.III, Rank.DRAGON]])
+    bench = await Bench(tg, rng=rng).start()
+    try:
+        bench.say(alice, group, "/gnav")
+        await bench.press(bob, group, "Join")
+        await bench.press(alice, group, "Start")
+        await bench.press(alice, group, "Swap", when="Alice's turn")
+        await bench.wait_table(group, "Hugg av")  # Alice lost a life: 2 left
+
+        new_id = tg.migrate_group(group)
+        supergroup = tg.chats[new_id]
+        moved = await bench.wait_table(supergroup, "Bob's turn", button="Stay")
+        assert "Alice · ♥2" in moved.text and "Hugg av" in moved.text
+        table = await bench.table(supergroup)
+        assert table is not None and table.match.lives == [2, 3]
+        assert (await bench.table(group)).status == "closed"
+
+        # Play goes on in the supergroup.
+        await bench.press(bob, supergroup, "Stay", when="Bob's turn")
+        reveal = await bench.wait_table(supergroup, "Reveal of round 1", button="Next round")
+        assert "Alice pays" in reveal.text
+        # Nothing was sent to the old group after it moved, except refusals.
+        late = [
+            c
+            for c in tg.bot_calls()
+            if c.params.get("chat_id") == group.id and c.ok and c.time > moved_time(tg, new_id)
+        ]
+        assert late == []
+    finally:
+        await bench.stop()
+
+
+def moved_time(tg: FakeTelegram, chat_id: int) -> float:
+    """When the bot first posted in a chat."""
+    return next(c.time for c in tg.calls("sendMessage", chat_id=chat_id))
+
+
+async def test_chat_migrated_on_send_moves_the_table(tg: FakeTelegram) -> None:
+    alice, bob, carl, group = people(tg)
+    bench = await Bench(tg).start()
+    try:
+        bench.say(alice, group, "/gnav")
+        await bench.press(bob, group, "Join")
+        await bench.idle()
+        # The bot stops reading updates, so it learns of the upgrade only when it sends.
+        app = bench.platform.app
+        assert app is not None and app.updater is not None
+        await app.updater.stop()
+        new_id = tg.migrate_group(group)
+        reply = await bench.service.open(
+            TableKey("telegram", str(group.id)), User(f"telegram:{alice.id}", "Alice")
+        )
+        assert reply.ok
+        moved = await bench.wait_table(new_id, "Bob", button="Join")
+        refused = tg.calls("sendMessage", chat_id=group.id)[-1]
+        assert refused.error_code == 400 and refused.response is not None
+        assert refused.response["parameters"] == {"migrate_to_chat_id": new_id}
+        # The service messages arrive later: moving again changes nothing.
+        await app.updater.start_polling(poll_interval=0, timeout=1)
+        await bench.idle()
+        live = [m for m in tg.bot_messages(new_id) if m.buttons()]
+        assert [m.message_id for m in live] == [moved.message_id]
+        await bench.press(carl, new_id, "Join")
+        await bench.wait_table(new_id, "Carl Berg")
+    finally:
+        await bench.stop()
