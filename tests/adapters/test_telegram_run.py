@@ -1,0 +1,263 @@
+"""Running the Telegram bot for real: tokens, logs, stopping, webhook mode and `gnav-bot run`.
+
+The platform and the `gnav-bot run` process talk to the fake Bot API on 127.0.0.1; nothing
+here reaches Telegram.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from adapters.telegram.platform import TelegramPlatform
+from bot import runner
+from bot.runner import PlatformError
+from bot.service.ports import FinishedMatch, Screen, StatDelta, TableRow
+from bot.service.service import TableService
+from bot.service.table import TableKey
+from storage.memory import MemoryRepository
+from storage.sqlite import SqliteRepository
+from tests.adapters.test_telegram_bench import TEST_LIMITS, Bench, settings_for
+from tests.fakes.telegram_api import FakeTelegram
+
+#: A token that is easy to spot in a log.
+SECRET = "4242424242:AAH-very_secret-token-value"
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    """A running fake Bot API server with a recognisable token."""
+    async with FakeTelegram(token=SECRET) as fake:
+        yield fake
+
+
+# ----------------------------------------------------------------------------- start errors
+async def test_missing_token_is_a_clear_error(tg: FakeTelegram) -> None:
+    platform = TelegramPlatform(settings_for(tg, telegram_token=None), limits=TEST_LIMITS)
+    svc = TableService(MemoryRepository(), platform.notifier)
+    with pytest.raises(PlatformError, match="TELEGRAM_TOKEN is not set"):
+        await platform.start(svc)
+
+
+@pytest.mark.parametrize("token", ["4242424242:AAH-wrong", "not-a-token"])
+async def test_rejected_token_is_a_clear_error_without_the_token(
+    tg: FakeTelegram, token: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    platform = TelegramPlatform(settings_for(tg, telegram_token=token), limits=TEST_LIMITS)
+    svc = TableService(MemoryRepository(), platform.notifier)
+    with pytest.raises(PlatformError) as err:
+        await platform.start(svc)
+    assert "Telegram rejected TELEGRAM_TOKEN" in str(err.value)
+    assert token not in str(err.value) and err.value.__cause__ is None
+    assert token not in caplog.text
+    # Messages queued for this platform fail at once instead of waiting for it forever.
+    assert await platform.notifier.post("telegram:-1", Screen("hello")) is None
+
+
+async def test_unreachable_api_is_a_clear_error(tg: FakeTelegram) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once closed
+    settings = settings_for(tg, telegram_base_url=f"http://127.0.0.1:{port}/bot")
+    platform = TelegramPlatform(settings, limits=TEST_LIMITS)
+    with pytest.raises(PlatformError, match="cannot reach the Telegram Bot API") as err:
+        await platform.start(TableService(MemoryRepository(), platform.notifier))
+    assert SECRET not in str(err.value)
+
+
+async def test_the_token_never_reaches_a_log(
+    tg: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    bench = await Bench(tg).start()
+    try:
+        alice = tg.add_user("Alice")
+        group = tg.add_group("Logs", members=[alice])
+        bench.say(alice, group, "/gnav")
+        await bench.wait_table(group, "Alice")
+        logging.getLogger("somewhere").warning("a careless line: %s", SECRET)
+    finally:
+        await bench.stop()
+    # httpx logs every request URL, which holds the token: it was scrubbed on the way.
+    assert "<token>" in caplog.text
+    assert SECRET not in caplog.text
+    assert SECRET.split(":")[1] not in caplog.text
+
+
+# ----------------------------------------------------------------------------- stopping
+class SlowRepository(MemoryRepository):
+    """Saving a table takes a while, so a command is surely under way when the stop comes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slow = False
+        self.saving = asyncio.Event()
+
+    async def save_table(
+        self,
+        row: TableRow,
+        *,
+        expected_version: int | None,
+        stats: Sequence[StatDelta] = (),
+        finished: FinishedMatch | None = None,
+    ) -> None:
+        if self.slow:
+            self.saving.set()
+            await asyncio.sleep(0.3)
+        await super().save_table(
+            row, expected_version=expected_version, stats=stats, finished=finished
+        )
+
+
+async def test_stop_lets_commands_under_way_finish_and_delivers_what_they_said(
+    tg: FakeTelegram,
+) -> None:
+    repo = SlowRepository()
+    bench = await Bench(tg, repo=repo).start()
+    alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+    group = tg.add_group("Stopping", members=[alice, bob])
+    try:
+        bench.say(alice, group, "/gnav")
+        lobby = await bench.wait_table(group, "Alice", button="Join")
+        repo.slow = True
+        bench.say(bob, group, "/gnav_join")
+        await asyncio.wait_for(repo.saving.wait(), 5)
+    finally:
+        await bench.stop()  # what SIGTERM does
+    row = await repo.load_table(f"telegram:{group.id}")
+    assert row is not None and [s["name"] for s in row.state["seats"]] == ["Alice", "Bob"]
+    assert "2. Bob" in (lobby.text or "")  # the edit went out before the bot closed
+
+
+# ----------------------------------------------------------------------------- webhook mode
+async def test_webhook_mode_receives_updates_with_the_secret_only(tg: FakeTelegram) -> None:
+    pytest.importorskip("tornado", reason="python-telegram-bot[webhooks] is not installed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = settings_for(
+        tg,
+        telegram_mode="webhook",
+        telegram_webhook_url="https://gnav.example.org/tg/hook",
+        telegram_webhook_listen="127.0.0.1",
+        telegram_webhook_port=port,
+        telegram_webhook_secret="hook-secret",
+    )
+    bench = await Bench(tg, settings=settings).start()
+    try:
+        assert tg.webhook_url == "https://gnav.example.org/tg/hook"
+        assert tg.webhook_secret_token == "hook-secret"
+        alice = tg.add_user("Alice")
+        group = tg.add_group("Hooked", members=[alice])
+        bench.say(alice, group, "/gnav")
+        update = tg.pending_updates()[-1]  # what Telegram would POST to the webhook
+        url = f"http://127.0.0.1:{port}/tg/hook"
+        async with aiohttp.ClientSession() as http:
+            async with http.post(url, json=update) as refused:
+                assert refused.status == 403  # no secret: not Telegram
+            headers = {"X-Telegram-Bot-Api-Secret-Token": "hook-secret"}
+            async with http.post(url, json=update, headers=headers) as accepted:
+                assert accepted.status == 200
+        await bench.wait_table(group, "1. Alice", button="Join")
+        assert not tg.calls("getUpdates")  # no polling in webhook mode
+    finally:
+        await bench.stop()
+
+
+# ----------------------------------------------------------------------------- gnav-bot run
+async def test_runner_reports_a_rejected_token_and_exits_2(
+    tg: FakeTelegram, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    settings = settings_for(tg, telegram_token="4242424242:AAH-wrong", gnav_db=str(tmp_path / "g"))
+    status = await runner.run(settings, str(tmp_path / "default.sqlite3"))
+    assert status == 2
+    assert "Telegram rejected TELEGRAM_TOKEN" in caplog.text
+    assert "AAH-wrong" not in caplog.text
+
+
+def _env(tg: FakeTelegram, tmp_path: Path, token: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DISCORD_"))}
+    env.update(
+        TELEGRAM_TOKEN=token,
+        TELEGRAM_BASE_URL=tg.base_url,
+        TELEGRAM_BASE_FILE_URL=tg.base_file_url,
+        GNAV_DB=str(tmp_path / "gnav.sqlite3"),
+        LOG_LEVEL="DEBUG",
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("GNAV_DATABASE_URL", None)
+    return env
+
+
+async def _gnav_bot_run(tmp_path: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        "--env-file",
+        str(tmp_path / "absent.env"),
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def test_gnav_bot_run_with_a_bad_token_prints_a_clean_error(
+    tg: FakeTelegram, tmp_path: Path
+) -> None:
+    bad = "4242424242:AAH-not-the-right-one"
+    proc = await _gnav_bot_run(tmp_path, _env(tg, tmp_path, bad))
+    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    text = (out + err).decode()
+    assert proc.returncode == 2, text
+    assert "Telegram rejected TELEGRAM_TOKEN" in text
+    assert "Traceback" not in text
+    assert "AAH-not-the-right-one" not in text
+
+
+async def test_gnav_bot_run_stops_cleanly_on_sigterm_and_keeps_the_table(
+    tg: FakeTelegram, tmp_path: Path
+) -> None:
+    proc = await _gnav_bot_run(tmp_path, _env(tg, tmp_path, SECRET))
+    try:
+        await tg.wait_for(lambda: tg.calls("getUpdates"), timeout=30, what="polling")
+        alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+        group = tg.add_group("For real", members=[alice, bob])
+        tg.user_sends(alice, group, "/gnav")
+        lobby = await tg.wait_for_message(group, contains="1. Alice", timeout=10)
+        tg.user_sends(bob, group, "/gnav_join")
+        await tg.wait_for(lambda: "2. Bob" in (lobby.text or ""), timeout=10, what="Bob seated")
+        proc.send_signal(signal.SIGTERM)
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    text = (out + err).decode()
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text and "Exception" not in text
+    assert SECRET not in text and SECRET.split(":")[1] not in text
+    assert "telegram is running" in text and "stopping" in text
+    repo = await SqliteRepository.open(str(tmp_path / "gnav.sqlite3"))
+    try:
+        tables = await repo.load_active_tables()
+    finally:
+        await repo.close()
+    key = TableKey("telegram", str(group.id)).key
+    assert [t.key for t in tables] == [key]
+    assert [s["name"] for s in tables[0].state["seats"]] == ["Alice", "Bob"]
+    assert json.dumps(tables[0].state)  # stored whole

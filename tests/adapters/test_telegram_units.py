@@ -1,0 +1,144 @@
+"""The Telegram adapter's small parts: deep-link payloads, keyboards, texts, alert length,
+private-message outcomes and the rate limiter's budget for reads."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from string import Formatter
+from typing import Any
+
+import pytest
+
+from adapters.telegram import texts
+from adapters.telegram.handlers import fit
+from adapters.telegram.keyboards import MAX_PAYLOAD, decode_payload, encode_payload, keyboard
+from adapters.telegram.platform import GnavRateLimiter
+from bot.service import tokens
+from bot.service.i18n import LANGUAGES, catalog
+from bot.service.ports import Button, Delivery, Screen
+from bot.service.table import TableKey
+from tests.adapters.test_telegram_bench import Bench
+from tests.fakes.telegram_api import FakeTelegram
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    """A running fake Bot API server."""
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+def test_payload_round_trip_and_limit() -> None:
+    for key in (
+        TableKey("telegram", "-1001234567890", None),
+        TableKey("telegram", "-4100000001", None),
+        TableKey("telegram", "-1009999999999999", "2147483647"),
+    ):
+        payload = encode_payload(key)
+        assert len(payload) <= MAX_PAYLOAD
+        assert all(c.isalnum() or c in "_-" for c in payload)  # what Telegram allows
+        assert decode_payload(payload) == key
+    assert decode_payload("hello") is None
+    assert decode_payload("g-12_x") is None
+
+
+def _screen(*actions: str, language: str = "en") -> Screen:
+    cat = catalog(language)
+    labels = {"join": "button.join", "stay": "button.stay", "piece": "button.piece"}
+    row = tuple(Button(cat.t(labels[a]), tokens.encode("abc123", 7, a)) for a in actions)
+    return Screen("table", (row,))
+
+
+def test_keyboards_carry_tokens_and_the_link_where_it_helps() -> None:
+    link = "https://t.me/gnav_bot?start=g-100"
+    lobby = keyboard(_screen("join"), link)
+    assert lobby is not None
+    rows = lobby.inline_keyboard
+    assert rows[0][0].callback_data == "g:abc123:7:join"
+    assert rows[1][0].url == link and rows[1][0].text == "📬 Pieces by DM"
+    play = keyboard(_screen("piece"), link)
+    assert play is not None and [b.text for b in play.inline_keyboard[0]] == [
+        "My piece",
+        "📬 Pieces by DM",
+    ]
+    norwegian = keyboard(_screen("join", language="nb"), link)
+    assert norwegian is not None and norwegian.inline_keyboard[1][0].text == "📬 Brikker privat"
+    assert keyboard(_screen("stay"), link) is not None
+    assert len(keyboard(_screen("stay"), link).inline_keyboard) == 1  # type: ignore[union-attr]
+    assert keyboard(Screen("frozen"), link) is None  # an edit without buttons removes them
+
+
+def test_every_language_has_every_text_with_the_same_placeholders() -> None:
+    english = texts._TEXTS["en"]
+    for language in LANGUAGES:
+        assert set(texts._TEXTS[language]) == set(english), language
+        for key, template in texts._TEXTS[language].items():
+            assert _fields(template) == _fields(english[key]), (language, key)
+    for name in (*texts.GROUP_COMMANDS, *texts.PRIVATE_COMMANDS):
+        for language in LANGUAGES:
+            assert 3 <= len(texts.text(language, f"cmd.{name}")) <= 256
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in Formatter().parse(template) if name}
+
+
+def test_language_codes_map_to_table_languages() -> None:
+    assert texts.language_of("nb") == "nb"
+    assert texts.language_of("no") == "nb"
+    assert texts.language_of("pt-BR") == "pt"
+    assert texts.language_of("ru") == "ru"
+    assert texts.language_of("de") == "en"
+    assert texts.language_of(None) == "en"
+
+
+def test_alerts_are_cut_in_utf16_units() -> None:
+    assert fit("short", 200) == "short"
+    cut = fit("🐦" * 150, 200)  # each bird is two UTF-16 units
+    assert cut.endswith("…") and len(cut.encode("utf-16-le")) // 2 <= 200
+    assert fit("x" * 201, 200) == "x" * 199 + "…"
+
+
+async def test_private_messages_delivered_refused_or_failed(tg: FakeTelegram) -> None:
+    bench = await Bench(tg).start()
+    try:
+        notifier = bench.platform.notifier
+        started = tg.add_user("Started")
+        tg.user_starts_bot(started)
+        never = tg.add_user("Never")
+        blocked = tg.add_user("Blocked", started_bot=True)
+        tg.users[blocked.id].blocked_bot = True
+        piece = Screen("You hold XII.")
+        assert await notifier.tell(f"telegram:{started.id}", piece) is Delivery.DELIVERED
+        assert await notifier.tell(f"telegram:{never.id}", piece) is Delivery.UNREACHABLE
+        assert await notifier.tell(f"telegram:{blocked.id}", piece) is Delivery.UNREACHABLE
+        assert await notifier.tell("telegram:999999", piece) is Delivery.UNREACHABLE
+        assert await notifier.tell("telegram:-100123", piece) is Delivery.UNREACHABLE
+        tg.inject_error(502, "Bad Gateway", method="sendMessage")
+        assert await notifier.tell(f"telegram:{started.id}", piece) is Delivery.FAILED
+        # Nothing private ever went to a group.
+        assert not [c for c in tg.calls("sendMessage") if c.params.get("chat_id", 0) < 0]
+    finally:
+        await bench.stop()
+
+
+async def test_reads_spend_no_group_message_budget() -> None:
+    limiter = GnavRateLimiter(group_max_rate=1, group_time_period=60, max_retries=0)
+    calls: list[str] = []
+
+    async def call(name: str) -> Any:
+        calls.append(name)
+        return True
+
+    async def request(endpoint: str) -> Any:
+        return await limiter.process_request(
+            call, (endpoint,), {}, endpoint, {"chat_id": -100}, None
+        )
+
+    await request("sendMessage")  # the group's whole budget for a minute
+    for _ in range(5):
+        await asyncio.wait_for(request("getChatMember"), 1)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(request("editMessageText"), 0.2)
+    assert calls == ["sendMessage", *["getChatMember"] * 5]
