@@ -32,7 +32,8 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
     gnav = app_commands.Group(
         name="gnav",
         description="Play Gnav, the Scandinavian swapping game, in this channel",
-        guild_only=True,
+        guild_only=True,  # a table lives in a server channel or thread, never in a DM
+        allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
 
     @gnav.command(name="new", description="Open a Gnav table here (or show the one that is open)")

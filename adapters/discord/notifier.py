@@ -3,12 +3,16 @@
 Table messages are posted to and edited in the table's channel (a thread is a channel of its
 own); message refs are message ids. Private pieces go by DM; a DM Discord refuses (403, code
 50007: DMs closed or the bot blocked) is UNREACHABLE, which the service never retries. Rate
-limits are discord.py's business: it sleeps off a 429 and retries.
+limits are discord.py's business: it sleeps off a 429 and retries. An edit that would show
+exactly what a channel's table message already shows is not sent: Discord accepts it, but it
+costs a request against the same limits (the outbox renders a table when its edit goes out, so
+two edits queued around a DM show the same state).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from typing import Any
 
@@ -36,6 +40,8 @@ class DiscordNotifier:
         self._client: discord.Client | None = None
         self._closed = False
         self._changed = asyncio.Event()
+        #: channel key -> (message ref, digest of the screen it shows), the newest message only.
+        self._shown: dict[str, tuple[str, bytes]] = {}
 
     def attach(self, client: discord.Client) -> None:
         """Send through `client` from now on (it is logged in)."""
@@ -75,10 +81,14 @@ class DiscordNotifier:
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.warning("posting in %s failed: %s", channel, type(exc).__name__)
             return None
+        self._shown[channel] = (str(message.id), _digest(screen))
         return str(message.id)
 
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
         """Replace the message's text and buttons (no buttons: they are removed)."""
+        digest = _digest(screen)
+        if self._shown.get(channel) == (message_ref, digest):
+            return True  # already shown: an identical edit would only spend a request
         client = await self._ready()
         if client is None:
             return False
@@ -98,6 +108,9 @@ class DiscordNotifier:
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.warning("editing %s in %s failed: %s", message_ref, channel, type(exc).__name__)
             return False
+        shown = self._shown.get(channel)
+        if shown is None or shown[0] == message_ref:  # an older message's freeze is not kept
+            self._shown[channel] = (message_ref, digest)
         return True
 
     async def tell(self, user: str, screen: Screen) -> Delivery:
@@ -120,6 +133,11 @@ class DiscordNotifier:
             log.warning("DM to %s failed: %s", user, type(exc).__name__)
             return Delivery.FAILED
         return Delivery.DELIVERED
+
+
+def _digest(screen: Screen) -> bytes:
+    """A short fingerprint of what a screen shows (text, labels and tokens)."""
+    return hashlib.blake2b(repr(screen).encode(), digest_size=16).digest()
 
 
 def _channel_id(table_key: str) -> int:

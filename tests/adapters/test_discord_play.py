@@ -69,10 +69,11 @@ class World:
         return {u.username: u for u in (self.alice, self.bob, self.carl, self.dana)}
 
 
-@pytest.fixture
-async def world() -> AsyncIterator[World]:
-    """A started, installed fake with a guild, a channel and four members."""
-    async with FakeDiscord() as fake:
+@contextlib.asynccontextmanager
+async def fake_world(**fake_options: Any) -> AsyncIterator[World]:
+    """A started, installed fake with a guild, a channel and four members; on the way out,
+    checks that nothing of discord.py, the service or the fake is left running."""
+    async with FakeDiscord(**fake_options) as fake:
         guild = fake.add_guild("Gnav club")
         channel = fake.add_channel(guild, "gnav")
         alice = fake.add_user("alice", guilds=[guild])
@@ -81,11 +82,17 @@ async def world() -> AsyncIterator[World]:
         dana = fake.add_user("dana")
         fake.add_member(guild, dana, permissions=ALL_PERMISSIONS)
         yield World(fake, guild, channel, alice, bob, carl, dana)
-    # Every client was closed: nothing of discord.py, the service or the fake may be left.
     await asyncio.sleep(0)
     current = asyncio.current_task()
     pending = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
     assert pending == [], pending
+
+
+@pytest.fixture
+async def world() -> AsyncIterator[World]:
+    """The fake world of these tests."""
+    async with fake_world() as w:
+        yield w
 
 
 def bot_settings(world: World, **overrides: Any) -> BotSettings:
@@ -224,12 +231,19 @@ async def answered(world: World, record: InteractionRecord) -> str:
     return str(fake.message(record.followup_ids[0])["content"])
 
 
-def table_message(world: World, channel: FakeChannel | None = None) -> JSON:
-    """The channel's current table message: the newest bot message with buttons."""
+def find_table_message(world: World, channel: FakeChannel | None = None) -> JSON | None:
+    """The channel's current table message: the newest bot message with buttons, if any."""
     for msg in reversed(world.fake.messages_in(channel or world.channel, include_ephemeral=False)):
         if msg["author"]["id"] == str(world.fake.bot.id) and msg["components"]:
             return msg
-    raise AssertionError("no table message with buttons in the channel")
+    return None
+
+
+def table_message(world: World, channel: FakeChannel | None = None) -> JSON:
+    """The channel's current table message (it must exist)."""
+    msg = find_table_message(world, channel)
+    assert msg is not None, "no table message with buttons in the channel"
+    return msg
 
 
 def buttons_of(message: JSON) -> dict[str, str]:
