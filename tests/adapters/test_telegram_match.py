@@ -480,3 +480,52 @@ async def test_chat_migrated_on_send_moves_the_table(tg: FakeTelegram) -> None:
         await bench.wait_table(new_id, "Carl Berg")
     finally:
         await bench.stop()
+
+
+# ----------------------------------------------------------------------------- what a round costs
+async def test_what_one_six_player_round_costs_in_the_group(tg: FakeTelegram) -> None:
+    """Three people and three bot seats play one round; every step is shown (no coalescing).
+
+    Per round the group gets 2 new messages (the round, the reveal) and at most one edit per
+    turn, one freezing the round message, and one freezing the reveal when the next round
+    is dealt. The closing note of issue 4 quotes these numbers.
+    """
+    alice, bob, carl, group = people(tg)
+    # Seats: Alice 0, Bob 1, Carl 2, Bot 1-3; Bot 3 deals, so the people act first.
+    rng = StackedRandom(
+        3, dealer=5, deals=[[Rank.V, Rank.IX, Rank.II, Rank.VII, Rank.X, Rank.XI, Rank.III]]
+    )
+    bench = await Bench(tg, rng=rng).start()
+    bench.service.bot_delay = 0.15  # bots take turns one by one, each one shown
+    try:
+        for user in (alice, bob, carl):
+            tg.user_starts_bot(user)
+        bench.say(alice, group, "/gnav")
+        await bench.press(bob, group, "Join")
+        await bench.press(carl, group, "Join")
+        bench.say(alice, group, "/gnav_settings bots=3")
+        await bench.wait_table(group, "bot seats at start: 3")
+        await bench.idle()
+        mark = len(tg.bot_calls())
+        await bench.press(alice, group, "Start")
+        await bench.press(alice, group, "Swap", when="Alice's turn")
+        await bench.press(bob, group, "Stay", when="Bob's turn")
+        await bench.press(carl, group, "Swap", when="Carl Berg's turn")
+        await bench.wait_table(group, "Reveal of round 1", button="Next round")
+        await bench.idle()
+        calls = [c for c in tg.bot_calls()[mark:] if c.params.get("chat_id") == group.id]
+        posts = [c for c in calls if c.method == "sendMessage"]
+        edits = [c for c in calls if c.method.startswith("editMessage")]
+        lobby_freeze = 1  # only the first round freezes the lobby; later ones the reveal
+        dms = [c for c in tg.bot_calls()[mark:] if c.method == "sendMessage" and c not in posts]
+        print(
+            f"\none 6-player round: {len(posts)} group messages, {len(edits)} edits "
+            f"(incl. the lobby freeze), {len(dms)} private messages"
+        )
+        assert len(posts) == 2  # the round message and the reveal
+        # 6 turns: the last one is shown by the freeze; + the round's freeze + lobby freeze
+        assert len(edits) <= 5 + 1 + lobby_freeze
+        assert all(c.ok for c in calls)
+        assert assert_no_leak(tg, group) == 2
+    finally:
+        await bench.stop()

@@ -21,6 +21,7 @@ import pytest
 
 from adapters.telegram.platform import TelegramPlatform
 from bot import runner
+from bot.config import BotSettings
 from bot.runner import PlatformError
 from bot.service.ports import FinishedMatch, Screen, StatDelta, TableRow
 from bot.service.service import TableService
@@ -261,3 +262,44 @@ async def test_gnav_bot_run_stops_cleanly_on_sigterm_and_keeps_the_table(
     assert [t.key for t in tables] == [key]
     assert [s["name"] for s in tables[0].state["seats"]] == ["Alice", "Bob"]
     assert json.dumps(tables[0].state)  # stored whole
+
+
+# ----------------------------------------------------------------------------- deploy/
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def test_env_example_lists_every_setting_and_loads_as_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in BotSettings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    text = (DEPLOY / "env.example").read_text(encoding="utf-8")
+    for name in BotSettings.model_fields:
+        assert f"{name.upper()}=" in text, name
+    settings = BotSettings(_env_file=str(DEPLOY / "env.example"))  # type: ignore[call-arg]
+    assert settings.platforms == []  # empty tokens start nothing
+    # Plain KEY=value lines: what docker --env-file and systemd's EnvironmentFile read alike.
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            assert key.isupper() and " " not in key and not value.startswith(("'", '"')), line
+
+
+def test_deploy_files_run_gnav_bot_as_a_non_root_user_with_the_store_kept() -> None:
+    docker = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert docker.startswith("#") and "FROM python:3.11-slim" in docker
+    assert "pip install" in docker and "USER gnav" in docker
+    assert 'VOLUME ["/data"]' in docker and "GNAV_DB=/data/gnav.sqlite3" in docker
+    assert 'CMD ["gnav-bot", "run"]' in docker
+    compose = (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
+    for needed in ("env_file: .env", "gnav-data:/data", "restart: unless-stopped"):
+        assert needed in compose
+    unit = (DEPLOY / "gnav-bot.service").read_text(encoding="utf-8")
+    for needed in (
+        "User=gnav",
+        "EnvironmentFile=/etc/gnav-bot/env",
+        "Restart=on-failure",
+        "KillSignal=SIGTERM",
+        "ExecStart=/opt/gnav-bot/.venv/bin/gnav-bot run",
+    ):
+        assert needed in unit
