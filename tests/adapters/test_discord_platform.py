@@ -17,6 +17,7 @@ import pytest
 
 from adapters.discord.platform import BOT_PERMISSIONS, DiscordPlatform, invite_url
 from adapters.discord.sync import schema
+from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot import runner
 from bot.config import BotSettings
 from bot.runner import PlatformError
@@ -24,6 +25,7 @@ from bot.service.ports import FinishedMatch, Screen, StatDelta, TableRow
 from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
+from storage.sqlite import SqliteRepository
 from tests.adapters.test_discord_play import (
     II,
     IV,
@@ -46,7 +48,7 @@ from tests.adapters.test_discord_play import (
     table_message,
 )
 from tests.fakes.discord_api import PRIVILEGED_INTENTS
-from tests.service.fakes import RecordingNotifier
+from tests.fakes.telegram_api import FakeTelegram
 
 SUBCOMMANDS = {
     "new",
@@ -412,96 +414,103 @@ async def test_my_piece_and_presses_from_people_not_seated(world: World) -> None
 # --------------------------------------------------------------------------------------------
 
 
-class StubTelegram:
-    """A second platform for `gnav-bot run` (the Telegram adapter has tests of its own)."""
-
-    name = "telegram"
-
-    def __init__(self) -> None:
-        self.notifier = RecordingNotifier()
-        self.service: TableService | None = None
-        self.stopped = False
-
-    async def start(self, service: TableService) -> None:
-        """Remember the service."""
-        self.service = service
-
-    async def stop(self) -> None:
-        """Remember the stop."""
-        self.stopped = True
-
-
-async def test_gnav_bot_run_starts_discord_with_telegram_and_survives_a_restart(
+async def test_gnav_bot_run_plays_discord_and_telegram_and_survives_a_restart(
     world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """`gnav-bot run` with both tokens: one loop, one service, one store; stopped and run
-    again on the same file, the table is restored and the old message's buttons still work."""
+    """`gnav-bot run` with both tokens, against both fakes: one loop, one service, one store.
+    Stopped and run again on the same file, both tables are restored and the old Discord
+    table message's buttons still work."""
     caplog.set_level(logging.DEBUG, logger="adapters")
     caplog.set_level(logging.DEBUG, logger="discord")
     fake = world.fake
-    settings = bot_settings(world, telegram_token="123:telegram", gnav_db=str(tmp_path / "g.db"))
-
-    async def run_once(play: Any) -> tuple[DiscordPlatform, StubTelegram]:
-        made: dict[str, Any] = {}
-
-        def discord_factory(s: BotSettings) -> DiscordPlatform:
-            made["discord"] = make_platform_from(s)
-            return made["discord"]
-
-        def telegram_factory(s: BotSettings) -> StubTelegram:
-            made["telegram"] = StubTelegram()
-            return made["telegram"]
-
-        stop = asyncio.Event()
-        factories = {"discord": discord_factory, "telegram": telegram_factory}
-        task = asyncio.create_task(
-            runner.run(settings, str(tmp_path / "unused.db"), stop_event=stop, factories=factories)
+    db = tmp_path / "gnav.sqlite3"
+    async with FakeTelegram() as tg:
+        settings = bot_settings(
+            world,
+            telegram_token=tg.token,
+            telegram_base_url=tg.base_url,
+            telegram_base_file_url=tg.base_file_url,
+            gnav_db=str(db),
         )
-        await fake.wait_for(
-            lambda: (
-                task.done()
-                or (
-                    made.get("discord")
-                    and made["discord"].client
-                    and made["discord"].client.is_ready()
+        anna = tg.add_user("Anna")
+        group = tg.add_group("Gnav on Telegram", members=[anna])
+
+        async def run_once(play: Any) -> dict[str, Any]:
+            made: dict[str, Any] = {}
+
+            def discord_factory(s: BotSettings) -> DiscordPlatform:
+                made["discord"] = make_platform_from(s)
+                return made["discord"]
+
+            def telegram_factory(s: BotSettings) -> TelegramPlatform:
+                limits = TelegramLimits(poll_timeout=1, chat_interval=0.0, drain_timeout=5.0)
+                made["telegram"] = TelegramPlatform(s, limits=limits)
+                return made["telegram"]
+
+            stop = asyncio.Event()
+            factories = {"discord": discord_factory, "telegram": telegram_factory}
+            task = asyncio.create_task(
+                runner.run(
+                    settings, str(tmp_path / "unused.db"), stop_event=stop, factories=factories
                 )
             )
-        )
+            try:
+                await fake.wait_for(
+                    lambda: (
+                        task.done()
+                        or (
+                            made.get("discord")
+                            and made["discord"].client
+                            and made["discord"].client.is_ready()
+                        )
+                    ),
+                    timeout=10,
+                )
+                assert not task.done(), task.result()
+                await play()
+            finally:
+                stop.set()
+                status = await asyncio.wait_for(task, 15)
+            assert status == 0
+            return made
+
+        async def first() -> None:
+            tg.user_sends(anna, group, "/gnav")
+            await tg.wait_for_message(group, contains="1. Anna", timeout=10)
+            await slash(world, world.alice, "new")
+            await press(world, world.bob, "Join")
+            await press(world, world.carl, "Join")
+            await press(world, world.alice, "Start")
+            await fake.wait_for(
+                lambda: "turn" in (find_table_message(world) or {}).get("content", "")
+            )
+
+        made = await run_once(first)
+        assert made["telegram"].service is made["discord"].service  # one service
+        assert not fake.connected
+        old = table_message(world)
+        repo = await SqliteRepository.open(str(db))  # one store: both tables in it
         try:
-            assert not task.done(), task.result()
-            await play(made["discord"])
+            keys = {row.key for row in await repo.load_active_tables()}
         finally:
-            stop.set()
-            status = await asyncio.wait_for(task, 10)
-        assert status == 0
-        return made["discord"], made["telegram"]
+            await repo.close()
+        assert keys == {f"discord:{world.channel.id}", f"telegram:{group.id}"}
 
-    async def first(platform: DiscordPlatform) -> None:
-        await slash(world, world.alice, "new")
-        await press(world, world.bob, "Join")
-        await press(world, world.carl, "Join")
-        await press(world, world.alice, "Start")
-        await fake.wait_for(lambda: "turn" in (find_table_message(world) or {}).get("content", ""))
+        async def second() -> None:
+            await tg.wait_for_message(group, contains="restarted", timeout=10)
+            await fake.wait_for(
+                lambda: "restarted" in (find_table_message(world) or {}).get("content", "")
+            )
+            fresh = table_message(world)
+            assert fresh["id"] != old["id"] and buttons_of(fresh) == buttons_of(old)
+            mover = turn_of(world, old)
+            acted = await press(world, mover, "Stay", message=fake.message(int(old["id"])))
+            assert acted.response == {"type": 6}
+            await fake.wait_for(
+                lambda: f"{mover.username}: «Jeg står»" in table_message(world)["content"]
+            )
 
-    discord_1, telegram_1 = await run_once(first)
-    assert telegram_1.service is discord_1.service and telegram_1.stopped
-    assert not fake.connected
-    old = table_message(world)
-
-    async def second(platform: DiscordPlatform) -> None:
-        await fake.wait_for(
-            lambda: "restarted" in (find_table_message(world) or {}).get("content", "")
-        )
-        fresh = table_message(world)
-        assert fresh["id"] != old["id"] and buttons_of(fresh) == buttons_of(old)
-        mover = turn_of(world, old)
-        acted = await press(world, mover, "Stay", message=fake.message(int(old["id"])))
-        assert acted.response == {"type": 6}
-        await fake.wait_for(
-            lambda: f"{mover.username}: «Jeg står»" in table_message(world)["content"]
-        )
-
-    await run_once(second)
+        await run_once(second)
     assert_every_interaction_answered_in_time(world)
     assert fake.token not in caplog.text
 
