@@ -12,7 +12,13 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.interactions import InteractionHandler, member_user, table_key, user_of
+from adapters.discord.interactions import (
+    InteractionHandler,
+    can_post,
+    member_user,
+    table_key,
+    user_of,
+)
 from bot.service.i18n import LANGUAGE_NAMES, LANGUAGES
 from bot.service.settings import CHOICES, RANGES
 
@@ -38,6 +44,9 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
 
     @gnav.command(name="new", description="Open a Gnav table here (or show the one that is open)")
     async def new(interaction: discord.Interaction[Any]) -> None:
+        if not can_post(interaction):  # else the table would open without a message
+            await handler.refuse(interaction, "cannot_post")
+            return
         tk, user = table_key(interaction), user_of(interaction)
         await handler.command(interaction, lambda: service.open(tk, user), public=False)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord import texts
 from adapters.discord.buttons import render_text
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
@@ -38,6 +39,20 @@ def user_of(interaction: discord.Interaction[Any]) -> User:
     perms = interaction.permissions
     admin = perms.manage_channels or perms.manage_guild or perms.administrator
     return User(f"discord:{interaction.user.id}", interaction.user.display_name, admin=admin)
+
+
+def can_post(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the bot may post its table message where the interaction happened."""
+    perms = interaction.app_permissions
+    channel_type = getattr(interaction.channel, "type", None)
+    in_thread = channel_type in (
+        discord.ChannelType.public_thread,
+        discord.ChannelType.private_thread,
+        discord.ChannelType.news_thread,
+    )
+    return perms.view_channel and (
+        perms.send_messages_in_threads if in_thread else perms.send_messages
+    )
 
 
 def member_user(member: discord.abc.User) -> User:
@@ -81,6 +96,14 @@ class InteractionHandler:
         """
         await self._answer(interaction, work, component=False, public=public)
 
+    async def refuse(self, interaction: discord.Interaction[Any], key: str) -> None:
+        """Answer with one of the adapter's own texts, to the person only."""
+        message = texts.text(key, interaction.locale)
+        try:
+            await interaction.response.send_message(message, ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("answering an interaction failed: %s %s", exc.status, exc.text)
+
     async def press(self, interaction: discord.Interaction[Any], token: str) -> None:
         """Answer a button press: refusals and "My piece" ephemerally, the rest silently."""
         tk, user = table_key(interaction), user_of(interaction)
@@ -107,7 +130,13 @@ class InteractionHandler:
                         await interaction.response.defer(ephemeral=not public, thinking=True)
                     await asyncio.wait({task})
                 if task.exception() is not None:
-                    return  # logged below
+                    # Logged below; the person gets an answer rather than a silent failure.
+                    failed = texts.text("failed", interaction.locale)
+                    if deferred:
+                        await interaction.followup.send(failed, ephemeral=True)
+                    else:
+                        await interaction.response.send_message(failed, ephemeral=True)
+                    return
                 await self._deliver(
                     interaction, task.result(), component=component, deferred=deferred
                 )

@@ -394,6 +394,37 @@ async def test_kick_with_autocomplete_language_and_admin_rights(world: World) ->
         assert not rules.ephemeral and "Gjøk" in await answered(world, rules)
 
 
+async def test_a_channel_the_bot_may_not_post_in_gets_a_hint_not_a_table(world: World) -> None:
+    """/gnav new where the bot lacks Send Messages: a private hint in the person's language,
+    and no table that nobody could see."""
+    fake = world.fake
+    closed = fake.add_channel(world.guild, "announcements", bot_can_send=False)
+    async with running_bot(world, MemoryRepository()) as bot:
+        hint = await slash(world, world.alice, "new", channel=closed)
+        assert hint.ephemeral and "Send Messages" in await answered(world, hint)
+        iid = await fake.slash(world.carl, closed, "gnav", "new", locale="no")
+        norsk = fake.interaction(iid)
+        await fake.wait_for_response(iid)
+        assert "Send meldinger" in await answered(world, norsk)
+        assert await bot.service.status(TableKey("discord", str(closed.id))) is None
+    assert fake.find_calls("POST", rf"/channels/{closed.id}/messages") == []
+
+
+async def test_a_command_that_fails_gets_an_answer(
+    world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error in the service: the person is told, the error is logged."""
+    async with running_bot(world, MemoryRepository()) as bot:
+
+        async def broken(tk: TableKey, limit: int = 10) -> Any:
+            raise RuntimeError("the store is on fire")
+
+        monkeypatch.setattr(bot.service, "top", broken)
+        failed = await slash(world, world.alice, "top")
+        assert failed.ephemeral and "went wrong" in await answered(world, failed)
+    assert "the store is on fire" in caplog.text
+
+
 async def test_my_piece_and_presses_from_people_not_seated(world: World) -> None:
     """Someone not seated gets an ephemeral refusal for every game button."""
     rng = StackedRandom(dealer=1, prefixes=[[VIII, II]])

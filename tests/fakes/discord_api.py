@@ -1538,6 +1538,9 @@ class FakeDiscord:
             if member is None:
                 raise PermissionError(f"{person.username} is not a member of {guild.name}")
             bot_member = guild.members[self.bot.id]
+            bot_permissions = bot_member.permissions
+            if not place.bot_can_send:  # a channel override denies the bot: Discord says so
+                bot_permissions &= ~(_P_SEND_MESSAGES | _P_SEND_IN_THREADS)
             permissions = ALL_PERMISSIONS if guild.owner_id == person.id else member.permissions
             channel_json["permissions"] = str(permissions)
             member_json = member.to_json(with_permissions=False)
@@ -1547,7 +1550,7 @@ class FakeDiscord:
                 guild={"id": str(guild.id), "locale": "en-US", "features": []},
                 guild_locale="en-US",
                 member=member_json,
-                app_permissions=str(bot_member.permissions),
+                app_permissions=str(bot_permissions),
                 context=0,
                 authorizing_integration_owners={"0": str(guild.id)},
             )

@@ -1,0 +1,50 @@
+"""The few texts only the Discord adapter shows, in the four languages of the catalogs.
+
+Everything about the game comes from the service's catalogs (bot/i18n). These answers go to
+one person only (ephemeral), so they follow that person's Discord language, English otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "cannot_post": "I cannot post in this channel: give my role View Channel and Send "
+        "Messages here (Send Messages in Threads in a thread), then try again.",
+        "failed": "Something went wrong; please try again.",
+    },
+    "nb": {
+        "cannot_post": "Jeg kan ikke skrive i denne kanalen: gi rollen min «Se kanal» og "
+        "«Send meldinger» her («Send meldinger i tråder» i en tråd), og prøv igjen.",
+        "failed": "Noe gikk galt; prøv igjen.",
+    },
+    "ru": {
+        "cannot_post": "Я не могу писать в этом канале: дайте моей роли права «Просматривать "
+        "канал» и «Отправлять сообщения» (в ветке — «Отправлять сообщения в ветках») и "
+        "попробуйте снова.",
+        "failed": "Что-то пошло не так; попробуйте ещё раз.",
+    },
+    "pt": {
+        "cannot_post": "Não consigo escrever neste canal: dê ao meu cargo as permissões «Ver "
+        "canal» e «Enviar mensagens» aqui («Enviar mensagens em tópicos» num tópico) e tente "
+        "de novo.",
+        "failed": "Algo correu mal; tente de novo.",
+    },
+}
+
+#: Discord client languages that have a catalog of ours (Discord has no European Portuguese).
+_BY_LOCALE: dict[str, str] = {"no": "nb", "ru": "ru", "pt-BR": "pt"}
+
+
+def language_of(locale: discord.Locale | str | None) -> str:
+    """Our language for a Discord locale (English when we have none closer)."""
+    return _BY_LOCALE.get(str(locale), "en")
+
+
+def text(key: str, locale: discord.Locale | str | None, **params: Any) -> str:
+    """The adapter's text `key` in the language of `locale`."""
+    messages = _TEXTS[language_of(locale)]
+    return messages.get(key, _TEXTS["en"][key]).format(**params)
