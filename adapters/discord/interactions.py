@@ -129,6 +129,8 @@ class InteractionHandler:
                     else:
                         await interaction.response.defer(ephemeral=not public, thinking=True)
                     await asyncio.wait({task})
+                if task.cancelled():
+                    return  # the loop is shutting down
                 if task.exception() is not None:
                     # Logged below; the person gets an answer rather than a silent failure.
                     failed = texts.text("failed", interaction.locale)
