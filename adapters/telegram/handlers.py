@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Literal
 
 from telegram import Chat, Message, Update
@@ -22,7 +22,7 @@ from telegram.ext import ContextTypes
 
 from adapters.telegram import texts
 from adapters.telegram.keyboards import decode_payload, link_markup
-from adapters.telegram.notifier import TelegramNotifier
+from adapters.telegram.notifier import TelegramNotifier, failed
 from bot.service import tokens
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
@@ -40,6 +40,8 @@ MAX_ALERT = 200
 MAX_TEXT = 4096
 #: How long a chat member's admin status is trusted before asking Telegram again (seconds).
 ADMIN_TTL = 60.0
+#: Replies that may wait for one chat's flood limits; beyond, a command gets no reply.
+MAX_PENDING_REPLIES = 10
 
 
 class Handlers:
@@ -52,6 +54,8 @@ class Handlers:
         self.notifier = notifier
         self.admin_ttl = admin_ttl
         self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
+        self._pending: dict[int, int] = {}
+        self._sending: set[asyncio.Task[None]] = set()
 
     # ================================================================= group commands
     async def gnav(self, update: Update, context: Context) -> None:
@@ -68,7 +72,7 @@ class Handlers:
                 link = self.notifier.link_for(tk)
                 if link and await self.service.reachable(user.key) is not True:
                     lang = await self._language(tk)
-                    await self._reply(
+                    self._reply(
                         message,
                         texts.text(lang, "join_link", text=reply.text),
                         markup=link_markup(lang, link),
@@ -165,7 +169,7 @@ class Handlers:
         lang = texts.language_of(tg_user.language_code)
         tk = decode_payload(context.args[0]) if context.args else None
         if tk is None:
-            await self._reply(message, texts.text(lang, "welcome"), quote=False)
+            self._reply(message, texts.text(lang, "welcome"), quote=False)
             return
         table = await self.service.status(tk)
         if table is not None:
@@ -179,7 +183,7 @@ class Handlers:
             piece = await self.service.my_piece(tk, user)
             if piece.ok:
                 text = f"{text}\n{piece.text}"
-        await self._reply(message, text, quote=False)
+        self._reply(message, text, quote=False)
 
     async def my_chat_member(self, update: Update, context: Context) -> None:
         """A player blocked (or unblocked) the bot: private pieces stop (or start again)."""
@@ -287,47 +291,88 @@ class Handlers:
         try:
             if chat.type == ChatType.PRIVATE and not private_ok:
                 lang = texts.language_of(tg_user.language_code)
-                await self._reply(message, texts.text(lang, "group_only"), quote=False)
+                self._reply(message, texts.text(lang, "group_only"), quote=False)
                 return
             tk = table_key(message)
             if message.sender_chat is not None:
                 # An anonymous admin or a channel: no person to seat, and no private chat.
-                await self._reply(message, texts.text(await self._language(tk), "anonymous"))
+                self._reply(message, texts.text(await self._language(tk), "anonymous"))
                 return
             admin = await self._admin(context, chat, tg_user.id, tk, need)
             reply = await action(tk, _person(tg_user, admin=admin))
-            await self._answer(message, reply)
+            self._answer(message, reply)
         except TelegramError as exc:
-            log.warning("answering a command in chat %s failed: %s", chat.id, exc.message)
+            failed(exc, "answering a command in chat %s failed: %s", chat.id, exc.message)
 
-    async def _answer(self, message: Message, reply: Reply) -> None:
+    def _answer(self, message: Message, reply: Reply) -> None:
         """Show a command's reply: a document, or a text when it is public or a refusal.
 
         Other replies (joined, started...) are already visible in the table message.
         """
         if reply.document is not None:
             name, data = reply.document
-            await self.notifier.send_file(
+            self._later(
                 message.chat_id,
-                name,
-                data,
-                caption=reply.text,
-                thread=thread_of(message),
-                reply_to=message.message_id,
+                self.notifier.send_file(
+                    message.chat_id,
+                    name,
+                    data,
+                    caption=reply.text,
+                    thread=thread_of(message),
+                    reply_to=message.message_id,
+                ),
             )
         elif reply.public or not reply.ok:
-            await self._reply(message, reply.text)
+            self._reply(message, reply.text)
 
-    async def _reply(
+    def _reply(
         self, message: Message, text: str, *, markup: Any = None, quote: bool = True
     ) -> None:
-        await self.notifier.send_text(
+        self._later(
             message.chat_id,
-            fit(text, MAX_TEXT),
-            thread=thread_of(message),
-            markup=markup,
-            reply_to=message.message_id if quote else None,
+            self.notifier.send_text(
+                message.chat_id,
+                fit(text, MAX_TEXT),
+                thread=thread_of(message),
+                markup=markup,
+                reply_to=message.message_id if quote else None,
+            ),
         )
+
+    def _later(self, chat_id: int, send: Coroutine[Any, Any, object]) -> None:
+        """Send a reply in the background: the handler is done once the service is.
+
+        A reply may wait for the chat's flood limits; the handler's slot (PTB runs a bounded
+        number at once) goes to other chats meanwhile. A chat flooding the bot with commands
+        gets at most `MAX_PENDING_REPLIES` replies waiting; the rest are dropped.
+        """
+        if self._pending.get(chat_id, 0) >= MAX_PENDING_REPLIES:
+            send.close()
+            log.info("chat %s: too many replies waiting, one dropped", chat_id)
+            return
+        self._pending[chat_id] = self._pending.get(chat_id, 0) + 1
+        task = asyncio.create_task(self._send(chat_id, send))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, chat_id: int, send: Coroutine[Any, Any, object]) -> None:
+        try:
+            await send
+        except TelegramError as exc:
+            failed(exc, "a reply in chat %s failed: %s", chat_id, exc.message)
+        except Exception:
+            log.exception("a reply in chat %s failed", chat_id)
+        finally:
+            left = self._pending.get(chat_id, 1) - 1
+            if left > 0:
+                self._pending[chat_id] = left
+            else:
+                self._pending.pop(chat_id, None)
+
+    async def drain(self) -> None:
+        """Wait until every reply under way is sent (on stop, before the bot closes)."""
+        while self._sending:
+            await asyncio.gather(*list(self._sending), return_exceptions=True)
 
     async def _language(self, tk: TableKey) -> str:
         table = await self.service.status(tk)

@@ -16,7 +16,8 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 from telegram import Bot, InputFile, Message, ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
@@ -26,6 +27,8 @@ from bot.service.ports import Delivery, Screen
 from bot.service.table import TableKey
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Called with (old chat id, new chat id) when Telegram says a group became a supergroup;
 #: returns how many tables moved (their table messages are then posted again by the service).
@@ -37,6 +40,11 @@ _PACE_MEMORY = 4096
 
 class NotRunning(TelegramError):
     """The platform is not running: nothing can be sent (a failure like any Telegram one)."""
+
+
+def failed(exc: TelegramError, message: str, *args: object) -> None:
+    """Log a failed call: a warning, except calls abandoned while the bot stops."""
+    log.log(logging.INFO if isinstance(exc, NotRunning) else logging.WARNING, message, *args)
 
 
 def is_not_modified(exc: BadRequest) -> bool:
@@ -56,6 +64,7 @@ class TelegramNotifier:
         self.chat_interval = chat_interval
         self.bot: Bot | None = None
         self._ready = asyncio.Event()
+        self._closed = asyncio.Event()
         self._on_migrated: OnMigrated | None = None
         self._last: dict[int, float] = {}
         self._locks: dict[int, asyncio.Lock] = {}
@@ -67,9 +76,35 @@ class TelegramNotifier:
         self._ready.set()
 
     def close(self) -> None:
-        """The bot is gone (stopped, or it never started): sending fails from now on."""
+        """The bot is going (stopped, or it never started): sending fails from now on, and
+        calls still waiting for a flood limit give up at once."""
         self.bot = None
         self._ready.set()
+        self._closed.set()
+
+    async def _api(self, call: Coroutine[Any, Any, T]) -> T:
+        """Run one Bot API call, unless the notifier is closed before it is done.
+
+        A call may wait long in the rate limiter (a group's 20 messages a minute are spent);
+        on shutdown it is abandoned, so stopping never hangs on the flood limits.
+        """
+        if self._closed.is_set():
+            call.close()
+            raise NotRunning("the Telegram platform is not running")
+        task = asyncio.ensure_future(call)
+        closed = asyncio.ensure_future(self._closed.wait())
+        try:
+            await asyncio.wait({task, closed}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            closed.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise NotRunning("the Telegram platform stopped")
+        return task.result()
 
     def link_for(self, key: TableKey) -> str | None:
         """The deep link to the bot's private chat for a table, once the bot's name is known."""
@@ -100,7 +135,7 @@ class TelegramNotifier:
                 moved_is_done=True,
             )
         except TelegramError as exc:
-            log.warning("posting to %s failed: %s", channel, exc.message)
+            failed(exc, "posting to %s failed: %s", channel, exc.message)
             return None
         return None if msg is None else str(msg.message_id)
 
@@ -111,11 +146,13 @@ class TelegramNotifier:
         try:
             bot = await self._need_bot()
             async with self._paced(chat_id):
-                await bot.edit_message_text(
-                    screen.text,
-                    chat_id=chat_id,
-                    message_id=int(message_ref),
-                    reply_markup=keyboard(screen, self.link_for(key)),
+                await self._api(
+                    bot.edit_message_text(
+                        screen.text,
+                        chat_id=chat_id,
+                        message_id=int(message_ref),
+                        reply_markup=keyboard(screen, self.link_for(key)),
+                    )
                 )
         except ChatMigrated as exc:
             # The table moves to the supergroup, where the service posts it afresh.
@@ -126,7 +163,7 @@ class TelegramNotifier:
             log.warning("editing message %s in %s failed: %s", message_ref, channel, exc.message)
             return False
         except TelegramError as exc:
-            log.warning("editing message %s in %s failed: %s", message_ref, channel, exc.message)
+            failed(exc, "editing message %s in %s failed: %s", message_ref, channel, exc.message)
             return False
         return True
 
@@ -149,7 +186,7 @@ class TelegramNotifier:
             log.warning("a private message to %s failed: %s", user, exc.message)
             return Delivery.FAILED
         except TelegramError as exc:
-            log.warning("a private message to %s failed: %s", user, exc.message)
+            failed(exc, "a private message to %s failed: %s", user, exc.message)
             return Delivery.FAILED
         return Delivery.DELIVERED
 
@@ -174,12 +211,14 @@ class TelegramNotifier:
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
         try:
             async with self._paced(chat_id):
-                return await bot.send_message(
-                    chat_id,
-                    text,
-                    reply_markup=markup,  # type: ignore[arg-type]
-                    message_thread_id=thread,
-                    reply_parameters=reply,
+                return await self._api(
+                    bot.send_message(
+                        chat_id,
+                        text,
+                        reply_markup=markup,  # type: ignore[arg-type]
+                        message_thread_id=thread,
+                        reply_parameters=reply,
+                    )
                 )
         except ChatMigrated as exc:
             new_id = exc.new_chat_id
@@ -188,11 +227,13 @@ class TelegramNotifier:
                 return None
             async with self._paced(new_id):
                 # The reply target stayed behind in the old group: send without it.
-                return await bot.send_message(
-                    new_id,
-                    text,
-                    reply_markup=markup,  # type: ignore[arg-type]
-                    message_thread_id=thread,
+                return await self._api(
+                    bot.send_message(
+                        new_id,
+                        text,
+                        reply_markup=markup,  # type: ignore[arg-type]
+                        message_thread_id=thread,
+                    )
                 )
 
     async def send_file(
@@ -211,12 +252,14 @@ class TelegramNotifier:
 
         async def send(target: int, reply_parameters: ReplyParameters | None) -> Message:
             async with self._paced(target):
-                return await bot.send_document(
-                    target,
-                    InputFile(io.BytesIO(data), filename=filename),
-                    caption=caption,
-                    message_thread_id=thread,
-                    reply_parameters=reply_parameters,
+                return await self._api(
+                    bot.send_document(
+                        target,
+                        InputFile(io.BytesIO(data), filename=filename),
+                        caption=caption,
+                        message_thread_id=thread,
+                        reply_parameters=reply_parameters,
+                    )
                 )
 
         try:

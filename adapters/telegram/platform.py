@@ -180,17 +180,22 @@ class TelegramPlatform:
             await app.updater.stop()
         if app.running:
             await app.stop()  # waits for the handlers under way (their commands are stored)
-        if self.service is not None:
-            # Deliver what those commands queued while the bot can still send; the runner's
-            # own drain afterwards finds the queues empty.
-            drain = asyncio.ensure_future(self.service.outbox.drain())
-            done, _ = await asyncio.wait({drain}, timeout=self.limits.drain_timeout)
-            if not done:
-                log.warning(
-                    "telegram: messages still queued after %.0f s", self.limits.drain_timeout
-                )
+        # Deliver what those commands queued while the bot can still send (the runner's own
+        # drain afterwards finds the queues empty), but not for ever: past the timeout, calls
+        # still waiting for a flood limit are abandoned.
+        drain = asyncio.ensure_future(self._deliver())
+        done, _ = await asyncio.wait({drain}, timeout=self.limits.drain_timeout)
+        if not done:
+            log.warning("telegram: messages still queued after %.0f s", self.limits.drain_timeout)
         self.notifier.close()
+        await asyncio.gather(drain, return_exceptions=True)
         await app.shutdown()
+
+    async def _deliver(self) -> None:
+        if self.handlers is not None:
+            await self.handlers.drain()
+        if self.service is not None:
+            await self.service.outbox.drain()
 
     # ------------------------------------------------------------------ wiring
     def _build(self, token: str) -> App:

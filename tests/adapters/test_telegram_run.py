@@ -7,6 +7,7 @@ here reaches Telegram.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -139,6 +140,35 @@ async def test_stop_lets_commands_under_way_finish_and_delivers_what_they_said(
     row = await repo.load_table(f"telegram:{group.id}")
     assert row is not None and [s["name"] for s in row.state["seats"]] == ["Alice", "Bob"]
     assert "2. Bob" in (lobby.text or "")  # the edit went out before the bot closed
+
+
+async def test_a_group_out_of_message_budget_stalls_neither_other_chats_nor_the_stop(
+    tg: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    limits = dataclasses.replace(TEST_LIMITS, group_per_minute=2, drain_timeout=0.5)
+    bench = await Bench(tg, limits=limits).start()
+    alice = tg.add_user("Alice")
+    busy = tg.add_group("Busy", members=[alice])
+    calm = tg.add_group("Calm", members=[alice])
+    try:
+        for _ in range(14):
+            bench.say(alice, busy, "/gnav_rules")
+        # Two replies spend the busy group's budget for a minute; at most ten wait, the rest
+        # are dropped.
+        await tg.wait_for(lambda: len(tg.bot_messages(busy)) == 2, what="two replies")
+        await tg.wait_until_fetched()
+        asked = bench.say(alice, calm, "/gnav_help")
+        await bench.reply_to(calm, asked, timeout=3)  # another group is not held up
+        handlers = bench.platform.handlers
+        assert handlers is not None
+        await tg.wait_for(lambda: "replies waiting" in caplog.text, what="replies dropped")
+        assert 0 < handlers._pending[busy.id] <= 10
+    finally:
+        started = asyncio.get_running_loop().time()
+        await bench.stop()  # the waiting replies are abandoned after drain_timeout
+        assert asyncio.get_running_loop().time() - started < 3
+    assert len(tg.bot_messages(busy)) == 2
 
 
 # ----------------------------------------------------------------------------- webhook mode
