@@ -442,7 +442,12 @@ def _thread_text(message: Message) -> str | None:
 
 
 def _person(tg_user: TgUser, *, admin: bool = False) -> User:
-    return User(f"telegram:{tg_user.id}", tg_user.full_name, admin)
+    """A Telegram user as the service knows people (with the app's language, if supported)."""
+    code = tg_user.language_code
+    language = texts.language_of(code) if code else None
+    if language == texts.language_of(None) and not (code or "").lower().startswith("en"):
+        language = None  # a language the bot does not speak: nothing to remember
+    return User(f"telegram:{tg_user.id}", tg_user.full_name, admin, language)
 
 
 def _kick_target(message: Message, args: Sequence[str]) -> str | None:

@@ -9,9 +9,10 @@ from string import Formatter
 from typing import Any
 
 import pytest
+from telegram import User as TgUser
 
 from adapters.telegram import texts
-from adapters.telegram.handlers import fit
+from adapters.telegram.handlers import _person, fit
 from adapters.telegram.keyboards import MAX_PAYLOAD, decode_payload, encode_payload, keyboard
 from adapters.telegram.platform import GnavRateLimiter
 from bot.service import tokens
@@ -142,3 +143,13 @@ async def test_reads_spend_no_group_message_budget() -> None:
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(request("editMessageText"), 0.2)
     assert calls == ["sendMessage", *["getChatMember"] * 5]
+
+
+def test_people_carry_their_app_language_when_the_bot_speaks_it() -> None:
+    def person(code: str | None) -> str | None:
+        return _person(TgUser(7, "Kari", False, last_name="Nordmann", language_code=code)).language
+
+    assert person("nb") == "nb" and person("no") == "nb" and person("en-GB") == "en"
+    assert person("de") is None and person(None) is None
+    assert _person(TgUser(7, "Kari", False, last_name="Nordmann")).name == "Kari Nordmann"
+    assert _person(TgUser(7, "Kari", False)).key == "telegram:7"
