@@ -38,7 +38,7 @@ Need = Literal["host", "seat"] | None
 MAX_ALERT = 200
 #: Longest message text.
 MAX_TEXT = 4096
-#: How long a chat member's admin status is trusted before asking Telegram again (seconds).
+#: How long a chat's admin list is trusted before asking Telegram again (seconds).
 ADMIN_TTL = 60.0
 #: Replies that may wait for one chat's flood limits; beyond, a command gets no reply.
 MAX_PENDING_REPLIES = 10
@@ -53,7 +53,7 @@ class Handlers:
         self.service = service
         self.notifier = notifier
         self.admin_ttl = admin_ttl
-        self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
+        self._admins: dict[int, tuple[frozenset[int], float]] = {}
         self._pending: dict[int, int] = {}
         self._sending: set[asyncio.Task[None]] = set()
 
@@ -399,21 +399,24 @@ class Handlers:
         return await self.is_admin(context, chat.id, user_id)
 
     async def is_admin(self, context: Context, chat_id: int, user_id: int) -> bool:
-        """getChatMember (no admin rights needed), cached for `admin_ttl` seconds."""
+        """Whether a user is an admin (or the creator) of a group, per its admin list.
+
+        getChatAdministrators works without admin rights (getChatMember is guaranteed only
+        for admin bots); one list answers for everybody in the chat for `admin_ttl` seconds.
+        """
         now = asyncio.get_running_loop().time()
-        cached = self._admins.get((chat_id, user_id))
-        if cached is not None and cached[1] > now:
-            return cached[0]
-        try:
-            member = await context.bot.get_chat_member(chat_id, user_id)
-        except TelegramError as exc:
-            log.info("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc.message)
-            return False
-        admin = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-        if len(self._admins) > 10_000:
-            self._admins = {k: v for k, v in self._admins.items() if v[1] > now}
-        self._admins[(chat_id, user_id)] = (admin, now + self.admin_ttl)
-        return admin
+        cached = self._admins.get(chat_id)
+        if cached is None or cached[1] <= now:
+            try:
+                members = await context.bot.get_chat_administrators(chat_id)
+            except TelegramError as exc:
+                log.info("getChatAdministrators(%s) failed: %s", chat_id, exc.message)
+                return False
+            if len(self._admins) > 10_000:
+                self._admins = {k: v for k, v in self._admins.items() if v[1] > now}
+            cached = (frozenset(m.user.id for m in members), now + self.admin_ttl)
+            self._admins[chat_id] = cached
+        return user_id in cached[0]
 
     async def _chat_title(self, context: Context, chat_id: int) -> str | None:
         try:
