@@ -35,10 +35,16 @@ def table_key(interaction: discord.Interaction[Any]) -> TableKey:
 
 
 def user_of(interaction: discord.Interaction[Any]) -> User:
-    """Who interacted; admin when they may manage the channel (or the server)."""
+    """Who interacted; admin when they may manage the channel (or the server); the language
+    their Discord app is set to, when the catalogs have it."""
     perms = interaction.permissions
     admin = perms.manage_channels or perms.manage_guild or perms.administrator
-    return User(f"discord:{interaction.user.id}", interaction.user.display_name, admin=admin)
+    return User(
+        f"discord:{interaction.user.id}",
+        interaction.user.display_name,
+        admin=admin,
+        language=texts.catalog_language(interaction.locale),
+    )
 
 
 def can_post(interaction: discord.Interaction[Any]) -> bool:

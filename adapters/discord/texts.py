@@ -44,6 +44,12 @@ def language_of(locale: discord.Locale | str | None) -> str:
     return _BY_LOCALE.get(str(locale), "en")
 
 
+def catalog_language(locale: discord.Locale | str | None) -> str | None:
+    """The catalog language a Discord locale is, if it is one of ours (for the service)."""
+    name = str(locale)
+    return "en" if name.startswith("en-") else _BY_LOCALE.get(name)
+
+
 def text(key: str, locale: discord.Locale | str | None, **params: Any) -> str:
     """The adapter's text `key` in the language of `locale`."""
     messages = _TEXTS[language_of(locale)]

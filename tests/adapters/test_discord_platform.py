@@ -426,13 +426,24 @@ async def test_a_command_that_fails_gets_an_answer(
 
 
 async def test_my_piece_and_presses_from_people_not_seated(world: World) -> None:
-    """Someone not seated gets an ephemeral refusal for every game button."""
+    """Someone not seated gets an ephemeral refusal for every game button; seated players
+    see their own piece."""
     rng = StackedRandom(dealer=1, prefixes=[[VIII, II]])
     async with running_bot(world, MemoryRepository(), rng=rng) as bot:
         await slash(world, world.alice, "new")
-        await press(world, world.carl, "Join")
+        await bot.settle()
+        lobby = table_message(world)
+        join = await world.fake.press(
+            world.carl, world.channel, int(lobby["id"]), buttons_of(lobby)["Join"], locale="pt-BR"
+        )
+        await world.fake.wait_for_response(join)
         await press(world, world.alice, "Start")
         await bot.settle()
+        # The service learns each player's app language (when the catalogs have it).
+        carl = await bot.repo.load_player(f"discord:{world.carl.id}")
+        alice = await bot.repo.load_player(f"discord:{world.alice.id}")
+        assert carl is not None and alice is not None
+        assert (carl["language"], carl["name"], alice["language"]) == ("pt", "carl", "en")
         for label in ("Stay", "Swap", "My piece"):
             record = await press(world, world.bob, label)
             assert record.ephemeral and "not seated" in await answered(world, record)
