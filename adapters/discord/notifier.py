@@ -20,7 +20,7 @@ import aiohttp
 import discord
 
 from adapters.discord.buttons import build_view, render_text
-from bot.service.ports import Delivery, Screen
+from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,13 @@ class DiscordNotifier:
                 view=build_view(screen),
                 allowed_mentions=NO_MENTIONS,
             )
+        except discord.NotFound as exc:
+            if exc.code == 10008:  # Unknown Message: someone deleted it
+                raise MessageGone(message_ref) from None
+            log.warning(
+                "editing %s in %s failed: %s %s", message_ref, channel, exc.status, exc.text
+            )
+            return False
         except discord.HTTPException as exc:
             log.warning(
                 "editing %s in %s failed: %s %s", message_ref, channel, exc.status, exc.text

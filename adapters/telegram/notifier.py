@@ -23,7 +23,7 @@ from telegram import Bot, InputFile, Message, ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 
 from adapters.telegram.keyboards import deep_link, keyboard
-from bot.service.ports import Delivery, Screen
+from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
 log = logging.getLogger(__name__)
@@ -160,6 +160,8 @@ class TelegramNotifier:
         except BadRequest as exc:
             if is_not_modified(exc):
                 return True
+            if "message to edit not found" in exc.message.lower():
+                raise MessageGone(message_ref) from None
             log.warning("editing message %s in %s failed: %s", message_ref, channel, exc.message)
             return False
         except TelegramError as exc:

@@ -100,6 +100,10 @@ class GameRules(Protocol):
         """The match record (MATCH_RECORD.md for Gnav)."""
         ...
 
+    def public_record(self, match: Any) -> dict[str, Any]:
+        """The record without the round under way (its deal is still hidden)."""
+        ...
+
     def round_number(self, match: Any) -> int:
         """How many rounds have been dealt."""
         ...

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from bot.service.ports import Delivery, Notifier, Screen
+from bot.service.ports import Delivery, MessageGone, Notifier, Screen
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +57,16 @@ class Outbox:
     def edit_table(self, channel: str, screen: LazyScreen) -> None:
         """Show `screen` in the table message; replaces an edit still waiting."""
         queue = self._queues.setdefault(channel, deque())
-        if queue and queue[-1].kind == "edit":
-            queue[-1].screen = screen
-        else:
-            queue.append(_Job("edit", screen))
+        for job in reversed(queue):
+            if job.kind == "post_table":
+                break
+            if job.kind == "edit":
+                # One waiting edit of the same message is enough: it shows the newest screen
+                # (private messages queued between them do not split them).
+                job.screen = screen
+                self._kick(channel)
+                return
+        queue.append(_Job("edit", screen))
         self._kick(channel)
 
     def post_table(self, channel: str, screen: LazyScreen, freeze: Screen | None) -> None:
@@ -111,8 +117,16 @@ class Outbox:
                     self._refs[channel] = ref
                     await self._on_posted(channel, ref)
             else:
-                await n.edit(channel, ref, job.screen)
                 self.sent["edit"] += 1
+                try:
+                    await n.edit(channel, ref, job.screen)
+                except MessageGone:
+                    # Someone deleted the table message: post it again.
+                    new_ref = await n.post(channel, job.screen)
+                    self.sent["post"] += 1
+                    self._refs[channel] = new_ref
+                    if new_ref is not None:
+                        await self._on_posted(channel, new_ref)
         elif job.kind == "post_table":
             old = self._refs.get(channel)
             if old is not None and job.freeze is not None:

@@ -37,6 +37,10 @@ class Delivery(Enum):
     FAILED = "failed"  # a passing failure: network, rate limit past its retries
 
 
+class MessageGone(Exception):
+    """Raised by `Notifier.edit` when the message no longer exists (someone deleted it)."""
+
+
 class Notifier(Protocol):
     """Sends what the service has to say. `channel` is a table key, `user` a user key."""
 
@@ -45,7 +49,11 @@ class Notifier(Protocol):
         ...
 
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Replace a posted message's text and buttons; an identical edit counts as success."""
+        """Replace a posted message's text and buttons; an identical edit counts as success.
+
+        False when the edit failed (it is not retried); MessageGone when the message was
+        deleted, so the outbox posts the table message again.
+        """
         ...
 
     async def tell(self, user: str, screen: Screen) -> Delivery:

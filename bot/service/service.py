@@ -649,7 +649,8 @@ class TableService:
             record = None
             match_id = None
             if table is not None and table.match is not None:
-                record = self.rules.record(table.match)
+                # Never the round under way: its deal would show everyone's hidden piece.
+                record = self.rules.public_record(table.match)
                 match_id = table.match_id
         if record is None:
             found = await self.repo.last_finished_match(tk.key)
@@ -937,10 +938,15 @@ class TableService:
 
     async def _resume_one(self, row: TableRow) -> bool:
         async with self._lock(row.key):
-            try:
-                table = Table.from_row(row, self.rules)
-            except (ValueError, KeyError) as exc:
-                log.error("table %s cannot be restored: %s", row.key, exc)
+            # A command may have loaded (and changed) the table since the rows were read.
+            table = self._tables.get(row.key)
+            if table is None:
+                try:
+                    table = Table.from_row(row, self.rules)
+                except (ValueError, KeyError) as exc:
+                    log.error("table %s cannot be restored: %s", row.key, exc)
+                    return False
+            if table.status == "closed":
                 return False
             self._tables[row.key] = table
             self.outbox.set_ref(row.key, table.message_ref)

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.engine.pieces import DISPLAY_NAMES, RANK_NAMES, Rank
+from bot.service.ports import MessageGone
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
 from tests.adapters.test_telegram_bench import TEST_LIMITS, Bench, StackedRandom
@@ -362,7 +363,8 @@ async def test_identical_edit_counts_as_success(tg: FakeTelegram) -> None:
         screen = bench.service.render(await bench.table(group))
         assert await bench.platform.notifier.edit(channel, str(lobby.message_id), screen)
         assert tg.calls("editMessageText")[-1].error_code == 400  # "message is not modified"
-        assert not await bench.platform.notifier.edit(channel, "999", screen)  # not found
+        with pytest.raises(MessageGone):  # not found: the outbox posts the message again
+            await bench.platform.notifier.edit(channel, "999", screen)
     finally:
         await bench.stop()
 

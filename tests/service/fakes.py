@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.service.ports import Delivery, Screen
+from bot.service.ports import Delivery, MessageGone, Screen
 
 
 class FakeClock:
@@ -59,7 +59,7 @@ class RecordingNotifier:
         """Replace a message; identical edits change nothing and count as success."""
         msg = self.messages.get(message_ref)
         if msg is None or msg.channel != channel:
-            return False  # like a platform: that message is not there to edit
+            raise MessageGone(message_ref)  # like a platform: that message is not there
         if msg.screen == screen:
             return True
         msg.screen = screen

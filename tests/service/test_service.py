@@ -404,3 +404,26 @@ async def test_players_are_remembered_with_their_language(harness: Harness) -> N
     stored = await harness.repo.load_player("test:7")
     assert stored == {"name": "Kari", "language": "nb"}
     assert (await harness.repo.load_player(BOB.key))["name"] == "Bob"
+
+
+async def test_a_deleted_table_message_is_posted_again(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    await harness.settle()
+    first = harness.notifier.last(CHANNEL.key)
+    del harness.notifier.messages[first.ref]  # someone deleted the table message
+    await svc.join(CHANNEL, BOB)
+    await harness.settle()
+    again = harness.notifier.last(CHANNEL.key)
+    assert again.ref != first.ref and "Bob" in again.screen.text
+
+
+async def test_export_during_a_round_never_shows_the_hidden_deal(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["lives=5"])
+    export = await harness.service.export(CHANNEL)
+    record = json.loads(export.document[1])
+    assert record["rounds"] == []  # the first round is under way: nothing is public yet
+    await play_to_end(harness)
+    record = json.loads((await harness.service.export(CHANNEL)).document[1])
+    table = await harness.table()
+    assert len(record["rounds"]) == len(table.match.history)

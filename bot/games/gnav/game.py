@@ -89,6 +89,13 @@ class GnavRules:
         """The match record (MATCH_RECORD.md)."""
         return export_record(match)
 
+    def public_record(self, match: Match) -> dict[str, Any]:
+        """The record up to the last reveal: during a round its deal and bag stay hidden."""
+        record = export_record(match)
+        if match.phase == "play":
+            record["rounds"] = record["rounds"][:-1]
+        return record
+
     def round_number(self, match: Match) -> int:
         """Rounds dealt so far (void deals included)."""
         return len(match.history)
