@@ -44,7 +44,7 @@ BAR_6 = 50_000
 MATCH_ROUNDS = 200  # rounds per benchmark match before a fresh one
 
 
-def make_inputs(n: int, rounds: int, seed: int) -> tuple[list[list[int]], list[bool]]:
+def make_inputs(n: int, rounds: int, seed: int) -> tuple[list[list[int]], list[str]]:
     """Shuffled sets (one per round) and enough stay/swap decisions, from one seeded RNG."""
     rng = random.Random(seed)
     deals = []
@@ -52,7 +52,7 @@ def make_inputs(n: int, rounds: int, seed: int) -> tuple[list[list[int]], list[b
         pieces = list(FULL_SET)
         rng.shuffle(pieces)
         deals.append(pieces)
-    decisions = [rng.random() < 0.5 for _ in range(rounds * n)]
+    decisions = ["swap" if rng.random() < 0.5 else "stay" for _ in range(rounds * n)]
     return deals, decisions
 
 
@@ -61,30 +61,41 @@ def new_match(n: int) -> Match:
     return Match([f"P{i}" for i in range(n)], lives=10**9)
 
 
-def play_rounds(n: int, deals: list[list[int]], decisions: list[bool]) -> int:
-    """Play one round per pre-shuffled deal; returns the number of events the engine produced.
+def play_rounds(n: int, deals: list[list[int]], decisions: list[str]) -> None:
+    """Play one round per pre-shuffled deal, taking the decisions in order.
 
     A fresh match every `MATCH_ROUNDS` rounds keeps its history the size of a long real match.
     """
-    k = 0
+    actions = iter(decisions)
+    match = new_match(n)
+    for i, pieces in enumerate(deals, 1):
+        deal, bag = match.deal_from(pieces)
+        match.start_round(deal, bag)
+        while match.phase == "play":
+            match.act(match.order[match.pos], next(actions))
+        if i % MATCH_ROUNDS == 0:
+            match = new_match(n)
+
+
+def count_events(n: int, deals: list[list[int]], decisions: list[str]) -> int:
+    """The events the engine produces over the same rounds (not timed: engine work per round)."""
+    actions = iter(decisions)
     produced = 0
     match = new_match(n)
     for i, pieces in enumerate(deals, 1):
         deal, bag = match.deal_from(pieces)
         produced += len(match.start_round(deal, bag))
         while match.phase == "play":
-            seat = match.order[match.pos]
-            produced += len(match.act(seat, "swap" if decisions[k] else "stay"))
-            k += 1
+            produced += len(match.act(match.order[match.pos], next(actions)))
         if i % MATCH_ROUNDS == 0:
             match = new_match(n)
     return produced
 
 
-def play_rounds_shuffling(n: int, rounds: int, decisions: list[bool], seed: int) -> None:
+def play_rounds_shuffling(n: int, rounds: int, decisions: list[str], seed: int) -> None:
     """The same, but shuffling each deal inside the timed loop (as the service does)."""
     shuffle = random.Random(seed).shuffle
-    k = 0
+    actions = iter(decisions)
     match = new_match(n)
     for i in range(1, rounds + 1):
         pieces = list(FULL_SET)
@@ -92,9 +103,7 @@ def play_rounds_shuffling(n: int, rounds: int, decisions: list[bool], seed: int)
         deal, bag = match.deal_from(pieces)
         match.start_round(deal, bag)
         while match.phase == "play":
-            seat = match.order[match.pos]
-            match.act(seat, "swap" if decisions[k] else "stay")
-            k += 1
+            match.act(match.order[match.pos], next(actions))
         if i % MATCH_ROUNDS == 0:
             match = new_match(n)
 
@@ -111,9 +120,9 @@ def bench(n: int, rounds: int, repeat: int, seed: int) -> dict[str, float]:
     """Best-of-`repeat` rounds per second for `n` players, without and with the shuffle."""
     deals, decisions = make_inputs(n, rounds, seed)
     best = best_wall = best_shuffle = float("inf")
-    events = 0
+    events = count_events(n, deals, decisions)
     for _ in range(repeat):
-        cpu, wall, events = _timed(play_rounds, n, deals, decisions)
+        cpu, wall, _ = _timed(play_rounds, n, deals, decisions)
         best = min(best, cpu)
         best_wall = min(best_wall, wall)
         cpu, _, _ = _timed(play_rounds_shuffling, n, rounds, decisions, seed)

@@ -279,7 +279,18 @@ class Match:
                 raise MatchOver("N23", "the match is over")
             raise RuleError("N24", "the round under way has not ended")
         expected = self.deal_seats()
-        self._check_deal(deal, bag, expected)
+        # The common case first (a whole shuffled set dealt to the right seats): one sort.
+        # bytes() takes whole numbers 0..255 only, so no float or text passes for a rank.
+        try:
+            whole = (
+                len(deal) + len(bag) == len(self._deck_sorted)
+                and sorted(bytes([*deal.values(), *bag])) == self._deck_sorted
+                and deal.keys() == set(expected)
+            )
+        except (TypeError, ValueError):
+            whole = False
+        if not whole:
+            self._check_deal(deal, bag, expected)  # names what is wrong, or passes a record
         n = self.n
         hands = [NO_PIECE] * n
         for seat, rank in deal.items():
@@ -761,7 +772,11 @@ class Match:
             rights = [s for s in order if hands[s] == NARR and in_match[s]]
             if len(left) - len(rights) >= 2:
                 self.sit_next = sorted(rights)
-        self._pass_deal()
+        # N24, C7 (as `_pass_deal`, inlined: once a round).
+        for seat in self._rotation[self.dealer]:
+            if in_match[seat]:
+                self.dealer = seat
+                break
         self.phase = "deal"
 
     def _pass_deal(self) -> None:
