@@ -6,7 +6,8 @@ action is a command committed to SQLite on disk (synchronous=FULL) before the ne
 notifier sends nothing anywhere (it only counts). Printed:
 
 - actions per second over the whole run, and p50/p99 latency per command (from the start of
-  handling a due table to its commit being acknowledged);
+  handling a due table to its commit being acknowledged), with the garbage collector tuned
+  as `gnav-bot run` tunes it (bot/runtime.py);
 - memory per active table (tracemalloc, in a separate smaller pass);
 - bytes stored per match (table state plus the finished match's record, and the file size);
 - the time to resume 10,000 stored tables;
@@ -39,6 +40,7 @@ import time
 import tracemalloc
 from typing import Any
 
+from bot.runtime import tune_garbage_collector
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -193,6 +195,7 @@ async def main() -> None:
             max_parallel=args.parallel,
         )
         await setup_tables(service, args.tables, "t", args.players)
+        tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
         commands, seconds = await play_all(service)
         await service.outbox.drain()
         transactions = repo.transactions

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from bot.config import BotSettings
+from bot.runtime import tune_garbage_collector
 from bot.service.ports import Notifier, Repository
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
@@ -102,6 +103,7 @@ async def run(
     try:
         restored = await service.resume()
         log.info("restored %d table(s)", restored)
+        tune_garbage_collector()
         for p in platforms:
             await p.start(service)
             started.append(p)
