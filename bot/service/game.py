@@ -25,7 +25,6 @@ class Outcome:
     log: list[LogLine] = field(default_factory=list)  # public lines, in order
     private: list[tuple[int, LogLine]] = field(default_factory=list)  # (seat, line) for one seat
     round_over: bool = False
-    match_over: bool = False
     round_stats: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> counters
 
 

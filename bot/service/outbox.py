@@ -48,7 +48,6 @@ class Outbox:
         self._queues: dict[str, deque[_Job]] = {}
         self._refs: dict[str, str | None] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self.sent = {"post": 0, "edit": 0, "tell": 0}
 
     def set_ref(self, channel: str, ref: str | None) -> None:
         """The table message currently edited in place (from storage, after a restart)."""
@@ -111,43 +110,34 @@ class Outbox:
         if job.kind == "edit":
             ref = self._refs.get(channel)
             if ref is None:
-                ref = await n.post(channel, job.screen)
-                self.sent["post"] += 1
-                if ref is not None:
-                    self._refs[channel] = ref
-                    await self._on_posted(channel, ref)
+                await self._post_table_message(channel, job.screen)
             else:
-                self.sent["edit"] += 1
                 try:
                     await n.edit(channel, ref, job.screen)
                 except MessageGone:
                     # Someone deleted the table message: post it again.
-                    new_ref = await n.post(channel, job.screen)
-                    self.sent["post"] += 1
-                    self._refs[channel] = new_ref
-                    if new_ref is not None:
-                        await self._on_posted(channel, new_ref)
+                    await self._post_table_message(channel, job.screen)
         elif job.kind == "post_table":
             old = self._refs.get(channel)
             if old is not None and job.freeze is not None:
                 try:
                     await n.edit(channel, old, job.freeze)
-                    self.sent["edit"] += 1
                 except Exception:  # the old message may be gone: post the new one anyway
                     log.warning("freezing the old table message in %s failed", channel)
-            ref = await n.post(channel, job.screen)
-            self.sent["post"] += 1
-            self._refs[channel] = ref
-            if ref is not None:
-                await self._on_posted(channel, ref)
+            await self._post_table_message(channel, job.screen)
         elif job.kind == "post":
             await n.post(channel, job.screen)
-            self.sent["post"] += 1
         else:
             assert job.user is not None and isinstance(job.screen, Screen)
             result = await n.tell(job.user, job.screen)
-            self.sent["tell"] += 1
             await self._on_told(job.user, result)
+
+    async def _post_table_message(self, channel: str, screen: Screen) -> None:
+        """Post `screen` as the table message edited from now on."""
+        ref = await self.notifier.post(channel, screen)
+        self._refs[channel] = ref
+        if ref is not None:
+            await self._on_posted(channel, ref)
 
     async def drain(self) -> None:
         """Wait until every queue is empty (tests, shutdown)."""

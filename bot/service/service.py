@@ -113,7 +113,6 @@ class TableService:
         self._heap: list[tuple[float, str]] = []
         self._wake: asyncio.Event | None = None
         self._unsaved_refs: set[str] = set()
-        self.closing = False
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
         self.command_prefix: dict[str, str] = {"console": ""}
@@ -683,14 +682,13 @@ class TableService:
     async def _after_step(
         self,
         table: Table,
-        outcome: Outcome,
-        *,
+        *steps: Outcome,
         freeze: Screen | None = None,
         new_round: bool = False,
     ) -> None:
         """Settle automatic moves, commit, then tell people (in that order)."""
-        outcomes = [outcome]
-        if not outcome.round_over:
+        outcomes = list(steps)
+        if not any(o.round_over for o in outcomes):
             outcomes.extend(self._settle(table))
         stats: list[StatDelta] = []
         finished = None
@@ -908,15 +906,14 @@ class TableService:
             action = self.rules.timeout_action(match, turn)
             seat.timeouts += 1
             table.log.append((f"note.timeout_{action}", {"p": seat.name}))
-            outcome = self.rules.act(match, turn, action)
-            table.log.extend(outcome.log)
+            outcomes = [self.rules.act(match, turn, action)]
+            table.log.extend(outcomes[0].log)
             if seat.timeouts >= self.max_timeouts and self.rules.in_match(match, turn):
                 table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
                 if not self.rules.finished(match):
-                    more = self.rules.forfeit(match, turn)
-                    table.log.extend(more.log)
-                    outcome = _merge(outcome, more)
-            await self._after_step(table, outcome)
+                    outcomes.append(self.rules.forfeit(match, turn))
+                    table.log.extend(outcomes[1].log)
+            await self._after_step(table, *outcomes)
             return True
 
     async def run(self) -> None:
@@ -997,7 +994,6 @@ class TableService:
 
     async def shutdown(self) -> None:
         """Let queued messages go out and store the references of the newest table messages."""
-        self.closing = True
         await self.outbox.drain()
         for key in list(self._unsaved_refs):
             async with self._lock(key):
@@ -1061,16 +1057,6 @@ class TableService:
         await self._save(table)
         self._show(table)
         self._schedule(table)
-
-
-def _merge(a: Outcome, b: Outcome) -> Outcome:
-    return Outcome(
-        log=a.log + b.log,
-        private=a.private + b.private,
-        round_over=a.round_over or b.round_over,
-        match_over=a.match_over or b.match_over,
-        round_stats=a.round_stats or b.round_stats,
-    )
 
 
 def _fit(text: str, limit: int) -> str:

@@ -147,8 +147,6 @@ class GnavRules:
                 out.round_over = True
         if out.round_over:
             out.round_stats = _round_stats(match)
-        if match.phase == "finished":
-            out.match_over = True
         return out
 
     # ------------------------------------------------------------------ screens
