@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from bot.engine.match import Match
 from bot.engine.record import export_record, outcome, replay_record
 from tests.engine.playout import normalised, play_match
+from tests.playouts import seeds
 
 PROFILES = ("norsk", "tradisjonell")
 
@@ -64,7 +65,7 @@ def test_restored_match_continues_identically(seed: int, n: int, profile: str, l
 @pytest.mark.parametrize("profile", PROFILES)
 def test_seeded_playouts_many_tables(profile: str) -> None:
     """80 seeded matches per profile over every table size: invariants and the export round trip."""
-    for seed in range(80):
+    for seed in seeds(80):
         n = 2 + seed % 19
         played = play_match(seed, n, profile, 1 + seed % 5)
         _same_outcome_after_export(played.match)
@@ -73,14 +74,14 @@ def test_seeded_playouts_many_tables(profile: str) -> None:
 @pytest.mark.parametrize("profile", PROFILES)
 def test_seeded_playouts_with_forfeits(profile: str) -> None:
     """Players forfeiting now and then (Match.forfeit) keep every invariant and the replay."""
-    for seed in range(40):
+    for seed in seeds(40):
         played = play_match(seed, 2 + seed % 19, profile, 1 + seed % 5, forfeit_rate=0.03)
         _same_outcome_after_export(played.match)
 
 
 def test_n23_matches_end_within_bounded_rounds() -> None:
     """Tradisjonell has no N6 tokens: every round costs a life, so rounds <= the lives dealt."""
-    for seed in range(100):
+    for seed in seeds(100):
         n = 2 + seed % 19
         played = play_match(seed, n, "tradisjonell", 3, check=False)
         assert played.rounds <= 3 * n

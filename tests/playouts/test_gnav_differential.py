@@ -20,6 +20,7 @@ from bot.engine.record import export_record, replay_record
 from tests.engine.playout import play_match
 from tests.engine.reference import reference_outcome
 from tests.engine.vectors import load_json, outcome_path, vector_records
+from tests.playouts import seeds
 
 RECORDS = vector_records()
 
@@ -43,7 +44,7 @@ def _cut_last_round(record: dict[str, Any], rng: random.Random) -> dict[str, Any
 def test_engine_agrees_with_the_reference_on_random_matches(profile: str) -> None:
     """Whole random matches, and the same cut short, agree with the reference."""
     rng = random.Random(f"differential-{profile}")
-    for seed in range(250):
+    for seed in seeds(250):
         n = 2 + seed % 19
         played = play_match(seed * 7919 + 1, n, profile, 1 + seed % 5, check=False)
         record = json.loads(json.dumps(export_record(played.match), ensure_ascii=False))
