@@ -1,0 +1,282 @@
+"""The service's shared state and plumbing: the table cache and locks, load and commit,
+catalogs, players, and turning refusals into replies. Every job module builds on `ServiceCore`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.engine.errors import RuleError
+from bot.games.gnav.game import GnavRules
+from bot.service.game import GameRules
+from bot.service.i18n import Catalog, catalog
+from bot.service.outbox import Outbox
+from bot.service.ports import (
+    Clock,
+    ConflictError,
+    Delivery,
+    FinishedMatch,
+    Notifier,
+    Repository,
+    StatDelta,
+    SystemClock,
+)
+from bot.service.settings import (
+    SettingsError,
+    TableSettings,
+    load_settings,
+)
+from bot.service.table import Table, TableKey, User
+
+#: Longest table message text (Discord allows 2,000 characters, Telegram 4,096).
+MAX_TEXT = 1900
+#: Longest private popup (Telegram's callback alert allows 200 characters).
+MAX_ALERT = 200
+
+
+@dataclass(slots=True)
+class Reply:
+    """The answer to the person who sent a command.
+
+    `public` replies are for the whole channel (stats, rules); others are for the sender only
+    (an ephemeral message, a popup, or a reply where the platform has nothing private).
+    `alert` asks for a popup (a private piece in the chat).
+    """
+
+    text: str
+    ok: bool = True
+    public: bool = False
+    alert: bool = False
+    document: tuple[str, bytes] | None = None
+
+
+class ServiceError(Exception):
+    """A refused command; `code` is a catalog key."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+class ServiceCore:
+    """State shared by the service's jobs: repository, clock, randomness, outbox, cached tables
+    and their locks, known players."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        notifier: Notifier,
+        *,
+        rules: GameRules | None = None,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+        bot_delay: float = 1.5,
+        lobby_idle: float = 600.0,
+        max_timeouts: int = 3,
+        max_parallel: int = 32,
+    ) -> None:
+        self.repo = repo
+        self.rules: GameRules = rules or GnavRules()
+        self.clock: Clock = clock or SystemClock()
+        self.rng = rng or random.Random()
+        self.bot_delay = bot_delay
+        self.lobby_idle = lobby_idle
+        self.max_timeouts = max_timeouts
+        # Deadlines handled at once: enough for commits to share a transaction, few enough
+        # that each command is answered quickly when many tables are due together.
+        self._parallel = asyncio.Semaphore(max_parallel)
+        self.outbox = Outbox(notifier, self._on_posted, self._on_told)
+        self._tables: dict[str, Table] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._players: dict[str, dict[str, Any]] = {}
+        self._heap: list[tuple[float, str]] = []
+        self._wake: asyncio.Event | None = None
+        self._unsaved_refs: set[str] = set()
+        #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
+        #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
+        self.command_prefix: dict[str, str] = {"console": ""}
+
+    def _lock(self, key: str) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+    async def _load(self, key: str) -> Table | None:
+        table = self._tables.get(key)
+        if table is not None:
+            return table
+        row = await self.repo.load_table(key)
+        if row is None:
+            return None
+        table = Table.from_row(row, self.rules)
+        self._tables[key] = table
+        self.outbox.set_ref(key, table.message_ref)
+        return table
+
+    async def _save(
+        self,
+        table: Table,
+        stats: Sequence[StatDelta] = (),
+        finished: FinishedMatch | None = None,
+    ) -> None:
+        """Commit the table (and its statistics and finished match) before anything is said."""
+        table.updated_at = self.clock.now()
+        row = table.to_row(self.rules)
+        try:
+            await self.repo.save_table(
+                row, expected_version=table.row_version, stats=stats, finished=finished
+            )
+        except BaseException:
+            # What is in memory was never stored: forget it, the store is the truth.
+            self._tables.pop(table.key.key, None)
+            raise
+        table.row_version = row.version
+        self._tables[table.key.key] = table
+        self._unsaved_refs.discard(table.key.key)
+
+    def _cat(
+        self,
+        table: Table | None,
+        settings: TableSettings | None = None,
+        platform: str | None = None,
+    ) -> Catalog:
+        if table is not None:
+            return self._catalog(table.settings.language, table.key.platform)
+        return self._catalog(settings.language if settings else "en", platform or "")
+
+    def _catalog(self, language: str, platform: str) -> Catalog:
+        """A language's catalog, with the platform's way of writing commands."""
+        return catalog(language).bind(
+            c=self.command_prefix.get(platform, "/gnav "),
+            minutes=round(self.lobby_idle / 60),
+        )
+
+    async def _channel_settings(self, tk: TableKey) -> TableSettings:
+        return load_settings(await self.repo.load_settings(tk.key))
+
+    async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
+        """Run a command under the table's lock; refusals become replies in its language."""
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+            try:
+                reply: Reply = await fn(tk, table, user, *args)
+                return reply
+            except ServiceError as exc:
+                cat = self._cat(
+                    self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
+                )
+                return Reply(cat.t(exc.code, **exc.params), ok=False)
+            except SettingsError as exc:
+                cat = self._cat(table)
+                return Reply(cat.t(exc.code, **exc.params), ok=False)
+            except RuleError as exc:
+                cat = self._cat(table)
+                return Reply(cat.t("error.rule", rule=exc.rule, message=exc.message), ok=False)
+            except ConflictError:
+                cat = self._cat(table)
+                return Reply(cat.t("error.conflict"), ok=False)
+
+    async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
+        if table is not None:
+            return None
+        return await self._channel_settings(tk)
+
+    async def _on_posted(self, channel: str, ref: str) -> None:
+        # Kept in memory and stored with the table's next commit (or at shutdown): a table
+        # restored without it posts a fresh message anyway, so nothing is lost meanwhile.
+        table = self._tables.get(channel)
+        if table is not None and table.message_ref != ref:
+            table.message_ref = ref
+            self._unsaved_refs.add(channel)
+
+    async def _on_told(self, user: str, result: Delivery) -> None:
+        if result is Delivery.FAILED:
+            return
+        reachable = result is Delivery.DELIVERED
+        info = await self._player(user)
+        if info.get("reachable") != reachable:
+            info["reachable"] = reachable
+            await self.repo.save_player(user, info)
+
+    async def _player(self, user: str) -> dict[str, Any]:
+        info = self._players.get(user)
+        if info is None:
+            info = await self.repo.load_player(user) or {}
+            self._players[user] = info
+        return info
+
+    async def _remember(self, user: User) -> None:
+        """Store a player's name and language when they are new or changed."""
+        info = await self._player(user.key)
+        changed = info.get("name") != user.name
+        if user.language and info.get("language") != user.language:
+            info["language"] = user.language
+            changed = True
+        if changed:
+            info["name"] = user.name
+            await self.repo.save_player(user.key, info)
+
+    async def reachable(self, user: str) -> bool | None:
+        """Whether private messages reach `user` (None: not tried yet)."""
+        return (await self._player(user)).get("reachable")
+
+    async def player_reachable(self, user: User, reachable: bool = True) -> None:
+        """An adapter learned that private messages now reach (or no longer reach) `user`."""
+        info = await self._player(user.key)
+        info["reachable"] = reachable
+        info["name"] = user.name
+        await self.repo.save_player(user.key, info)
+
+    def _lobby(self, table: Table | None) -> Table:
+        if table is None or table.status == "closed":
+            raise ServiceError("error.no_table")
+        if table.status != "lobby":
+            raise ServiceError("error.started")
+        return table
+
+    def _active(self, table: Table | None) -> Table:
+        if table is None or table.status == "closed":
+            raise ServiceError("error.no_table")
+        return table
+
+    def _playing(self, table: Table | None) -> Table:
+        if table is None or table.status == "closed" or table.match is None:
+            raise ServiceError("error.no_match")
+        if table.status != "playing":
+            raise ServiceError("error.no_match")
+        return table
+
+    def _authorise(self, table: Table, user: User) -> None:
+        if user.key != table.host and not user.admin:
+            raise ServiceError("error.not_host")
+
+    async def _current_settings(self, tk: TableKey) -> TableSettings:
+        table = self._tables.get(tk.key)
+        if table is not None and table.status != "closed":
+            return table.settings
+        return await self._channel_settings(tk)
+
+
+def fit_text(text: str, limit: int) -> str:
+    """Keep the end of a long text (the newest lines) within `limit` characters."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    head = lines[0]
+    rest = lines[1:]
+    while rest and len(head) + 2 + sum(len(x) + 1 for x in rest) > limit:
+        rest.pop(0)
+    out = "\n".join([head, "…", *rest])
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def new_id(length: int = 6) -> str:
+    alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+    return "".join(secrets.choice(alphabet) for _ in range(length))

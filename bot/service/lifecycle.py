@@ -1,0 +1,98 @@
+"""The service's life: resuming stored tables after a start, moving a chat's tables to its new
+id, and a clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bot.service.core import ServiceCore
+from bot.service.ports import (
+    ConflictError,
+    TableRow,
+)
+from bot.service.table import Table, TableKey
+
+log = logging.getLogger(__name__)
+
+
+class Lifecycle(ServiceCore):
+    """Start, chat migration and shutdown."""
+
+    async def resume(self) -> int:
+        """Load every open table after a start: re-arm timers and tell the channels."""
+        rows = await self.repo.load_active_tables()
+        done = await asyncio.gather(*(self._bounded(self._resume_one(row)) for row in rows))
+        return sum(done)
+
+    async def _resume_one(self, row: TableRow) -> bool:
+        async with self._lock(row.key):
+            # A command may have loaded (and changed) the table since the rows were read.
+            table = self._tables.get(row.key)
+            if table is None:
+                try:
+                    table = Table.from_row(row, self.rules)
+                except (ValueError, KeyError) as exc:
+                    log.error("table %s cannot be restored: %s", row.key, exc)
+                    return False
+            if table.status == "closed":
+                return False
+            self._tables[row.key] = table
+            self.outbox.set_ref(row.key, table.message_ref)
+            # A fresh deadline: nobody pays for the time the bot was down. It is not stored
+            # now (every start re-arms again), and the state version stays, so the buttons
+            # of the messages already in the chat keep working.
+            self._arm(table)
+            note = self._cat(table).t("note.restored")
+            self._repost(table, None, note=note)
+            self._schedule(table)
+            return True
+
+    async def migrate_chat(self, platform: str, old_chat: str, new_chat: str) -> int:
+        """A chat got a new id (a Telegram group upgraded to a supergroup): its open tables,
+        with their matches and lives, and its settings move to the new id.
+
+        Returns how many tables moved.
+        """
+        old_prefix = f"{platform}:{old_chat}"
+        moved = 0
+        for row in await self.repo.load_active_tables():
+            old_key = TableKey.parse(row.key)
+            if old_key.platform != platform or old_key.chat != old_chat:
+                continue
+            new_key = TableKey(platform, new_chat, old_key.thread)
+            async with self._lock(row.key), self._lock(new_key.key):
+                table = await self._load(row.key)
+                if table is None or table.status == "closed":
+                    continue
+                existing = await self.repo.load_table(new_key.key)
+                moved_table = Table.from_row(row, self.rules)
+                moved_table.key = new_key
+                moved_table.row_version = existing.version if existing else None
+                await self._save(moved_table)
+                table.status = "closed"
+                table.closed_reason = "migrated"
+                table.deadline = table.deadline_kind = None
+                await self._save(table)
+                self._tables.pop(row.key, None)
+                self.outbox.set_ref(new_key.key, None)
+                self._schedule(moved_table)
+                self._repost(moved_table, None)
+                moved += 1
+        settings = await self.repo.load_settings(old_prefix)
+        if settings is not None:
+            await self.repo.save_settings(f"{platform}:{new_chat}", settings)
+        return moved
+
+    async def shutdown(self) -> None:
+        """Let queued messages go out and store the references of the newest table messages."""
+        await self.outbox.drain()
+        for key in list(self._unsaved_refs):
+            async with self._lock(key):
+                table = self._tables.get(key)
+                if table is None:
+                    continue
+                try:
+                    await self._save(table)
+                except ConflictError:
+                    log.warning("table %s changed elsewhere; its message ref was not stored", key)

@@ -1,0 +1,223 @@
+"""The lobby and the table's life: open, join, leave, kick, settings, start, stop, close."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.service.core import Reply, ServiceCore, ServiceError, new_id
+from bot.service.ports import FinishedMatch
+from bot.service.screens import settings_text
+from bot.service.settings import (
+    apply_changes,
+    parse_changes,
+)
+from bot.service.table import BOT_PREFIX, Seat, Table, TableKey, User
+
+
+class Lobby(ServiceCore):
+    """Commands that open, fill, configure, start and close a table."""
+
+    async def open(self, tk: TableKey, user: User, *, sit: bool = True) -> Reply:
+        """Open a table in the channel, or show the current one.
+
+        The opener is the host and sits down, unless `sit` is false: then the host only
+        watches (a table of bot seats, a demonstration, a benchmark).
+        """
+        return await self._run(tk, user, self._open, sit)
+
+    async def _open(self, tk: TableKey, table: Table | None, user: User, sit: bool) -> Reply:
+        now = self.clock.now()
+        if table is not None and table.status != "closed":
+            self._repost(table, self.render(table, buttons=False))
+            return Reply(self._cat(table).t("open.shown"))
+        settings = await self._channel_settings(tk)
+        fresh = Table(
+            key=tk,
+            table_id=new_id(),
+            game=self.rules.name,
+            settings=settings,
+            status="lobby",
+            host=user.key,
+            seats=[Seat(user.key, _clean_name(user.name))] if sit else [],
+            created_at=now,
+            row_version=table.row_version if table else None,
+            message_ref=None,
+        )
+        fresh.seq = (table.seq + 1) if table else 0
+        await self._remember(user)
+        self._arm(fresh)
+        await self._save(fresh)
+        self._repost(fresh, None)  # the old table's message already shows how it ended
+        self._schedule(fresh)
+        return Reply(self._cat(fresh).t("open.opened"))
+
+    async def join(self, tk: TableKey, user: User) -> Reply:
+        """Sit down at the table's lobby."""
+        return await self._run(tk, user, self._join)
+
+    async def _join(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._lobby(table)
+        cat = self._cat(table)
+        if table.seat_of(user.key) is not None:
+            raise ServiceError("join.already")
+        if len(table.seats) >= self.rules.max_players:
+            raise ServiceError("join.full", max=self.rules.max_players)
+        name = _unique_name(_clean_name(user.name), table.names)
+        await self._remember(user)  # know its private reachability before the first deal
+        table.seats.append(Seat(user.key, name))
+        if table.host is None:
+            table.host = user.key
+        await self._commit_lobby(table)
+        return Reply(cat.t("join.done", name=name))
+
+    async def leave(self, tk: TableKey, user: User) -> Reply:
+        """Leave the lobby, or forfeit the match under way."""
+        return await self._run(tk, user, self._leave)
+
+    async def _leave(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._active(table)
+        cat = self._cat(table)
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        if table.status == "lobby":
+            await self._unseat_from_lobby(table, seat)
+            return Reply(cat.t("leave.done"))
+        await self._forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
+        return Reply(cat.t("leave.forfeit"))
+
+    async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
+        """The host or a channel admin removes a seat (by name or user key)."""
+        return await self._run(tk, user, self._kick, who)
+
+    async def _kick(self, tk: TableKey, table: Table | None, user: User, who: str) -> Reply:
+        table = self._active(table)
+        cat = self._cat(table)
+        self._authorise(table, user)
+        seat = _find_seat(table, who)
+        if seat is None:
+            raise ServiceError("kick.unknown", name=who)
+        name = table.seats[seat].name
+        if table.status == "lobby":
+            await self._unseat_from_lobby(table, seat)
+            return Reply(cat.t("kick.done", name=name), public=True)
+        await self._forfeit(table, seat, note=("note.kicked", {"p": name}))
+        return Reply(cat.t("kick.done", name=name), public=True)
+
+    async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
+        """Show or change the table's settings (`lives=5 timeout=90 rules=tradisjonell`)."""
+        return await self._run(tk, user, self._configure, list(words))
+
+    async def _configure(
+        self, tk: TableKey, table: Table | None, user: User, words: list[str]
+    ) -> Reply:
+        active = table is not None and table.status != "closed"
+        current = table.settings if active and table else await self._channel_settings(tk)
+        cat = self._cat(table if active else None, current, tk.platform)
+        if not words:
+            return Reply(settings_text(current, cat), public=True)
+        changes = parse_changes(words)
+        if active and table is not None:
+            self._authorise(table, user)
+            if table.status == "playing" and set(changes) - {"language"}:
+                raise ServiceError("settings.error.in_match")
+        new = apply_changes(current, changes)
+        await self.repo.save_settings(tk.key, new.model_dump())
+        if active and table is not None:
+            table.settings = new
+            table.seq += 1
+            self._arm(table, keep=True)
+            await self._save(table)
+            self._show(table)
+            self._schedule(table)
+        cat = self._catalog(new.language, tk.platform)
+        return Reply(settings_text(new, cat), public=True)
+
+    async def start(self, tk: TableKey, user: User) -> Reply:
+        """Start the match: bot seats are added, the first dealer drawn, the first deal made."""
+        return await self._run(tk, user, self._start)
+
+    async def _start(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._lobby(table)
+        cat = self._cat(table)
+        self._authorise(table, user)
+        bots = min(table.settings.bots, self.rules.max_players - len(table.seats))
+        for i in range(1, bots + 1):
+            name = _unique_name(cat.t("bot.name", n=i), table.names)
+            table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
+        if len(table.seats) < self.rules.min_players:
+            del table.seats[len(table.seats) - bots :]
+            raise ServiceError("start.too_few", min=self.rules.min_players)
+        lobby_freeze = self.render(table, buttons=False)
+        table.status = "playing"
+        table.match = self.rules.new_match(table.names, table.settings, self.rng)
+        table.match_id = new_id(10)
+        outcome = self.rules.start_round(table.match, self.rng)
+        table.log = list(outcome.log)
+        await self._after_step(table, outcome, freeze=lobby_freeze, new_round=True)
+        return Reply(cat.t("start.done"))
+
+    async def stop(self, tk: TableKey, user: User) -> Reply:
+        """The host or a channel admin stops the table (the match so far is kept for export)."""
+        return await self._run(tk, user, self._stop)
+
+    async def _stop(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._active(table)
+        cat = self._cat(table)
+        self._authorise(table, user)
+        finished = None
+        if table.match is not None:
+            finished = self._finished_match(table, winners=[])
+        await self._close(table, "stopped", finished)
+        return Reply(cat.t("stop.done"), public=True)
+
+    async def _unseat_from_lobby(self, table: Table, seat: int) -> None:
+        """Free a lobby seat; the host's role passes on; an empty lobby closes."""
+        gone = table.seats.pop(seat)
+        if gone.user == table.host:
+            humans = table.humans
+            table.host = humans[0].user if humans else None
+        if table.seats:
+            await self._commit_lobby(table)
+        else:
+            await self._close(table, "empty")
+
+    async def _close(
+        self, table: Table, reason: str, finished: FinishedMatch | None = None
+    ) -> None:
+        """Close the table for `reason` (a `closed.*` message) and show it."""
+        table.status = "closed"
+        table.closed_reason = reason
+        table.deadline = table.deadline_kind = None
+        table.seq += 1
+        await self._save(table, finished=finished)
+        self._show(table)
+
+    async def _commit_lobby(self, table: Table) -> None:
+        table.seq += 1
+        self._arm(table)
+        await self._save(table)
+        self._show(table)
+        self._schedule(table)
+
+
+def _clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())[:32]
+    return cleaned or "?"
+
+
+def _unique_name(name: str, taken: Sequence[str]) -> str:
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} ({n})" in taken:
+        n += 1
+    return f"{name} ({n})"
+
+
+def _find_seat(table: Table, who: str) -> int | None:
+    who = who.strip().lstrip("@")
+    for i, s in enumerate(table.seats):
+        if s.user == who or s.name.casefold() == who.casefold():
+            return i
+    return None

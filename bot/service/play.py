@@ -1,0 +1,238 @@
+"""Playing: a seat's choices and button presses, the steps after each (commit, then tell),
+new rounds, forfeits, private messages and statistics."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.service import tokens
+from bot.service.core import MAX_ALERT, Reply, ServiceCore, ServiceError, fit_text
+from bot.service.game import LogLine, Outcome
+from bot.service.ports import (
+    FinishedMatch,
+    Screen,
+    StatDelta,
+)
+from bot.service.table import Table, TableKey, User
+
+log = logging.getLogger(__name__)
+
+
+class Play(ServiceCore):
+    """Commands of a match under way and what follows each step."""
+
+    async def act(self, tk: TableKey, user: User, action: str, seq: int | None = None) -> Reply:
+        """Stay or swap for the player whose turn it is (`seq`: the pressed button's version)."""
+        return await self._run(tk, user, self._act, action, seq)
+
+    async def _act(
+        self, tk: TableKey, table: Table | None, user: User, action: str, seq: int | None
+    ) -> Reply:
+        table = self._playing(table)
+        cat = self._cat(table)
+        if seq is not None and seq != table.seq:
+            raise ServiceError("error.stale")
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        match = table.match
+        if not self.rules.in_round(match):
+            raise ServiceError("error.between_rounds")
+        turn = self.rules.turn(match)
+        if turn != seat:
+            assert turn is not None
+            raise ServiceError("error.not_your_turn", name=table.seats[turn].name)
+        if action not in ("stay", "swap"):
+            raise ServiceError("error.unknown_action", action=action)
+        outcome = self.rules.act(match, seat, action)
+        table.seats[seat].timeouts = 0
+        table.log.extend(outcome.log)
+        await self._after_step(table, outcome)
+        return Reply(cat.t(f"act.{action}"))
+
+    async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
+        """Deal the next round now instead of waiting for the delay."""
+        return await self._run(tk, user, self._next_round, seq)
+
+    async def _next_round(
+        self, tk: TableKey, table: Table | None, user: User, seq: int | None
+    ) -> Reply:
+        table = self._playing(table)
+        cat = self._cat(table)
+        if seq is not None and seq != table.seq:
+            raise ServiceError("error.stale")
+        if table.seat_of(user.key) is None and not user.admin:
+            raise ServiceError("error.not_seated")
+        if self.rules.in_round(table.match):
+            raise ServiceError("next.already")
+        await self._deal(table)
+        return Reply(cat.t("next.done"))
+
+    async def my_piece(self, tk: TableKey, user: User) -> Reply:
+        """A seated player's piece, for a popup or an ephemeral message (always works)."""
+        return await self._run(tk, user, self._my_piece)
+
+    async def _my_piece(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = self._playing(table)
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        text = self.rules.piece_text(table.match, seat, self._cat(table))
+        return Reply(fit_text(text, MAX_ALERT), alert=True)
+
+    async def press(self, tk: TableKey, user: User, token: str) -> Reply:
+        """A button press: the token names the table, its version and the action."""
+        decoded = tokens.decode(token)
+        if decoded is None:
+            settings = await self._channel_settings(tk)
+            return Reply(
+                self._catalog(settings.language, tk.platform).t("error.bad_button"), ok=False
+            )
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+        if table is None or table.table_id != decoded.table_id:
+            settings = await self._channel_settings(tk)
+            return Reply(self._catalog(settings.language, tk.platform).t("error.stale"), ok=False)
+        action = decoded.action
+        if action == "join":
+            return await self.join(tk, user)
+        if action == "leave":
+            return await self.leave(tk, user)
+        if action == "start":
+            return await self.start(tk, user)
+        if action == "piece":
+            return await self.my_piece(tk, user)
+        if action == "next":
+            return await self.next_round(tk, user, decoded.seq)
+        return await self.act(tk, user, action, decoded.seq)
+
+    async def _after_step(
+        self,
+        table: Table,
+        *steps: Outcome,
+        freeze: Screen | None = None,
+        new_round: bool = False,
+    ) -> None:
+        """Settle automatic moves, commit, then tell people (in that order)."""
+        outcomes = list(steps)
+        if not any(o.round_over for o in outcomes):
+            outcomes.extend(self._settle(table))
+        stats: list[StatDelta] = []
+        finished = None
+        round_over = any(o.round_over for o in outcomes)
+        for o in outcomes:
+            stats.extend(self._stat_deltas(table, o))
+        match_over = self.rules.finished(table.match)
+        round_freeze = None
+        if round_over:
+            round_freeze = self.render(table, buttons=False, view="round")
+        if match_over:
+            finished = self._finished_match(table, winners=self.rules.winners(table.match))
+            stats.extend(self._match_deltas(table))
+            table.status = "closed"
+            table.closed_reason = "finished"
+        elif self._no_humans_left(table):
+            finished = self._finished_match(table, winners=[])
+            stats.extend(self._match_deltas(table))
+            table.status = "closed"
+            table.closed_reason = "humans_out"
+        table.seq += 1
+        self._arm(table)
+        await self._save(table, stats=stats, finished=finished)
+        # Committed: now people may be told.
+        for o in outcomes:
+            self._tell_private(table, o)
+        if new_round:
+            self._repost(table, freeze)
+        elif round_over:
+            self._repost(table, round_freeze)
+        else:
+            self._show(table)
+        self._schedule(table)
+
+    def _settle(self, table: Table) -> list[Outcome]:
+        """Seats that forfeited during the round stay when their turn comes (no waiting)."""
+        outcomes = []
+        match = table.match
+        while self.rules.in_round(match):
+            turn = self.rules.turn(match)
+            assert turn is not None
+            if not self.rules.leaving(match, turn):
+                break
+            o = self.rules.act(match, turn, self.rules.timeout_action(match, turn))
+            table.log.extend(o.log)
+            outcomes.append(o)
+        return outcomes
+
+    async def _deal(self, table: Table) -> None:
+        freeze = self.render(table, buttons=False)
+        outcome = self.rules.start_round(table.match, self.rng)
+        table.log = list(outcome.log)
+        await self._after_step(table, outcome, freeze=freeze, new_round=True)
+
+    async def _forfeit(self, table: Table, seat: int, note: LogLine) -> None:
+        match = table.match
+        if not self.rules.in_match(match, seat):
+            raise ServiceError("error.already_out")
+        table.log.append(note)
+        outcome = self.rules.forfeit(match, seat)
+        table.log.extend(outcome.log)
+        await self._after_step(table, outcome)
+
+    def _tell_private(self, table: Table, outcome: Outcome) -> None:
+        if not outcome.private:
+            return
+        cat = self._cat(table)
+        for seat, line in outcome.private:
+            s = table.seats[seat]
+            if s.bot:
+                continue
+            info = self._players.get(s.user)
+            if info is not None and info.get("reachable") is False:
+                continue  # never retry a player the platform refused for good
+            text = cat.t(
+                "private.header", round=self.rules.round_number(table.match), table=table.key.key
+            )
+            text = f"{text}\n{self.rules.render_line(line, cat)}"
+            self.outbox.tell(table.key.key, s.user, Screen(text))
+
+    def _no_humans_left(self, table: Table) -> bool:
+        humans = [i for i, s in enumerate(table.seats) if not s.bot]
+        if not humans:
+            return False
+        return not any(self.rules.in_match(table.match, i) for i in humans)
+
+    def _stat_deltas(self, table: Table, outcome: Outcome) -> list[StatDelta]:
+        out = []
+        for seat, counters in outcome.round_stats.items():
+            s = table.seats[seat]
+            if s.bot:
+                continue
+            out.append(StatDelta(chat=table.key.chat_key, user=s.user, name=s.name, **counters))
+        return out
+
+    def _match_deltas(self, table: Table) -> list[StatDelta]:
+        winners = set(self.rules.winners(table.match))
+        return [
+            StatDelta(
+                chat=table.key.chat_key,
+                user=s.user,
+                name=s.name,
+                matches=1,
+                wins=1 if i in winners else 0,
+            )
+            for i, s in enumerate(table.seats)
+            if not s.bot
+        ]
+
+    def _finished_match(self, table: Table, winners: list[int]) -> FinishedMatch:
+        assert table.match_id is not None
+        return FinishedMatch(
+            match_id=table.match_id,
+            chat=table.key.chat_key,
+            table_key=table.key.key,
+            game=table.game,
+            record=self.rules.record(table.match),
+            winners=[table.seats[i].name for i in winners],
+            finished_at=self.clock.now(),
+        )

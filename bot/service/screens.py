@@ -1,0 +1,128 @@
+"""The table message: rendering a table as a platform-neutral screen, and queueing it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from bot.service import tokens
+from bot.service.core import MAX_TEXT, ServiceCore, fit_text
+from bot.service.i18n import Catalog
+from bot.service.ports import (
+    Button,
+    Screen,
+)
+from bot.service.settings import TableSettings
+from bot.service.table import Table
+
+
+class Screens(ServiceCore):
+    """Renders tables and queues their messages (posted anew or edited in place)."""
+
+    def _token(self, table: Table, action: str) -> str:
+        return tokens.encode(table.table_id, table.seq, action)
+
+    def render(
+        self,
+        table: Table,
+        *,
+        buttons: bool = True,
+        note: str | None = None,
+        view: str = "auto",
+    ) -> Screen:
+        """The table message: lobby, round under way, reveal, or the end.
+
+        `view` "round" shows the round's log even after its reveal (the frozen round message).
+        """
+        cat = self._cat(table)
+        lines: list[str] = []
+        if note:
+            lines.append(note)
+        rows: list[tuple[Button, ...]] = []
+        s = table.settings
+        if table.status == "lobby":
+            lines.append(cat.t("lobby.title", profile=s.profile, lives=s.lives))
+            lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots))
+            for i, seat in enumerate(table.seats, 1):
+                host = cat.t("lobby.host_mark") if seat.user == table.host else ""
+                lines.append(f"{i}. {seat.name}{host}")
+            lines.append(cat.t("lobby.hint", seated=len(table.seats), max=self.rules.max_players))
+            rows.append(
+                (
+                    Button(cat.t("button.join"), self._token(table, "join")),
+                    Button(cat.t("button.leave"), self._token(table, "leave")),
+                    Button(cat.t("button.start"), self._token(table, "start")),
+                )
+            )
+        elif table.match is not None:
+            match = table.match
+            rules = self.rules
+            names = table.names
+            in_round = rules.in_round(match)
+            if in_round or view == "round":
+                lines.extend(self._round_lines(table, cat))
+            else:
+                lines.extend(rules.render_reveal(match, names, cat))
+            if table.status == "closed":
+                lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
+            elif view == "round" and not in_round:
+                pass  # the frozen message of a round that has ended
+            elif in_round:
+                turn = rules.turn(match)
+                assert turn is not None
+                lines.append(cat.t("turn.now", name=names[turn], seconds=s.turn_timeout))
+                rows.append(
+                    (
+                        Button(cat.t("button.stay"), self._token(table, "stay")),
+                        Button(cat.t("button.swap"), self._token(table, "swap")),
+                    )
+                )
+                rows.append((Button(cat.t("button.piece"), self._token(table, "piece")),))
+            elif not rules.finished(match):
+                lines.append(cat.t("next.in", seconds=s.next_round_delay))
+                rows.append((Button(cat.t("button.next"), self._token(table, "next")),))
+        else:
+            lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
+        return Screen(fit_text("\n".join(lines), MAX_TEXT), tuple(rows) if buttons else ())
+
+    def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
+        lines = self.rules.render_status(table.match, table.names, cat)
+        if table.log:
+            lines.append("—")
+            # The log only grows during a round: render each line once per language.
+            cache = table.rendered_log
+            if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
+                cache.clear()
+                table.rendered_for = (id(table.log), cat.language)
+            for line in table.log[len(cache) :]:
+                cache.append(self.rules.render_line(line, cat))
+            lines.extend(cache)
+        return lines
+
+    def _show(self, table: Table) -> None:
+        self.outbox.edit_table(table.key.key, self._lazy(table.key.key))
+
+    def _repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
+        self.outbox.post_table(table.key.key, self._lazy(table.key.key, note), freeze)
+
+    def _lazy(self, key: str, note: str | None = None) -> Callable[[], Awaitable[Screen | None]]:
+        """Render the table when its message goes out: under its lock, so what is shown is
+        what was committed, and once for any number of coalesced edits."""
+
+        async def render() -> Screen | None:
+            async with self._lock(key):
+                table = self._tables.get(key)
+                return None if table is None else self.render(table, note=note)
+
+        return render
+
+
+def settings_text(s: TableSettings, cat: Catalog) -> str:
+    return cat.t(
+        "settings.show",
+        profile=s.profile,
+        lives=s.lives,
+        timeout=s.turn_timeout,
+        language=s.language,
+        delay=s.next_round_delay,
+        bots=s.bots,
+    )

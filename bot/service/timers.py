@@ -1,0 +1,135 @@
+"""Deadlines: turn timeouts, bot steps, next-round delays and lobby expiry, stored with each
+table and handled by the service's main loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import logging
+from typing import Any
+
+from bot.service.core import ServiceCore
+from bot.service.table import Table
+
+log = logging.getLogger(__name__)
+
+
+class Timers(ServiceCore):
+    """Arms, schedules and fires the tables' deadlines."""
+
+    def _arm(self, table: Table, keep: bool = False) -> None:
+        """Set the table's next deadline from its state (stored with it)."""
+        now = self.clock.now()
+        if keep and table.deadline is not None and table.deadline_kind != "lobby":
+            return
+        if table.status == "lobby":
+            table.deadline, table.deadline_kind = now + self.lobby_idle, "lobby"
+        elif table.status == "playing":
+            match = table.match
+            if self.rules.in_round(match):
+                turn = self.rules.turn(match)
+                assert turn is not None
+                if table.seats[turn].bot:
+                    table.deadline, table.deadline_kind = now + self.bot_delay, "bot"
+                else:
+                    deadline = now + table.settings.turn_timeout
+                    table.deadline, table.deadline_kind = deadline, "turn"
+            else:
+                table.deadline = now + table.settings.next_round_delay
+                table.deadline_kind = "next"
+        else:
+            table.deadline, table.deadline_kind = None, None
+
+    def _schedule(self, table: Table) -> None:
+        if table.deadline is not None:
+            heapq.heappush(self._heap, (table.deadline, table.key.key))
+            if self._wake is not None:
+                self._wake.set()
+
+    async def tick(self) -> int:
+        """Handle every deadline that is due; returns how many tables acted."""
+        now = self.clock.now()
+        due: list[str] = []
+        seen: set[str] = set()
+        while self._heap and self._heap[0][0] <= now:
+            _, key = heapq.heappop(self._heap)
+            if key not in seen:
+                seen.add(key)
+                due.append(key)
+        if not due:
+            return 0
+        results = await asyncio.gather(
+            *(self._bounded(self._on_deadline(key)) for key in due), return_exceptions=True
+        )
+        acted = 0
+        for key, result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("deadline of %s failed", key, exc_info=result)
+                heapq.heappush(self._heap, (now + 1.0, key))  # try again a little later
+            elif result:
+                acted += 1
+        return acted
+
+    async def _bounded(self, work: Any) -> Any:
+        async with self._parallel:
+            return await work
+
+    def next_deadline(self) -> float | None:
+        """The earliest scheduled deadline."""
+        return self._heap[0][0] if self._heap else None
+
+    async def _on_deadline(self, key: str) -> bool:
+        async with self._lock(key):
+            table = await self._load(key)
+            if table is None or table.deadline is None:
+                return False
+            now = self.clock.now()
+            if table.deadline > now:
+                self._schedule(table)  # re-armed later than this entry
+                return False
+            kind = table.deadline_kind
+            if kind == "lobby":
+                await self._close(table, "expired")
+                return True
+            if table.status != "playing":
+                return False
+            match = table.match
+            if kind == "next":
+                if not self.rules.in_round(match):
+                    await self._deal(table)
+                return True
+            turn = self.rules.turn(match)
+            if turn is None:
+                return False
+            seat = table.seats[turn]
+            if kind == "bot" and seat.bot:
+                action = self.rules.bot_action(match, turn, self.rng)
+                outcome = self.rules.act(match, turn, action)
+                table.log.extend(outcome.log)
+                await self._after_step(table, outcome)
+                return True
+            # A person's turn timed out: it counts as "stay" (T3: a Narr holder swaps).
+            action = self.rules.timeout_action(match, turn)
+            seat.timeouts += 1
+            table.log.append((f"note.timeout_{action}", {"p": seat.name}))
+            outcomes = [self.rules.act(match, turn, action)]
+            table.log.extend(outcomes[0].log)
+            if seat.timeouts >= self.max_timeouts and self.rules.in_match(match, turn):
+                table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
+                if not self.rules.finished(match):
+                    outcomes.append(self.rules.forfeit(match, turn))
+                    table.log.extend(outcomes[1].log)
+            await self._after_step(table, *outcomes)
+            return True
+
+    async def run(self) -> None:
+        """Handle deadlines until cancelled (the bot's main loop runs this as a task)."""
+        self._wake = asyncio.Event()
+        while True:
+            await self.tick()
+            nxt = self.next_deadline()
+            delay = 1.0 if nxt is None else max(0.0, min(1.0, nxt - self.clock.now()))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
