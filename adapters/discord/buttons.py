@@ -1,8 +1,8 @@
 """Table-message buttons: service screens as Discord views, and the one persistent handler.
 
-Every button's `custom_id` is the service's token (`g:<table id>:<seq>:<action>`), so one
-`DynamicItem` whose template matches any token routes every press, on old messages as on new
-ones, to `TableService.press`. Views built here contain only that item: discord.py then keeps
+Every button's `custom_id` is the service's token (`g:<table id>:<version>:<action>[:<arg>]`),
+so one `DynamicItem` whose template matches any token routes every press, on old messages as on
+new ones, to `TableService.press`. Views built here contain only that item: discord.py then keeps
 nothing per message, and a restarted process needs nothing but the registration in `setup_hook`.
 """
 
@@ -23,13 +23,14 @@ MAX_PER_ROW = 5
 MAX_LABEL = 80
 
 #: Any button token of ours; the service decodes it and refuses a stale or foreign one.
-TOKEN_TEMPLATE = r"g:[0-9a-z]{1,12}:[0-9a-z]{1,10}:[a-z]{1,8}"
+TOKEN_TEMPLATE = tokens.TEMPLATE
 
+#: The service's button roles as Discord styles.
 _STYLES: dict[str, discord.ButtonStyle] = {
-    "join": discord.ButtonStyle.success,
-    "start": discord.ButtonStyle.primary,
-    "swap": discord.ButtonStyle.primary,
-    "next": discord.ButtonStyle.primary,
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
 }
 
 
@@ -83,8 +84,7 @@ def build_view(screen: Screen) -> discord.ui.View | None:
     view = discord.ui.View(timeout=None)
     for r, row in enumerate(screen.buttons[:MAX_ROWS]):
         for button in row[:MAX_PER_ROW]:
-            decoded = tokens.decode(button.token)
-            style = _STYLES.get(decoded.action if decoded else "", discord.ButtonStyle.secondary)
+            style = _STYLES.get(button.role, discord.ButtonStyle.secondary)
             view.add_item(GnavButton(button.token, button.label, style, row=r))
     return view
 

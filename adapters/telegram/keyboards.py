@@ -71,9 +71,9 @@ def keyboard(screen: Screen, link: str | None = None) -> InlineKeyboardMarkup | 
         if link is None:
             continue
         actions = {_action(b.token): b.label for b in row}
-        if "piece" in actions:
+        if "view" in actions:
             # The round's "My piece" row: the link sits beside the popup it replaces.
-            lang = _PIECE_LABELS.get(actions["piece"], "en")
+            lang = _PIECE_LABELS.get(actions["view"], "en")
             out.append(InlineKeyboardButton(texts.text(lang, "link_button"), url=link))
         elif "join" in actions:
             lang = _JOIN_LABELS.get(actions["join"], "en")

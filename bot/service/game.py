@@ -10,12 +10,36 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from bot.service.i18n import Catalog
 
 #: A line of the round's log: a catalog key and its parameters (rendered per language).
 LogLine = tuple[str, dict[str, Any]]
+
+#: How a choice's button looks on each platform (primary, secondary, danger, success).
+Role = Literal["primary", "secondary", "danger", "success"]
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One legal choice of one seat: an action, maybe an argument, and how to show it.
+
+    `action` is `[a-z_]{1,12}` and `arg` `[0-9A-Za-z_.+-]{1,24}` (they travel in button tokens,
+    see tokens.py); `label` is a catalog line; `row` groups buttons. Two choices are the same
+    choice when their action and argument are: label, role and row only describe it.
+    """
+
+    action: str
+    arg: str | None = None
+    label: LogLine = ("", {})
+    role: Role = "secondary"
+    row: int = 0
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """What identifies the choice: its action and argument."""
+        return (self.action, self.arg)
 
 
 @dataclass(slots=True)
@@ -34,6 +58,12 @@ class GameRules(Protocol):
     name: str
     min_players: int
     max_players: int
+    #: True when the deciding seat's choices are buttons of the public table message (Gnav's
+    #: Stay/Swap); false when they are private (a hand of cards) and the table message offers
+    #: only the button that shows a seat its private screen.
+    public_choices: bool
+    #: The catalog key of that button's label ("My piece", "My hand").
+    view_label: str
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
         """A new match between `names` (seat order) with the table's settings."""
@@ -59,24 +89,24 @@ class GameRules(Protocol):
         """Shuffle with `rng` and deal the next round."""
         ...
 
-    def turn(self, match: Any) -> int | None:
-        """The seat to act, if any."""
+    def deciders(self, match: Any) -> Sequence[int]:
+        """The seats that may choose now (one, several at once, or none between rounds)."""
         ...
 
-    def legal(self, match: Any, seat: int) -> tuple[str, ...]:
-        """The actions `seat` may take now."""
+    def choices(self, match: Any, seat: int) -> Sequence[Choice]:
+        """Every legal choice of `seat` now (empty when it has none)."""
         ...
 
-    def act(self, match: Any, seat: int, action: str) -> Outcome:
-        """Apply an action; raises the game's rule error when it is not allowed."""
+    def act(self, match: Any, seat: int, action: str, arg: str | None = None) -> Outcome:
+        """Apply one of `seat`'s choices; raises the game's rule error when it is not allowed."""
         ...
 
-    def timeout_action(self, match: Any, seat: int) -> str:
-        """What a turn that timed out counts as."""
+    def timeout_choice(self, match: Any, seat: int) -> Choice:
+        """What a choice of `seat` that timed out counts as (the game's timeout rule)."""
         ...
 
-    def bot_action(self, match: Any, seat: int, rng: random.Random) -> str:
-        """A bot seat's choice, from public knowledge and its own piece only."""
+    def bot_choice(self, match: Any, seat: int, rng: random.Random) -> Choice:
+        """A bot seat's choice, from public knowledge and its own cards only."""
         ...
 
     def forfeit(self, match: Any, seat: int) -> Outcome:

@@ -13,7 +13,7 @@ from bot.service.ports import (
     Screen,
     StatDelta,
 )
-from bot.service.table import Table, TableKey, User
+from bot.service.table import ACTED, Table, TableKey, User
 
 log = logging.getLogger(__name__)
 
@@ -21,34 +21,54 @@ log = logging.getLogger(__name__)
 class Play(ServiceCore):
     """Commands of a match under way and what follows each step."""
 
-    async def act(self, tk: TableKey, user: User, action: str, seq: int | None = None) -> Reply:
-        """Stay or swap for the player whose turn it is (`seq`: the pressed button's version)."""
-        return await self._run(tk, user, self._act, action, seq)
+    async def act(
+        self,
+        tk: TableKey,
+        user: User,
+        action: str,
+        seq: int | None = None,
+        arg: str | None = None,
+    ) -> Reply:
+        """One of the game's choices for the user's seat (`seq`: the pressed button's version,
+        the seat's own; None when typed, as in the terminal)."""
+        return await self._run(tk, user, self._act, action, seq, arg)
 
     async def _act(
-        self, tk: TableKey, table: Table | None, user: User, action: str, seq: int | None
+        self,
+        tk: TableKey,
+        table: Table | None,
+        user: User,
+        action: str,
+        seq: int | None,
+        arg: str | None,
     ) -> Reply:
         table = self._playing(table)
         cat = self._cat(table)
-        if seq is not None and seq != table.seq:
-            raise ServiceError("error.stale")
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
         match = table.match
-        if not self.rules.in_round(match):
+        in_round = self.rules.in_round(match)
+        deciders = self.rules.deciders(match) if in_round else ()
+        if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
+            # Not this seat's current button: another seat's (a wrong-person press) or old.
+            owner = next((d for d in deciders if table.seats[d].seq == seq), None)
+            if owner is None or seat in deciders:
+                raise ServiceError("error.stale")
+            raise ServiceError("error.not_your_turn", name=table.seats[owner].name)
+        if not in_round or not deciders:
             raise ServiceError("error.between_rounds")
-        turn = self.rules.turn(match)
-        if turn != seat:
-            assert turn is not None
-            raise ServiceError("error.not_your_turn", name=table.seats[turn].name)
-        if action not in ("stay", "swap"):
-            raise ServiceError("error.unknown_action", action=action)
-        outcome = self.rules.act(match, seat, action)
+        if seat not in deciders:
+            raise ServiceError("error.not_your_turn", name=table.seats[deciders[0]].name)
+        if not any(c.key == (action, arg) for c in self.rules.choices(match, seat)):
+            raise ServiceError("error.unknown_action", action=action[:40])
+        outcome = self.rules.act(match, seat, action, arg)
         table.seats[seat].timeouts = 0
+        table.seats[seat].mark = ACTED
         table.log.extend(outcome.log)
         await self._after_step(table, outcome)
-        return Reply(cat.t(f"act.{action}"))
+        key = f"act.{action}"
+        return Reply(cat.t(key) if cat.has(key) else cat.t("act.done"))
 
     async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
         """Deal the next round now instead of waiting for the delay."""
@@ -100,11 +120,11 @@ class Play(ServiceCore):
             return await self.leave(tk, user)
         if action == "start":
             return await self.start(tk, user)
-        if action == "piece":
+        if action == "view":
             return await self.my_piece(tk, user)
         if action == "next":
             return await self.next_round(tk, user, decoded.seq)
-        return await self.act(tk, user, action, decoded.seq)
+        return await self.act(tk, user, action, decoded.seq, decoded.arg)
 
     async def _after_step(
         self,
@@ -137,6 +157,7 @@ class Play(ServiceCore):
             table.status = "closed"
             table.closed_reason = "humans_out"
         table.seq += 1
+        self._refresh_choices(table)
         self._arm(table)
         await self._save(table, stats=stats, finished=finished)
         # Committed: now people may be told.
@@ -150,16 +171,36 @@ class Play(ServiceCore):
             self._show(table)
         self._schedule(table)
 
+    def _refresh_choices(self, table: Table) -> None:
+        """Move the version of every seat whose choices changed, and only theirs.
+
+        A seat's buttons carry its own version, so a private keyboard stays valid while other
+        seats act, and goes stale once the seat itself acted or its choices changed. The new
+        version is the table's (just moved on), so versions of different seats never collide
+        and a press of another seat's current button is told apart from an old one.
+        """
+        match = table.match
+        deciders = set(self.rules.deciders(match)) if table.status == "playing" else set()
+        for i, seat in enumerate(table.seats):
+            mark = ""
+            if i in deciders:
+                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in self.rules.choices(match, i))
+            if mark != seat.mark:
+                seat.mark = mark
+                seat.seq = table.seq
+
     def _settle(self, table: Table) -> list[Outcome]:
-        """Seats that forfeited during the round stay when their turn comes (no waiting)."""
+        """Seats that forfeited during the round take their timeout choice at once (no waiting)."""
         outcomes = []
         match = table.match
         while self.rules.in_round(match):
-            turn = self.rules.turn(match)
-            assert turn is not None
-            if not self.rules.leaving(match, turn):
+            leaving = [s for s in self.rules.deciders(match) if self.rules.leaving(match, s)]
+            if not leaving:
                 break
-            o = self.rules.act(match, turn, self.rules.timeout_action(match, turn))
+            seat = leaving[0]
+            choice = self.rules.timeout_choice(match, seat)
+            o = self.rules.act(match, seat, choice.action, choice.arg)
+            table.seats[seat].mark = ACTED
             table.log.extend(o.log)
             outcomes.append(o)
         return outcomes

@@ -19,6 +19,8 @@ class Button:
 
     label: str
     token: str
+    #: How it looks: "primary", "secondary", "danger" or "success" (each platform's style).
+    role: str = "secondary"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from bot.service import tokens
 from bot.service.core import MAX_TEXT, ServiceCore, fit_text
@@ -48,9 +48,9 @@ class Screens(ServiceCore):
             lines.append(cat.t("lobby.hint", seated=len(table.seats), max=self.rules.max_players))
             rows.append(
                 (
-                    Button(cat.t("button.join"), self._token(table, "join")),
+                    Button(cat.t("button.join"), self._token(table, "join"), "success"),
                     Button(cat.t("button.leave"), self._token(table, "leave")),
-                    Button(cat.t("button.start"), self._token(table, "start")),
+                    Button(cat.t("button.start"), self._token(table, "start"), "primary"),
                 )
             )
         elif table.match is not None:
@@ -67,22 +67,33 @@ class Screens(ServiceCore):
             elif view == "round" and not in_round:
                 pass  # the frozen message of a round that has ended
             elif in_round:
-                turn = rules.turn(match)
-                assert turn is not None
-                lines.append(cat.t("turn.now", name=names[turn], seconds=s.turn_timeout))
-                rows.append(
-                    (
-                        Button(cat.t("button.stay"), self._token(table, "stay")),
-                        Button(cat.t("button.swap"), self._token(table, "swap")),
-                    )
-                )
-                rows.append((Button(cat.t("button.piece"), self._token(table, "piece")),))
+                deciders = rules.deciders(match)
+                who = ", ".join(names[d] for d in deciders)
+                lines.append(cat.t("turn.now", name=who, seconds=s.turn_timeout))
+                if rules.public_choices:
+                    rows.extend(self._choice_rows(table, deciders, cat))
+                rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))
             elif not rules.finished(match):
                 lines.append(cat.t("next.in", seconds=s.next_round_delay))
-                rows.append((Button(cat.t("button.next"), self._token(table, "next")),))
+                rows.append((Button(cat.t("button.next"), self._token(table, "next"), "primary"),))
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
         return Screen(fit_text("\n".join(lines), MAX_TEXT), tuple(rows) if buttons else ())
+
+    def _choice_rows(
+        self, table: Table, seats: Sequence[int], cat: Catalog
+    ) -> list[tuple[Button, ...]]:
+        """The buttons of `seats`' choices, each carrying its seat's own version."""
+        grouped: dict[tuple[int, int], list[Button]] = {}
+        for seat in seats:
+            version = table.seats[seat].seq
+            for c in self.rules.choices(table.match, seat):
+                key, params = c.label
+                token = tokens.encode(table.table_id, version, c.action, c.arg)
+                grouped.setdefault((seat, c.row), []).append(
+                    Button(cat.t(key, **params), token, c.role)
+                )
+        return [tuple(row) for _, row in sorted(grouped.items())]
 
     def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
         lines = self.rules.render_status(table.match, table.names, cat)

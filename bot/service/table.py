@@ -17,6 +17,9 @@ from bot.service.settings import TableSettings, load_settings
 Status = Literal["lobby", "playing", "closed"]
 DeadlineKind = Literal["lobby", "turn", "bot", "next"]
 
+#: A seat's choice mark after it acted: never a real mark, so its version moves at the commit.
+ACTED = "*"
+
 #: Prefix of the user keys of bot seats.
 BOT_PREFIX = "bot:"
 
@@ -67,10 +70,21 @@ class Seat:
     name: str
     bot: bool = False
     timeouts: int = 0  # turns timed out in a row
+    #: The seat's own version, carried by the buttons of its choices (see tokens.py).
+    seq: int = 0
+    #: The choices that version was given for (compared after every step).
+    mark: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"user": self.user, "name": self.name, "bot": self.bot, "timeouts": self.timeouts}
+        return {
+            "user": self.user,
+            "name": self.name,
+            "bot": self.bot,
+            "timeouts": self.timeouts,
+            "seq": self.seq,
+            "mark": self.mark,
+        }
 
 
 @dataclass(slots=True)

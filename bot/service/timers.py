@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from bot.service.core import ServiceCore
-from bot.service.table import Table
+from bot.service.table import ACTED, Table
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +28,8 @@ class Timers(ServiceCore):
         elif table.status == "playing":
             match = table.match
             if self.rules.in_round(match):
-                turn = self.rules.turn(match)
-                assert turn is not None
-                if table.seats[turn].bot:
+                deciders = self.rules.deciders(match)
+                if any(table.seats[s].bot for s in deciders):
                     table.deadline, table.deadline_kind = now + self.bot_delay, "bot"
                 else:
                     deadline = now + table.settings.turn_timeout
@@ -99,27 +98,40 @@ class Timers(ServiceCore):
                 if not self.rules.in_round(match):
                     await self._deal(table)
                 return True
-            turn = self.rules.turn(match)
-            if turn is None:
+            deciders = self.rules.deciders(match)
+            if not deciders:
                 return False
-            seat = table.seats[turn]
-            if kind == "bot" and seat.bot:
-                action = self.rules.bot_action(match, turn, self.rng)
-                outcome = self.rules.act(match, turn, action)
+            bots = [s for s in deciders if table.seats[s].bot]
+            if kind == "bot" and bots:
+                turn = bots[0]
+                choice = self.rules.bot_choice(match, turn, self.rng)
+                outcome = self.rules.act(match, turn, choice.action, choice.arg)
+                table.seats[turn].mark = ACTED
                 table.log.extend(outcome.log)
                 await self._after_step(table, outcome)
                 return True
-            # A person's turn timed out: it counts as "stay" (T3: a Narr holder swaps).
-            action = self.rules.timeout_action(match, turn)
-            seat.timeouts += 1
-            table.log.append((f"note.timeout_{action}", {"p": seat.name}))
-            outcomes = [self.rules.act(match, turn, action)]
-            table.log.extend(outcomes[0].log)
-            if seat.timeouts >= self.max_timeouts and self.rules.in_match(match, turn):
-                table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
-                if not self.rules.finished(match):
-                    outcomes.append(self.rules.forfeit(match, turn))
-                    table.log.extend(outcomes[1].log)
+            # People's choices timed out: each takes the game's timeout choice (Gnav: stay,
+            # T3: a Narr holder swaps); three in a row forfeit the match.
+            outcomes = []
+            for turn in deciders:
+                if not self.rules.in_round(match) or turn not in self.rules.deciders(match):
+                    continue
+                seat = table.seats[turn]
+                choice = self.rules.timeout_choice(match, turn)
+                seat.timeouts += 1
+                seat.mark = ACTED
+                table.log.append((f"note.timeout_{choice.action}", {"p": seat.name}))
+                step = self.rules.act(match, turn, choice.action, choice.arg)
+                outcomes.append(step)
+                table.log.extend(step.log)
+                if seat.timeouts >= self.max_timeouts and self.rules.in_match(match, turn):
+                    table.log.append(
+                        ("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts})
+                    )
+                    if not self.rules.finished(match):
+                        forfeit = self.rules.forfeit(match, turn)
+                        outcomes.append(forfeit)
+                        table.log.extend(forfeit.log)
             await self._after_step(table, *outcomes)
             return True
 

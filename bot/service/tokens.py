@@ -1,8 +1,10 @@
-"""Button tokens: table id, state sequence number and action in a few bytes.
+"""Button tokens: the one codec of every adapter, `g:<table id>:<version>:<action>[:<arg>]`.
 
-Telegram allows 64 bytes of callback data and Discord 100 characters of custom_id, so a token
-is `g:<table id>:<seq>:<action>` in ASCII. The sequence number is the table's state version at
-render time: a press whose number is not current is stale and is refused, never applied twice.
+Telegram allows 64 bytes of callback data and Discord 100 characters of custom_id, so a token is
+short ASCII. The table is named by its random id, so a button works wherever it is pressed (the
+group, a private chat, an ephemeral message, an inline result). The version is the table's state
+version for table actions (`TABLE_ACTIONS`) and the pressing seat's own version for a game's
+choices: a press whose version is not current is stale and is refused, never applied twice.
 """
 
 from __future__ import annotations
@@ -11,9 +13,20 @@ import re
 from dataclasses import dataclass
 
 PREFIX = "g"
-#: Actions a button may carry.
-ACTIONS = frozenset({"join", "leave", "start", "stay", "swap", "piece", "next"})
-_TOKEN = re.compile(r"^g:([0-9a-z]{1,12}):([0-9a-z]{1,10}):([a-z]{1,8})$")
+#: Actions of the table itself; every other action is one of the game's choices.
+TABLE_ACTIONS = frozenset({"join", "leave", "start", "next", "view"})
+#: A game action: lower-case letters and underscores.
+ACTION_PATTERN = r"[a-z][a-z_]{0,11}"
+#: A choice's argument: a card, a number, a side ("top"), a seat.
+ARG_PATTERN = r"[0-9A-Za-z_.+-]{1,24}"
+#: What adapters match to route a press (Discord's DynamicItem template).
+TEMPLATE = rf"g:[0-9a-z]{{1,12}}:[0-9a-z]{{1,10}}:{ACTION_PATTERN}(?::{ARG_PATTERN})?"
+# Matched with `fullmatch`: `$` would also accept a trailing newline.
+_TOKEN = re.compile(
+    rf"g:([0-9a-z]{{1,12}}):([0-9a-z]{{1,10}}):({ACTION_PATTERN})(?::({ARG_PATTERN}))?"
+)
+_ACTION = re.compile(ACTION_PATTERN)
+_ARG = re.compile(ARG_PATTERN)
 MAX_BYTES = 64
 
 
@@ -24,27 +37,40 @@ class Token:
     table_id: str
     seq: int
     action: str
+    arg: str | None = None
+
+    @property
+    def table_action(self) -> bool:
+        """True for the table's own actions (join, start...), false for a game's choice."""
+        return self.action in TABLE_ACTIONS
 
     def encode(self) -> str:
         """The token as text (at most 64 bytes)."""
         text = f"{PREFIX}:{self.table_id}:{_b36(self.seq)}:{self.action}"
-        assert len(text.encode()) <= MAX_BYTES
+        if self.arg is not None:
+            text += f":{self.arg}"
+        if len(text.encode()) > MAX_BYTES:
+            raise ValueError(f"button token longer than {MAX_BYTES} bytes: {text!r}")
         return text
 
 
-def encode(table_id: str, seq: int, action: str) -> str:
-    """Encode a token for a button."""
-    if action not in ACTIONS:
-        raise ValueError(f"unknown button action {action!r}")
-    return Token(table_id, seq, action).encode()
+def encode(table_id: str, seq: int, action: str, arg: str | None = None) -> str:
+    """Encode a token for a button (ValueError for an action or argument a token cannot carry)."""
+    if not _ACTION.fullmatch(action):
+        raise ValueError(f"a button action is [a-z_]{{1,12}}, not {action!r}")
+    if arg is not None and not _ARG.fullmatch(arg):
+        raise ValueError(f"a button argument is [0-9A-Za-z_.+-]{{1,24}}, not {arg!r}")
+    return Token(table_id, seq, action, arg).encode()
 
 
 def decode(text: str) -> Token | None:
     """Decode a token; None when `text` is not one of ours (or is malformed)."""
-    m = _TOKEN.match(text)
-    if not m or m.group(3) not in ACTIONS:
+    if len(text) > MAX_BYTES:
         return None
-    return Token(m.group(1), int(m.group(2), 36), m.group(3))
+    m = _TOKEN.fullmatch(text)
+    if not m:
+        return None
+    return Token(m.group(1), int(m.group(2), 36), m.group(3), m.group(4))
 
 
 def _b36(value: int) -> str:

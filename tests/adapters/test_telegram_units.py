@@ -46,7 +46,7 @@ def test_payload_round_trip_and_limit() -> None:
 
 def _screen(*actions: str, language: str = "en") -> Screen:
     cat = catalog(language)
-    labels = {"join": "button.join", "stay": "button.stay", "piece": "button.piece"}
+    labels = {"join": "button.join", "stay": "button.stay", "view": "button.piece"}
     row = tuple(Button(cat.t(labels[a]), tokens.encode("abc123", 7, a)) for a in actions)
     return Screen("table", (row,))
 
@@ -58,7 +58,7 @@ def test_keyboards_carry_tokens_and_the_link_where_it_helps() -> None:
     rows = lobby.inline_keyboard
     assert rows[0][0].callback_data == "g:abc123:7:join"
     assert rows[1][0].url == link and rows[1][0].text == "📬 Pieces by DM"
-    play = keyboard(_screen("piece"), link)
+    play = keyboard(_screen("view"), link)
     assert play is not None and [b.text for b in play.inline_keyboard[0]] == [
         "My piece",
         "📬 Pieces by DM",

@@ -201,7 +201,8 @@ async def test_tokens_fit_telegram_and_discord_limits() -> None:
     assert len(token.encode()) <= 64
     decoded = tokens.decode(token)
     assert decoded is not None and decoded.seq == 10**9 and decoded.action == "start"
-    assert tokens.decode("g:abc:1:fly") is None
+    assert tokens.decode("g:abc:1:Fly") is None  # actions are lower-case
+    assert tokens.decode("g:abc:1:fly:") is None  # an empty argument is malformed
 
 
 async def test_timeout_counts_as_stay_and_three_in_a_row_forfeit(harness: Harness) -> None:

@@ -11,13 +11,14 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from bot.engine.errors import RuleError
 from bot.engine.events import EVERYONE, Event
 from bot.engine.match import NO_PIECE, Match
 from bot.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
 from bot.engine.profiles import get_profile
 from bot.engine.record import export_record
 from bot.games.gnav.strategy import BotView, decide
-from bot.service.game import LogLine, Outcome
+from bot.service.game import Choice, LogLine, Outcome
 from bot.service.i18n import Catalog
 
 #: Events whose first seat dealt a refusal (statistics: "refusals dealt").
@@ -32,12 +33,19 @@ def piece_name(rank: int) -> str:
     return DISPLAY_NAMES[rank]
 
 
+_STAY = Choice("stay", label=("button.stay", {}), role="secondary")
+_SWAP = Choice("swap", label=("button.swap", {}), role="primary")
+_CHOICES = (_STAY, _SWAP)
+
+
 class GnavRules:
     """The Gnav game for the table service (profiles `norsk` and `tradisjonell`)."""
 
     name = "gnav"
     min_players = 2
     max_players = 20
+    public_choices = True
+    view_label = "button.piece"
 
     # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
@@ -69,9 +77,20 @@ class GnavRules:
         """The seat to act (N8)."""
         return match.turn
 
-    def legal(self, match: Match, seat: int) -> tuple[str, ...]:
-        """Stay and swap, or only swap for a Narr holder under T3."""
-        return match.legal_actions(seat)
+    def deciders(self, match: Match) -> tuple[int, ...]:
+        """The one seat to act during a round (N8), none between rounds."""
+        turn = match.turn if match.phase == "play" else None
+        return () if turn is None else (turn,)
+
+    def choices(self, match: Match, seat: int) -> tuple[Choice, ...]:
+        """Stay and swap for the seat to act.
+
+        Both are offered even to a Narr holder under T3: the buttons are public, and offering
+        only Swap would show everyone who holds the Narr. The engine refuses the Stay (T3).
+        """
+        if match.phase != "play" or match.turn != seat:
+            return ()
+        return _CHOICES
 
     def in_match(self, match: Match, seat: int) -> bool:
         """Still in the match (N22) and not leaving it."""
@@ -113,9 +132,11 @@ class GnavRules:
             if match.phase == "play":
                 return outcome
 
-    def act(self, match: Match, seat: int, action: str) -> Outcome:
-        """Apply stay/swap; RuleError from the engine when not allowed."""
-        events = match.act(seat, action)
+    def act(self, match: Match, seat: int, action: str, arg: str | None = None) -> Outcome:
+        """Apply stay/swap; RuleError from the engine when not allowed (N8, T3)."""
+        if arg is not None:
+            raise RuleError("N8", f"{action} takes no argument")
+        events = match.act(seat, action)  # type: ignore[arg-type]
         return self._collect(match, events, Outcome())
 
     def forfeit(self, match: Match, seat: int) -> Outcome:
@@ -123,14 +144,14 @@ class GnavRules:
         events = match.forfeit(seat)
         return self._collect(match, events, Outcome())
 
-    def timeout_action(self, match: Match, seat: int) -> str:
+    def timeout_choice(self, match: Match, seat: int) -> Choice:
         """A timed-out turn stays, except a Narr holder under T3, who must swap."""
         legal = match.legal_actions(seat)
-        return "stay" if "stay" in legal else "swap"
+        return _STAY if "stay" in legal else _SWAP
 
-    def bot_action(self, match: Match, seat: int, rng: random.Random) -> str:
+    def bot_choice(self, match: Match, seat: int, rng: random.Random) -> Choice:
         """The bot strategy's choice from public knowledge and its own piece."""
-        return decide(BotView.from_match(match, seat), rng)
+        return _STAY if decide(BotView.from_match(match, seat), rng) == "stay" else _SWAP
 
     def _collect(self, match: Match, events: list[Event], out: Outcome) -> Outcome:
         names = match.seats
