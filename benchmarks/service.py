@@ -40,6 +40,7 @@ import time
 import tracemalloc
 from typing import Any
 
+from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
@@ -147,12 +148,16 @@ async def resume_time(folder: Path, tables: int, players: int) -> float:
     """Seconds for a new service to resume `tables` stored tables."""
     path = folder / "resume.sqlite3"
     repo = await SqliteRepository.open(path)
-    service = TableService(repo, NullNotifier(), rng=random.Random(3), bot_delay=3600.0)
+    service = TableService(
+        repo, NullNotifier(), rng=random.Random(3), bot_delay=3600.0, games=all_games()
+    )
     await setup_tables(service, tables, "r", players)
     await service.outbox.drain()
     await repo.close()
     repo = await SqliteRepository.open(path)
-    fresh = TableService(repo, NullNotifier(), rng=random.Random(4), bot_delay=3600.0)
+    fresh = TableService(
+        repo, NullNotifier(), rng=random.Random(4), bot_delay=3600.0, games=all_games()
+    )
     start = time.perf_counter()
     restored = await fresh.resume()
     seconds = time.perf_counter() - start

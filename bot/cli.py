@@ -71,6 +71,7 @@ def _play(args: argparse.Namespace) -> int:
 
     from adapters.console.notifier import ConsoleNotifier
     from adapters.console.play import PlayOptions, play
+    from bot.games.registry import all_games
     from bot.service.service import TableService
     from storage.sqlite import SqliteRepository
 
@@ -104,6 +105,7 @@ def _play(args: argparse.Namespace) -> int:
                 ConsoleNotifier(console, "console:you"),
                 rng=random.Random(args.seed),
                 bot_delay=bot_delay,
+                games=all_games(),
             )
             return await play(service, options, console)
         finally:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from bot.config import BotSettings
+from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
 from bot.service.ports import Notifier, Repository
 from bot.service.routing import RoutingNotifier
@@ -91,6 +92,7 @@ async def run(
         RoutingNotifier({p.name: p.notifier for p in platforms}),
         rng=random.Random(),
         bot_delay=settings.gnav_bot_delay,
+        games=all_games(),
     )
     stop = stop_event or asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -7,13 +7,11 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine.errors import RuleError
-from bot.games.gnav.game import GnavRules
-from bot.service.game import GameRules
+from bot.service.game import GameRuleError, GameRules
 from bot.service.i18n import Catalog, catalog
 from bot.service.outbox import Outbox
 from bot.service.ports import (
@@ -73,7 +71,7 @@ class ServiceCore:
         repo: Repository,
         notifier: Notifier,
         *,
-        rules: GameRules | None = None,
+        games: Mapping[str, GameRules],
         clock: Clock | None = None,
         rng: random.Random | None = None,
         bot_delay: float = 1.5,
@@ -82,7 +80,12 @@ class ServiceCore:
         max_parallel: int = 32,
     ) -> None:
         self.repo = repo
-        self.rules: GameRules = rules or GnavRules()
+        if not games:
+            raise ValueError("the service needs at least one game")
+        #: The games tables may play, by name; a table's stored `game` picks its rules.
+        self.games: dict[str, GameRules] = dict(games)
+        #: The game of a new table when the channel chose none: the first registered.
+        self.default_game = next(iter(self.games))
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.bot_delay = bot_delay
@@ -102,6 +105,10 @@ class ServiceCore:
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
         self.command_prefix: dict[str, str] = {"console": ""}
 
+    def game_of(self, table: Table) -> GameRules:
+        """The rules of the game `table` plays."""
+        return self.games[table.game]
+
     def _lock(self, key: str) -> asyncio.Lock:
         lock = self._locks.get(key)
         if lock is None:
@@ -115,7 +122,7 @@ class ServiceCore:
         row = await self.repo.load_table(key)
         if row is None:
             return None
-        table = Table.from_row(row, self.rules)
+        table = Table.from_row(row, self.games)
         self._tables[key] = table
         self.outbox.set_ref(key, table.message_ref)
         return table
@@ -128,7 +135,7 @@ class ServiceCore:
     ) -> None:
         """Commit the table (and its statistics and finished match) before anything is said."""
         table.updated_at = self.clock.now()
-        row = table.to_row(self.rules)
+        row = table.to_row(self.game_of(table))
         try:
             await self.repo.save_table(
                 row, expected_version=table.row_version, stats=stats, finished=finished
@@ -176,9 +183,9 @@ class ServiceCore:
             except SettingsError as exc:
                 cat = self._cat(table)
                 return Reply(cat.t(exc.code, **exc.params), ok=False)
-            except RuleError as exc:
+            except GameRuleError as exc:
                 cat = self._cat(table)
-                return Reply(cat.t("error.rule", rule=exc.rule, message=exc.message), ok=False)
+                return Reply(cat.t(exc.key, rule=exc.rule, **exc.params), ok=False)
             except ConflictError:
                 cat = self._cat(table)
                 return Reply(cat.t("error.conflict"), ok=False)

@@ -52,6 +52,20 @@ class Outcome:
     round_stats: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> counters
 
 
+class GameRuleError(Exception):
+    """A choice the game's rules refuse: the rule id, a catalog key and its parameters, so the
+    refusal reads in the table's language; `message` is English, for logs and records."""
+
+    def __init__(
+        self, rule: str, key: str, params: dict[str, Any] | None = None, message: str = ""
+    ) -> None:
+        super().__init__(message or key)
+        self.rule = rule
+        self.key = key
+        self.params = params or {}
+        self.message = message or key
+
+
 class GameRules(Protocol):
     """A game the service can host. `match` is the game's own state object."""
 

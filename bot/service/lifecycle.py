@@ -31,7 +31,7 @@ class Lifecycle(ServiceCore):
             table = self._tables.get(row.key)
             if table is None:
                 try:
-                    table = Table.from_row(row, self.rules)
+                    table = Table.from_row(row, self.games)
                 except (ValueError, KeyError) as exc:
                     log.error("table %s cannot be restored: %s", row.key, exc)
                     return False
@@ -66,7 +66,7 @@ class Lifecycle(ServiceCore):
                 if table is None or table.status == "closed":
                     continue
                 existing = await self.repo.load_table(new_key.key)
-                moved_table = Table.from_row(row, self.rules)
+                moved_table = Table.from_row(row, self.games)
                 moved_table.key = new_key
                 moved_table.row_version = existing.version if existing else None
                 await self._save(moved_table)

@@ -34,7 +34,7 @@ class Lobby(ServiceCore):
         fresh = Table(
             key=tk,
             table_id=new_id(),
-            game=self.rules.name,
+            game=self.default_game,
             settings=settings,
             status="lobby",
             host=user.key,
@@ -60,8 +60,8 @@ class Lobby(ServiceCore):
         cat = self._cat(table)
         if table.seat_of(user.key) is not None:
             raise ServiceError("join.already")
-        if len(table.seats) >= self.rules.max_players:
-            raise ServiceError("join.full", max=self.rules.max_players)
+        if len(table.seats) >= self.game_of(table).max_players:
+            raise ServiceError("join.full", max=self.game_of(table).max_players)
         name = _unique_name(_clean_name(user.name), table.names)
         await self._remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
@@ -141,18 +141,18 @@ class Lobby(ServiceCore):
         table = self._lobby(table)
         cat = self._cat(table)
         self._authorise(table, user)
-        bots = min(table.settings.bots, self.rules.max_players - len(table.seats))
+        bots = min(table.settings.bots, self.game_of(table).max_players - len(table.seats))
         for i in range(1, bots + 1):
             name = _unique_name(cat.t("bot.name", n=i), table.names)
             table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
-        if len(table.seats) < self.rules.min_players:
+        if len(table.seats) < self.game_of(table).min_players:
             del table.seats[len(table.seats) - bots :]
-            raise ServiceError("start.too_few", min=self.rules.min_players)
+            raise ServiceError("start.too_few", min=self.game_of(table).min_players)
         lobby_freeze = self.render(table, buttons=False)
         table.status = "playing"
-        table.match = self.rules.new_match(table.names, table.settings, self.rng)
+        table.match = self.game_of(table).new_match(table.names, table.settings, self.rng)
         table.match_id = new_id(10)
-        outcome = self.rules.start_round(table.match, self.rng)
+        outcome = self.game_of(table).start_round(table.match, self.rng)
         table.log = list(outcome.log)
         await self._after_step(table, outcome, freeze=lobby_freeze, new_round=True)
         return Reply(cat.t("start.done"))

@@ -48,8 +48,8 @@ class Play(ServiceCore):
         if seat is None:
             raise ServiceError("error.not_seated")
         match = table.match
-        in_round = self.rules.in_round(match)
-        deciders = self.rules.deciders(match) if in_round else ()
+        in_round = self.game_of(table).in_round(match)
+        deciders = self.game_of(table).deciders(match) if in_round else ()
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
             owner = next((d for d in deciders if table.seats[d].seq == seq), None)
@@ -60,9 +60,9 @@ class Play(ServiceCore):
             raise ServiceError("error.between_rounds")
         if seat not in deciders:
             raise ServiceError("error.not_your_turn", name=table.seats[deciders[0]].name)
-        if not any(c.key == (action, arg) for c in self.rules.choices(match, seat)):
+        if not any(c.key == (action, arg) for c in self.game_of(table).choices(match, seat)):
             raise ServiceError("error.unknown_action", action=action[:40])
-        outcome = self.rules.act(match, seat, action, arg)
+        outcome = self.game_of(table).act(match, seat, action, arg)
         table.seats[seat].timeouts = 0
         table.seats[seat].mark = ACTED
         table.log.extend(outcome.log)
@@ -83,7 +83,7 @@ class Play(ServiceCore):
             raise ServiceError("error.stale")
         if table.seat_of(user.key) is None and not user.admin:
             raise ServiceError("error.not_seated")
-        if self.rules.in_round(table.match):
+        if self.game_of(table).in_round(table.match):
             raise ServiceError("next.already")
         await self._deal(table)
         return Reply(cat.t("next.done"))
@@ -97,7 +97,7 @@ class Play(ServiceCore):
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
-        text = self.rules.piece_text(table.match, seat, self._cat(table))
+        text = self.game_of(table).piece_text(table.match, seat, self._cat(table))
         return Reply(fit_text(text, MAX_ALERT), alert=True)
 
     async def press(self, tk: TableKey, user: User, token: str) -> Reply:
@@ -142,12 +142,12 @@ class Play(ServiceCore):
         round_over = any(o.round_over for o in outcomes)
         for o in outcomes:
             stats.extend(self._stat_deltas(table, o))
-        match_over = self.rules.finished(table.match)
+        match_over = self.game_of(table).finished(table.match)
         round_freeze = None
         if round_over:
             round_freeze = self.render(table, buttons=False, view="round")
         if match_over:
-            finished = self._finished_match(table, winners=self.rules.winners(table.match))
+            finished = self._finished_match(table, winners=self.game_of(table).winners(table.match))
             stats.extend(self._match_deltas(table))
             table.status = "closed"
             table.closed_reason = "finished"
@@ -180,11 +180,12 @@ class Play(ServiceCore):
         and a press of another seat's current button is told apart from an old one.
         """
         match = table.match
-        deciders = set(self.rules.deciders(match)) if table.status == "playing" else set()
+        rules = self.game_of(table)
+        deciders = set(rules.deciders(match)) if table.status == "playing" else set()
         for i, seat in enumerate(table.seats):
             mark = ""
             if i in deciders:
-                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in self.rules.choices(match, i))
+                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in rules.choices(match, i))
             if mark != seat.mark:
                 seat.mark = mark
                 seat.seq = table.seq
@@ -193,13 +194,14 @@ class Play(ServiceCore):
         """Seats that forfeited during the round take their timeout choice at once (no waiting)."""
         outcomes = []
         match = table.match
-        while self.rules.in_round(match):
-            leaving = [s for s in self.rules.deciders(match) if self.rules.leaving(match, s)]
+        rules = self.game_of(table)
+        while rules.in_round(match):
+            leaving = [s for s in rules.deciders(match) if rules.leaving(match, s)]
             if not leaving:
                 break
             seat = leaving[0]
-            choice = self.rules.timeout_choice(match, seat)
-            o = self.rules.act(match, seat, choice.action, choice.arg)
+            choice = rules.timeout_choice(match, seat)
+            o = rules.act(match, seat, choice.action, choice.arg)
             table.seats[seat].mark = ACTED
             table.log.extend(o.log)
             outcomes.append(o)
@@ -207,16 +209,16 @@ class Play(ServiceCore):
 
     async def _deal(self, table: Table) -> None:
         freeze = self.render(table, buttons=False)
-        outcome = self.rules.start_round(table.match, self.rng)
+        outcome = self.game_of(table).start_round(table.match, self.rng)
         table.log = list(outcome.log)
         await self._after_step(table, outcome, freeze=freeze, new_round=True)
 
     async def _forfeit(self, table: Table, seat: int, note: LogLine) -> None:
         match = table.match
-        if not self.rules.in_match(match, seat):
+        if not self.game_of(table).in_match(match, seat):
             raise ServiceError("error.already_out")
         table.log.append(note)
-        outcome = self.rules.forfeit(match, seat)
+        outcome = self.game_of(table).forfeit(match, seat)
         table.log.extend(outcome.log)
         await self._after_step(table, outcome)
 
@@ -232,16 +234,18 @@ class Play(ServiceCore):
             if info is not None and info.get("reachable") is False:
                 continue  # never retry a player the platform refused for good
             text = cat.t(
-                "private.header", round=self.rules.round_number(table.match), table=table.key.key
+                "private.header",
+                round=self.game_of(table).round_number(table.match),
+                table=table.key.key,
             )
-            text = f"{text}\n{self.rules.render_line(line, cat)}"
+            text = f"{text}\n{self.game_of(table).render_line(line, cat)}"
             self.outbox.tell(table.key.key, s.user, Screen(text))
 
     def _no_humans_left(self, table: Table) -> bool:
         humans = [i for i, s in enumerate(table.seats) if not s.bot]
         if not humans:
             return False
-        return not any(self.rules.in_match(table.match, i) for i in humans)
+        return not any(self.game_of(table).in_match(table.match, i) for i in humans)
 
     def _stat_deltas(self, table: Table, outcome: Outcome) -> list[StatDelta]:
         out = []
@@ -253,7 +257,7 @@ class Play(ServiceCore):
         return out
 
     def _match_deltas(self, table: Table) -> list[StatDelta]:
-        winners = set(self.rules.winners(table.match))
+        winners = set(self.game_of(table).winners(table.match))
         return [
             StatDelta(
                 chat=table.key.chat_key,
@@ -273,7 +277,7 @@ class Play(ServiceCore):
             chat=table.key.chat_key,
             table_key=table.key.key,
             game=table.game,
-            record=self.rules.record(table.match),
+            record=self.game_of(table).record(table.match),
             winners=[table.seats[i].name for i in winners],
             finished_at=self.clock.now(),
         )

@@ -69,7 +69,7 @@ class Queries(ServiceCore):
             match_id = None
             if table is not None and table.match is not None:
                 # Never the round under way: its deal would show everyone's hidden piece.
-                record = self.rules.public_record(table.match)
+                record = self.game_of(table).public_record(table.match)
                 match_id = table.match_id
         if record is None:
             found = await self.repo.last_finished_match(tk.key)
@@ -83,7 +83,9 @@ class Queries(ServiceCore):
         """The rules of the table's profile."""
         settings = await self._current_settings(tk)
         return Reply(
-            self.rules.rules_text(self._catalog(settings.language, tk.platform), settings.profile),
+            self.games[self.default_game].rules_text(
+                self._catalog(settings.language, tk.platform), settings.profile
+            ),
             public=True,
         )
 

@@ -45,7 +45,9 @@ class Screens(ServiceCore):
             for i, seat in enumerate(table.seats, 1):
                 host = cat.t("lobby.host_mark") if seat.user == table.host else ""
                 lines.append(f"{i}. {seat.name}{host}")
-            lines.append(cat.t("lobby.hint", seated=len(table.seats), max=self.rules.max_players))
+            lines.append(
+                cat.t("lobby.hint", seated=len(table.seats), max=self.game_of(table).max_players)
+            )
             rows.append(
                 (
                     Button(cat.t("button.join"), self._token(table, "join"), "success"),
@@ -55,7 +57,7 @@ class Screens(ServiceCore):
             )
         elif table.match is not None:
             match = table.match
-            rules = self.rules
+            rules = self.game_of(table)
             names = table.names
             in_round = rules.in_round(match)
             if in_round or view == "round":
@@ -87,7 +89,7 @@ class Screens(ServiceCore):
         grouped: dict[tuple[int, int], list[Button]] = {}
         for seat in seats:
             version = table.seats[seat].seq
-            for c in self.rules.choices(table.match, seat):
+            for c in self.game_of(table).choices(table.match, seat):
                 key, params = c.label
                 token = tokens.encode(table.table_id, version, c.action, c.arg)
                 grouped.setdefault((seat, c.row), []).append(
@@ -96,7 +98,7 @@ class Screens(ServiceCore):
         return [tuple(row) for _, row in sorted(grouped.items())]
 
     def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
-        lines = self.rules.render_status(table.match, table.names, cat)
+        lines = self.game_of(table).render_status(table.match, table.names, cat)
         if table.log:
             lines.append("—")
             # The log only grows during a round: render each line once per language.
@@ -105,7 +107,7 @@ class Screens(ServiceCore):
                 cache.clear()
                 table.rendered_for = (id(table.log), cat.language)
             for line in table.log[len(cache) :]:
-                cache.append(self.rules.render_line(line, cat))
+                cache.append(self.game_of(table).render_line(line, cat))
             lines.extend(cache)
         return lines
 

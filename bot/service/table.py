@@ -7,6 +7,7 @@ stored through the game's `dump`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -164,11 +165,14 @@ class Table:
         )
 
     @classmethod
-    def from_row(cls, row: TableRow, rules: GameRules) -> Table:
-        """Rebuild a table from storage."""
+    def from_row(cls, row: TableRow, games: Mapping[str, GameRules]) -> Table:
+        """Rebuild a table from storage; its stored `game` picks its rules from `games`."""
         s = row.state
         if s.get("format") != 1:
             raise ValueError(f"table {row.key}: unknown state format {s.get('format')!r}")
+        rules = games.get(s.get("game", ""))
+        if rules is None:
+            raise ValueError(f"table {row.key}: its game {s.get('game')!r} is not hosted here")
         return cls(
             key=TableKey(s["platform"], s["chat"], s["thread"]),
             table_id=s["table_id"],

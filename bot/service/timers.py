@@ -27,8 +27,8 @@ class Timers(ServiceCore):
             table.deadline, table.deadline_kind = now + self.lobby_idle, "lobby"
         elif table.status == "playing":
             match = table.match
-            if self.rules.in_round(match):
-                deciders = self.rules.deciders(match)
+            if self.game_of(table).in_round(match):
+                deciders = self.game_of(table).deciders(match)
                 if any(table.seats[s].bot for s in deciders):
                     table.deadline, table.deadline_kind = now + self.bot_delay, "bot"
                 else:
@@ -95,17 +95,17 @@ class Timers(ServiceCore):
                 return False
             match = table.match
             if kind == "next":
-                if not self.rules.in_round(match):
+                if not self.game_of(table).in_round(match):
                     await self._deal(table)
                 return True
-            deciders = self.rules.deciders(match)
+            deciders = self.game_of(table).deciders(match)
             if not deciders:
                 return False
             bots = [s for s in deciders if table.seats[s].bot]
             if kind == "bot" and bots:
                 turn = bots[0]
-                choice = self.rules.bot_choice(match, turn, self.rng)
-                outcome = self.rules.act(match, turn, choice.action, choice.arg)
+                choice = self.game_of(table).bot_choice(match, turn, self.rng)
+                outcome = self.game_of(table).act(match, turn, choice.action, choice.arg)
                 table.seats[turn].mark = ACTED
                 table.log.extend(outcome.log)
                 await self._after_step(table, outcome)
@@ -114,22 +114,24 @@ class Timers(ServiceCore):
             # T3: a Narr holder swaps); three in a row forfeit the match.
             outcomes = []
             for turn in deciders:
-                if not self.rules.in_round(match) or turn not in self.rules.deciders(match):
+                if not self.game_of(table).in_round(match) or turn not in self.game_of(
+                    table
+                ).deciders(match):
                     continue
                 seat = table.seats[turn]
-                choice = self.rules.timeout_choice(match, turn)
+                choice = self.game_of(table).timeout_choice(match, turn)
                 seat.timeouts += 1
                 seat.mark = ACTED
                 table.log.append((f"note.timeout_{choice.action}", {"p": seat.name}))
-                step = self.rules.act(match, turn, choice.action, choice.arg)
+                step = self.game_of(table).act(match, turn, choice.action, choice.arg)
                 outcomes.append(step)
                 table.log.extend(step.log)
-                if seat.timeouts >= self.max_timeouts and self.rules.in_match(match, turn):
+                if seat.timeouts >= self.max_timeouts and self.game_of(table).in_match(match, turn):
                     table.log.append(
                         ("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts})
                     )
-                    if not self.rules.finished(match):
-                        forfeit = self.rules.forfeit(match, turn)
+                    if not self.game_of(table).finished(match):
+                        forfeit = self.game_of(table).forfeit(match, turn)
                         outcomes.append(forfeit)
                         table.log.extend(forfeit.log)
             await self._after_step(table, *outcomes)

@@ -20,6 +20,7 @@ from adapters.discord.sync import schema
 from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot import runner
 from bot.config import BotSettings
+from bot.games.registry import all_games
 from bot.runner import PlatformError
 from bot.service.ports import FinishedMatch, Screen, StatDelta, TableRow
 from bot.service.service import TableService
@@ -145,7 +146,7 @@ async def test_a_rejected_token_is_a_clear_platform_error_without_the_token(
     caplog.set_level(logging.DEBUG)
     wrong = "MTIz.not-the-bot-token.xyz"
     platform = make_platform(world, discord_token=wrong)
-    service = TableService(MemoryRepository(), platform.notifier, bot_delay=0)
+    service = TableService(MemoryRepository(), platform.notifier, bot_delay=0, games=all_games())
     with pytest.raises(PlatformError) as caught:
         await platform.start(service)
     assert "DISCORD_TOKEN" in str(caught.value) and "Developer Portal" in str(caught.value)
@@ -160,7 +161,7 @@ async def test_a_rejected_token_is_a_clear_platform_error_without_the_token(
 async def test_commands_in_an_unknown_guild_are_a_platform_error(world: World) -> None:
     """DISCORD_GUILD_ID naming a server the bot is not in: a clear error (invite scopes)."""
     platform = make_platform(world, discord_guild_id=world.guild.id + 12345)
-    service = TableService(MemoryRepository(), platform.notifier, bot_delay=0)
+    service = TableService(MemoryRepository(), platform.notifier, bot_delay=0, games=all_games())
     with pytest.raises(PlatformError, match=r"applications\.commands"):
         await platform.start(service)
     assert not world.fake.connected

@@ -28,6 +28,7 @@ from adapters.discord.platform import DiscordPlatform
 from bot.config import BotSettings
 from bot.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR, Rank
 from bot.engine.record import replay_record
+from bot.games.registry import all_games
 from bot.service.ports import Repository
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
@@ -158,6 +159,7 @@ async def running_bot(
         RoutingNotifier({"discord": platform.notifier}),
         rng=rng or random.Random(5),
         bot_delay=bot_delay,
+        games=all_games(),
     )
     if resume:
         await service.resume()
@@ -423,7 +425,9 @@ async def test_three_people_play_a_whole_match_in_a_channel(world: World) -> Non
         )
         assert refused.ephemeral and "out of date" in await answered(world, refused)
         await bot.settle()
-        assert bot.service.rules.round_number((await bot.table(world.channel)).match) == 2
+        assert (table := await bot.table(world.channel)) and bot.service.game_of(
+            table
+        ).round_number(table.match) == 2
 
         # Round 2: dealer alice (carl is out), bob asks alice: the Dragon refuses.
         round2 = table_message(world)
@@ -614,13 +618,13 @@ async def play_round(world: World, bot: BotProcess) -> int:
     """Deal with "Next round" (unless a round is under way), let everyone act (people stay,
     bots by themselves) until the reveal; returns how many turns the round had."""
     table = await bot.table(world.channel)
-    if not bot.service.rules.in_round(table.match):
+    if not bot.service.game_of(table).in_round(table.match):
         await press(world, world.alice, "Next round")
     for _ in range(200):
         await bot.settle()
         table = await bot.table(world.channel)
         match = table.match
-        if not bot.service.rules.in_round(match):
+        if not bot.service.game_of(table).in_round(match):
             break
         seat = table.seats[match.turn]
         if seat.bot:
@@ -628,4 +632,4 @@ async def play_round(world: World, bot: BotProcess) -> int:
         else:
             await press(world, world.players[seat.name], "Stay")
     await bot.settle()
-    return len(bot.service.rules.record(table.match)["rounds"][-1]["actions"])
+    return len(bot.service.game_of(table).record(table.match)["rounds"][-1]["actions"])

@@ -19,6 +19,7 @@ import pytest
 from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot.config import BotSettings
 from bot.engine.pieces import FULL_SET, Rank
+from bot.games.registry import all_games
 from bot.service.ports import Repository
 from bot.service.service import TableService
 from bot.service.table import TableKey
@@ -107,7 +108,9 @@ class Bench:
         self.limits = limits
         self.settings = settings or settings_for(tg)
         self.platform = TelegramPlatform(self.settings, limits=limits)
-        self.service = TableService(self.repo, self.platform.notifier, rng=self.rng, bot_delay=0.0)
+        self.service = TableService(
+            self.repo, self.platform.notifier, rng=self.rng, bot_delay=0.0, games=all_games()
+        )
         self._timers: asyncio.Task[None] | None = None
 
     async def start(self, *, resume: bool = False) -> Bench:

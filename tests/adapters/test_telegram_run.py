@@ -23,6 +23,7 @@ import pytest
 from adapters.telegram.platform import TelegramPlatform
 from bot import runner
 from bot.config import BotSettings
+from bot.games.registry import all_games
 from bot.runner import PlatformError
 from bot.service.ports import FinishedMatch, Screen, StatDelta, TableRow
 from bot.service.service import TableService
@@ -46,7 +47,7 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 # ----------------------------------------------------------------------------- start errors
 async def test_missing_token_is_a_clear_error(tg: FakeTelegram) -> None:
     platform = TelegramPlatform(settings_for(tg, telegram_token=None), limits=TEST_LIMITS)
-    svc = TableService(MemoryRepository(), platform.notifier)
+    svc = TableService(MemoryRepository(), platform.notifier, games=all_games())
     with pytest.raises(PlatformError, match="TELEGRAM_TOKEN is not set"):
         await platform.start(svc)
 
@@ -57,7 +58,7 @@ async def test_rejected_token_is_a_clear_error_without_the_token(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     platform = TelegramPlatform(settings_for(tg, telegram_token=token), limits=TEST_LIMITS)
-    svc = TableService(MemoryRepository(), platform.notifier)
+    svc = TableService(MemoryRepository(), platform.notifier, games=all_games())
     with pytest.raises(PlatformError) as err:
         await platform.start(svc)
     assert "Telegram rejected TELEGRAM_TOKEN" in str(err.value)
@@ -74,7 +75,7 @@ async def test_unreachable_api_is_a_clear_error(tg: FakeTelegram) -> None:
     settings = settings_for(tg, telegram_base_url=f"http://127.0.0.1:{port}/bot")
     platform = TelegramPlatform(settings, limits=TEST_LIMITS)
     with pytest.raises(PlatformError, match="cannot reach the Telegram Bot API") as err:
-        await platform.start(TableService(MemoryRepository(), platform.notifier))
+        await platform.start(TableService(MemoryRepository(), platform.notifier, games=all_games()))
     assert SECRET not in str(err.value)
 
 

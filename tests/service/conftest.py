@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from bot.games.registry import all_games
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
@@ -36,6 +37,7 @@ class Harness:
             clock=self.clock,
             rng=random.Random(seed),
             bot_delay=0.0,
+            games=all_games(),
         )
 
     async def settle(self) -> None:

@@ -10,6 +10,7 @@ import asyncio
 import random
 import sys
 
+from bot.games.registry import all_games
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -42,7 +43,9 @@ class QuietNotifier:
 async def main(path: str) -> None:
     """Play until killed."""
     repo = await SqliteRepository.open(path)
-    service = TableService(repo, QuietNotifier(), rng=random.Random(5), bot_delay=0.0)
+    service = TableService(
+        repo, QuietNotifier(), rng=random.Random(5), bot_delay=0.0, games=all_games()
+    )
     await service.open(KEY, HUMAN)
     await service.configure(KEY, HUMAN, ["bots=3", "lives=9", "delay=0"])
     await service.start(KEY, HUMAN)

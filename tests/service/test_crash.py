@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from bot.engine.record import replay_record
+from bot.games.registry import all_games
 from bot.service.service import TableService
 from storage.sqlite import SqliteRepository
 from tests.service.crash_child import HUMAN, KEY
@@ -50,7 +51,7 @@ async def test_sigkill_mid_round_resumes_from_last_committed_action(tmp_path: Pa
     repo = await SqliteRepository.open(db)
     notifier = RecordingNotifier()
     try:
-        service = TableService(repo, notifier, bot_delay=0.0)
+        service = TableService(repo, notifier, bot_delay=0.0, games=all_games())
         assert await service.resume() == 1
         table = await service.status(KEY)
         # Everything the child had committed is there (perhaps one step more).
@@ -58,7 +59,7 @@ async def test_sigkill_mid_round_resumes_from_last_committed_action(tmp_path: Pa
         assert len(table.match.history) >= last[1]
         assert table.status == "playing"
         # Lives and the record agree: the record replays to the restored match.
-        record = service.rules.record(table.match)
+        record = service.game_of(table).record(table.match)
         _, outcome = replay_record(record)
         restored_lives = dict(zip(table.names, table.match.lives, strict=True))
         assert outcome["rounds"][-1]["lives"] == restored_lives
@@ -76,7 +77,7 @@ async def test_sigkill_mid_round_resumes_from_last_committed_action(tmp_path: Pa
                 assert (await service.act(KEY, HUMAN, "stay")).ok
         table = await service.status(KEY)
         assert table.status == "closed"
-        _, final = replay_record(service.rules.record(table.match))
+        _, final = replay_record(service.game_of(table).record(table.match))
         assert final["rounds"][: len(outcome["rounds"]) - 1] == outcome["rounds"][:-1]
     finally:
         await repo.close()

@@ -245,7 +245,7 @@ async def test_leaving_during_a_match_forfeits_at_the_reveal(harness: Harness) -
     await play_to_end(harness)
     table = await harness.table()
     assert not table.match.in_match[table.seat_of(CARL.key)]
-    record = harness.service.rules.record(table.match)
+    record = harness.service.game_of(table).record(table.match)
     _, outcome = replay_record(json.loads(json.dumps(record)))
     assert outcome["winners"] == [table.names[s] for s in table.match.winners]
 
@@ -377,7 +377,7 @@ async def test_tables_in_different_channels_play_in_parallel(harness: Harness) -
     for key in keys:
         table = await harness.table(key)
         assert table.status == "closed"
-        _, outcome = replay_record(svc.rules.record(table.match))
+        _, outcome = replay_record(svc.game_of(table).record(table.match))
         assert outcome["rounds"][-1]["eliminated"] or outcome["winners"] is None
 
 

@@ -18,7 +18,7 @@ from bot.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
 from bot.engine.profiles import get_profile
 from bot.engine.record import export_record
 from bot.games.gnav.strategy import BotView, decide
-from bot.service.game import Choice, LogLine, Outcome
+from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog
 
 #: Events whose first seat dealt a refusal (statistics: "refusals dealt").
@@ -135,8 +135,13 @@ class GnavRules:
     def act(self, match: Match, seat: int, action: str, arg: str | None = None) -> Outcome:
         """Apply stay/swap; RuleError from the engine when not allowed (N8, T3)."""
         if arg is not None:
-            raise RuleError("N8", f"{action} takes no argument")
-        events = match.act(seat, action)  # type: ignore[arg-type]
+            raise GameRuleError("N8", "error.unknown_action", {"action": action})
+        try:
+            events = match.act(seat, action)  # type: ignore[arg-type]
+        except RuleError as exc:
+            raise GameRuleError(
+                exc.rule, "error.rule", {"message": exc.message}, exc.message
+            ) from exc
         return self._collect(match, events, Outcome())
 
     def forfeit(self, match: Match, seat: int) -> Outcome:
