@@ -17,15 +17,11 @@ from typing import Protocol
 from bot.config import BotSettings
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
-from bot.service.ports import Notifier, Repository
+from bot.service.ports import Notifier, PlatformError, Repository
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
 
 log = logging.getLogger("gnav_bot")
-
-
-class PlatformError(Exception):
-    """A platform cannot start (e.g. its token was rejected); the message is for people."""
 
 
 class Platform(Protocol):

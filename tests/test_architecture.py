@@ -182,6 +182,17 @@ def test_service_imports_no_adapter_and_no_storage() -> None:
     assert not _violations(("bot/service",), ("adapters", "storage"))
 
 
+def test_service_storage_and_adapters_import_no_game() -> None:
+    """Only the composition root knows the games: the service hosts them through its game
+    interface, storage keeps their JSON, adapters show the service's screens."""
+    assert not _violations(("bot/service", "storage", "adapters"), ("bot.games", "bot.engine"))
+
+
+def test_adapters_do_not_import_the_runner() -> None:
+    """The runner drives the adapters; they only know the service (no import loop)."""
+    assert not _violations(("adapters",), ("bot.runner", "bot.cli"))
+
+
 def test_storage_imports_no_adapter() -> None:
     """Storage knows nothing of the chat platforms."""
     assert not _violations(("storage",), ("adapters",))

@@ -23,7 +23,7 @@ from adapters.discord.interactions import InteractionHandler
 from adapters.discord.notifier import DiscordNotifier
 from adapters.discord.sync import sync_commands
 from bot.config import BotSettings
-from bot.runner import PlatformError
+from bot.service.ports import PlatformError
 from bot.service.service import TableService
 
 log = logging.getLogger(__name__)

@@ -38,8 +38,8 @@ from adapters.telegram import texts
 from adapters.telegram.handlers import Handlers
 from adapters.telegram.notifier import TelegramNotifier
 from bot.config import BotSettings
-from bot.runner import PlatformError
 from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from bot.service.ports import PlatformError
 from bot.service.service import TableService
 
 log = logging.getLogger(__name__)

@@ -133,6 +133,10 @@ class TableRow:
     updated_at: float = field(default=0.0)
 
 
+class PlatformError(Exception):
+    """A chat platform cannot start (e.g. its token was rejected); the message is for people."""
+
+
 class ConflictError(Exception):
     """The stored version is not the one the writer read: another process changed the table."""
 

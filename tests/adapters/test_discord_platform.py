@@ -21,8 +21,7 @@ from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot import runner
 from bot.config import BotSettings
 from bot.games.registry import all_games
-from bot.runner import PlatformError
-from bot.service.ports import FinishedMatch, Screen, StatDelta, TableRow
+from bot.service.ports import FinishedMatch, PlatformError, Screen, StatDelta, TableRow
 from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
