@@ -67,20 +67,25 @@ def _play(args: argparse.Namespace) -> int:
     import asyncio
     import random
 
-    from rich.console import Console
-
     from adapters.console.notifier import ConsoleNotifier
-    from adapters.console.play import PlayOptions, play
+    from adapters.console.play import PlayConsole, PlayOptions, play
     from bot.service.service import TableService
     from storage.sqlite import SqliteRepository
 
+    # What was given on the command line (argparse defaults are None): a saved match
+    # ignores those options, and says so.
+    given = tuple(k for k in _PLAY_DEFAULTS if getattr(args, k) is not None)
+    for k, default in _PLAY_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, default() if callable(default) else default)
     if not 2 <= args.players <= 20:
         print("gnav-bot play: --players must be between 2 and 20 (N3)", file=sys.stderr)
         return 2
     if not 1 <= args.lives <= 10:
         print("gnav-bot play: --lives must be between 1 and 10", file=sys.stderr)
         return 2
-    console = Console(highlight=False)
+    # Piped output is not cut into 80-column lines: whatever reads it wraps it.
+    console = PlayConsole(highlight=False, soft_wrap=not sys.stdout.isatty())
     options = PlayOptions(
         players=args.players,
         lives=args.lives,
@@ -88,6 +93,7 @@ def _play(args: argparse.Namespace) -> int:
         language=args.language,
         name=args.name,
         new=args.new,
+        given=given,
     )
     interactive = sys.stdin.isatty()
     bot_delay = args.bot_delay if args.bot_delay is not None else (0.6 if interactive else 0.0)
@@ -109,11 +115,27 @@ def _play(args: argparse.Namespace) -> int:
         finally:
             await repo.close()
 
+    # Ctrl-C cancels `main` wherever it is (asyncio.run's SIGINT handling); nothing waits
+    # for a thread blocked in a read, and every action was stored when it was made.
     try:
         return asyncio.run(main())
     except KeyboardInterrupt:
-        console.print("\nThe match is saved: run gnav-bot play again to continue.")
+        saved = "The match is saved: run gnav-bot play again to continue."
+        console.print("\n" + saved)
+        if console.output_gone:  # `| tee` ended with the same Ctrl-C
+            print("\n" + saved, file=sys.stderr)
         return 130
+
+
+#: `gnav-bot play` options whose default is filled in after parsing, so that what was given
+#: on the command line is known.
+_PLAY_DEFAULTS: dict[str, Any] = {
+    "players": 4,
+    "lives": 3,
+    "profile": "norsk",
+    "language": "en",
+    "name": _login_name,
+}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -168,18 +190,15 @@ def build_parser() -> argparse.ArgumentParser:
             "store as the chat bots. Quit and run again to continue the match."
         ),
     )
-    play.add_argument("--players", type=int, default=4, help="seats in all, 2-20 (default 4)")
-    play.add_argument("--lives", type=int, default=3, help="lives each, 1-10 (default 3)")
+    play.add_argument("--players", type=int, help="seats in all, 2-20 (default 4)")
+    play.add_argument("--lives", type=int, help="lives each, 1-10 (default 3)")
     play.add_argument(
-        "--profile",
-        choices=["norsk", "tradisjonell"],
-        default="norsk",
-        help="rule profile (default norsk)",
+        "--profile", choices=["norsk", "tradisjonell"], help="rule profile (default norsk)"
     )
     play.add_argument(
-        "--language", choices=["en", "nb", "ru", "pt"], default="en", help="announcements"
+        "--language", choices=["en", "nb", "ru", "pt"], help="announcements (default en)"
     )
-    play.add_argument("--name", default=_login_name(), help="your name at the table")
+    play.add_argument("--name", help="your name at the table (default: your login name)")
     play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")
     play.add_argument("--new", action="store_true", help="abandon a saved match, start afresh")
     play.add_argument("--seed", type=int, default=None, help="seed the shuffles (repeatable)")
