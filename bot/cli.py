@@ -15,17 +15,40 @@ from typing import Any
 
 
 def load_record(path: str) -> Any:
-    """Read a match record file and parse its JSON (RecordError when unreadable or malformed)."""
+    """Read a match record file (`-`: standard input) and parse its JSON (RecordError when
+    unreadable, empty or malformed, or when it is an outcome rather than a record)."""
     from bot.engine.record import RecordError, parse_record
 
+    name = "standard input" if path == "-" else path
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        if path == "-":
+            text = sys.stdin.buffer.read().decode("utf-8")
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
     except OSError as exc:
-        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise RecordError(f"cannot read {name}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise RecordError(f"{path} is not UTF-8 text") from None
-    return parse_record(text)
+        raise RecordError(f"{name} is not UTF-8 text") from None
+    if not text.strip():
+        raise RecordError(f"{name}: empty file, no match record in it")
+    record = parse_record(text)
+    if _looks_like_an_outcome(record):
+        raise RecordError(
+            f"{name} looks like an outcome (what gnav-bot replay prints), not a match record "
+            "(MATCH_RECORD.md)"
+        )
+    return record
+
+
+def _looks_like_an_outcome(data: Any) -> bool:
+    """The JSON `gnav-bot replay` prints: winners, and rounds of events instead of actions."""
+    if not isinstance(data, dict) or "winners" not in data or "seats" in data:
+        return False
+    rounds = data.get("rounds")
+    return isinstance(rounds, list) and all(
+        isinstance(r, dict) and "events" in r and "actions" not in r for r in rounds
+    )
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -146,12 +169,16 @@ def _run(args: argparse.Namespace) -> int:
 
     from bot.config import BotSettings
 
+    if args.env_file is not None and not os.path.isfile(args.env_file):
+        print(f"gnav-bot run: --env-file {args.env_file}: no such file", file=sys.stderr)
+        return 2
     try:
-        settings = BotSettings(_env_file=args.env_file)  # type: ignore[call-arg]
+        settings = BotSettings(_env_file=args.env_file or ".env")  # type: ignore[call-arg]
     except ValidationError as exc:
         for err in exc.errors():
             where = ".".join(str(x) for x in err["loc"]).upper() or "settings"
-            print(f"gnav-bot run: {where}: {err['msg']}", file=sys.stderr)
+            message = err["msg"].removeprefix("Value error, ")  # pydantic's, not ours
+            print(f"gnav-bot run: {where}: {message}", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -166,19 +193,29 @@ def _run(args: argparse.Namespace) -> int:
         return 130
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gnav-bot")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(
         prog="gnav-bot",
         description="Gnav, the Scandinavian swapping game, for chat groups and the terminal.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     replay = sub.add_parser(
         "replay",
         help="replay a match record (MATCH_RECORD.md) and print its outcome as JSON",
         description="Replay a match record through the rules engine and print the outcome JSON.",
     )
-    replay.add_argument("file", metavar="FILE", help="the match record (JSON)")
+    replay.add_argument("file", metavar="FILE", help="the match record (JSON); - reads stdin")
     replay.add_argument("--compact", action="store_true", help="print the JSON on one line")
     replay.set_defaults(func=_replay)
 
@@ -215,7 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
             "other settings come from the environment or an .env file (see deploy/env.example)."
         ),
     )
-    run.add_argument("--env-file", default=".env", help="the .env file to read (default .env)")
+    run.add_argument(
+        "--env-file", help="the .env file to read (default: .env here, when there is one)"
+    )
     run.set_defaults(func=_run)
     return parser
 

@@ -28,6 +28,12 @@ from bot.service.service import TableService
 
 log = logging.getLogger(__name__)
 
+# The bot has no voice: discord.py's warnings that PyNaCl and davey (voice libraries) are
+# missing would only worry whoever reads the log.
+discord.VoiceClient.warn_nacl = False
+if hasattr(discord.VoiceClient, "warn_dave"):
+    discord.VoiceClient.warn_dave = False
+
 #: What the bot needs in a channel: see it, post and edit its table messages (also in
 #: threads), attach the exported record, read the history its own messages are part of.
 BOT_PERMISSIONS = discord.Permissions(
