@@ -40,6 +40,8 @@ class BotSettings(BaseSettings):
 
     # Behaviour
     gnav_bot_delay: float = Field(default=1.5, ge=0, le=30)
+    # How long to keep trying a platform that cannot be reached at start (no network yet).
+    startup_retry_seconds: float = Field(default=900, ge=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator("log_level", mode="before")

@@ -2,6 +2,8 @@
 
 Platforms are started from their settings; SIGTERM and Ctrl-C stop them from taking new
 updates, let the commands under way finish and be stored, deliver what is queued, and close.
+A platform that cannot be reached at start (no network yet at boot, an outage) is tried again
+with a growing pause for STARTUP_RETRY_SECONDS; a rejected token is not retried.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ import contextlib
 import logging
 import random
 import signal
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
 
 from bot.config import BotSettings
 from bot.runtime import tune_garbage_collector
@@ -25,6 +27,52 @@ log = logging.getLogger("gnav_bot")
 
 class PlatformError(Exception):
     """A platform cannot start (e.g. its token was rejected); the message is for people."""
+
+
+class PlatformUnreachable(PlatformError):
+    """A platform's servers could not be reached (no network, DNS, an outage): worth trying
+    again, unlike a rejected token."""
+
+
+T = TypeVar("T")
+
+#: The first pause between two tries of a platform's first contact, and the longest.
+RETRY_FIRST = 1.0
+RETRY_LONGEST = 60.0
+
+
+async def retry_unreachable(
+    name: str,
+    attempt: Callable[[], Awaitable[T]],
+    window: float,
+    *,
+    first: float = RETRY_FIRST,
+    longest: float = RETRY_LONGEST,
+) -> T:
+    """`attempt()` until it does not raise PlatformUnreachable, pausing `first` seconds, then
+    twice as long each time up to `longest`, for at most `window` seconds in all (then its
+    last PlatformUnreachable, saying how long it tried). Each failed try is logged (WARNING).
+    Other errors (a rejected token) are raised at once; cancelling stops the tries."""
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    pause = first
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            return await attempt()
+        except PlatformUnreachable as exc:
+            left = began + window - loop.time()
+            if left <= 0:
+                if tries == 1:
+                    raise
+                raise PlatformUnreachable(
+                    f"{exc} (gave up after {tries} tries in {loop.time() - began:.0f} s)"
+                ) from None
+            wait = min(pause, left)
+            log.warning("%s: %s (try %d); trying again in %.1f s", name, exc, tries, wait)
+            await asyncio.sleep(wait)
+            pause = min(pause * 2, longest)
 
 
 class Platform(Protocol):
@@ -105,11 +153,13 @@ async def run(
         log.info("restored %d table(s)", restored)
         tune_garbage_collector()
         for p in platforms:
-            await p.start(service)
+            if not await _start_unless_stopped(p, service, stop):
+                break
             started.append(p)
             log.info("%s is running", p.name)
-        timers = asyncio.create_task(service.run(), name="gnav-timers")
-        await stop.wait()
+        else:
+            timers = asyncio.create_task(service.run(), name="gnav-timers")
+            await stop.wait()
         log.info("stopping")
     except PlatformError as exc:
         log.error("%s", exc)
@@ -129,3 +179,22 @@ async def run(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
     return status
+
+
+async def _start_unless_stopped(p: Platform, service: TableService, stop: asyncio.Event) -> bool:
+    """Start `p`; False when SIGTERM or Ctrl-C came first (a start may be retrying for long)."""
+    starting = asyncio.ensure_future(p.start(service))
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        starting.cancel()
+        raise
+    finally:
+        stopping.cancel()
+    if starting.done():
+        starting.result()  # PlatformError
+        return True
+    starting.cancel()  # the platform cleans up after itself
+    await asyncio.gather(starting, return_exceptions=True)
+    return False
