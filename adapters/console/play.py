@@ -135,9 +135,9 @@ async def _abandon(service: TableService, me: User, console: Console) -> bool:
         if table is None or table.status == "closed":
             return False
         await service.stop(TABLE, User(me.key, me.name, admin=True))
-        await service.outbox.drain()
         return True
     finally:
+        await service.outbox.drain()  # what resume and stop queued goes out unseen
         console.quiet = quiet
 
 

@@ -22,6 +22,8 @@ pty = pytest.importorskip("pty")
 
 ROOT = Path(__file__).resolve().parents[2]
 GNAV_BOT = Path(sys.executable).with_name("gnav-bot")
+#: The console script of this environment, else the module (a source tree not installed).
+COMMAND = [str(GNAV_BOT)] if GNAV_BOT.exists() else [sys.executable, "-m", "bot"]
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 TURN = "Your turn: stay or swap?"
 NEXT = "Enter: the next round"
@@ -45,7 +47,8 @@ class Terminal:
                     os.dup2(write_end, 1)
                     os.close(read_end)
                     os.close(write_end)
-                os.execve(str(GNAV_BOT), [str(GNAV_BOT), *args], env)
+                os.chdir(ROOT)
+                os.execve(COMMAND[0], [*COMMAND, *args], env)
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd
@@ -132,7 +135,8 @@ def _play(db: Path, *more: str, stdout_pipe: bool = False) -> Terminal:
 def _continue(db: Path) -> str:
     """Run again with `quit` from a pipe: what the continued match shows."""
     done = subprocess.run(
-        [str(GNAV_BOT), "play", "--db", str(db), "--bot-delay", "0"],
+        [*COMMAND, "play", "--db", str(db), "--bot-delay", "0"],
+        cwd=ROOT,
         input="quit\n",
         capture_output=True,
         text=True,
