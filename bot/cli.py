@@ -15,17 +15,40 @@ from typing import Any
 
 
 def load_record(path: str) -> Any:
-    """Read a match record file and parse its JSON (RecordError when unreadable or malformed)."""
+    """Read a match record file (`-`: standard input) and parse its JSON (RecordError when
+    unreadable, empty or malformed, or when it is an outcome rather than a record)."""
     from bot.engine.record import RecordError, parse_record
 
+    name = "standard input" if path == "-" else path
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        if path == "-":
+            text = sys.stdin.buffer.read().decode("utf-8")
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
     except OSError as exc:
-        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise RecordError(f"cannot read {name}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise RecordError(f"{path} is not UTF-8 text") from None
-    return parse_record(text)
+        raise RecordError(f"{name} is not UTF-8 text") from None
+    if not text.strip():
+        raise RecordError(f"{name}: empty file, no match record in it")
+    record = parse_record(text)
+    if _looks_like_an_outcome(record):
+        raise RecordError(
+            f"{name} looks like an outcome (what gnav-bot replay prints), not a match record "
+            "(MATCH_RECORD.md)"
+        )
+    return record
+
+
+def _looks_like_an_outcome(data: Any) -> bool:
+    """The JSON `gnav-bot replay` prints: winners, and rounds of events instead of actions."""
+    if not isinstance(data, dict) or "winners" not in data or "seats" in data:
+        return False
+    rounds = data.get("rounds")
+    return isinstance(rounds, list) and all(
+        isinstance(r, dict) and "events" in r and "actions" not in r for r in rounds
+    )
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -67,21 +90,26 @@ def _play(args: argparse.Namespace) -> int:
     import asyncio
     import random
 
-    from rich.console import Console
-
     from adapters.console.notifier import ConsoleNotifier
-    from adapters.console.play import PlayOptions, play
+    from adapters.console.play import PlayConsole, PlayOptions, play
     from bot.games.registry import all_games
     from bot.service.service import TableService
     from storage.sqlite import SqliteRepository
 
+    # What was given on the command line (argparse defaults are None): a saved match
+    # ignores those options, and says so.
+    given = tuple(k for k in _PLAY_DEFAULTS if getattr(args, k) is not None)
+    for k, default in _PLAY_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, default() if callable(default) else default)
     if not 2 <= args.players <= 20:
         print("gnav-bot play: --players must be between 2 and 20 (N3)", file=sys.stderr)
         return 2
     if not 1 <= args.lives <= 10:
         print("gnav-bot play: --lives must be between 1 and 10", file=sys.stderr)
         return 2
-    console = Console(highlight=False)
+    # Piped output is not cut into 80-column lines: whatever reads it wraps it.
+    console = PlayConsole(highlight=False, soft_wrap=not sys.stdout.isatty())
     options = PlayOptions(
         players=args.players,
         lives=args.lives,
@@ -89,6 +117,7 @@ def _play(args: argparse.Namespace) -> int:
         language=args.language,
         name=args.name,
         new=args.new,
+        given=given,
     )
     interactive = sys.stdin.isatty()
     bot_delay = args.bot_delay if args.bot_delay is not None else (0.6 if interactive else 0.0)
@@ -111,11 +140,27 @@ def _play(args: argparse.Namespace) -> int:
         finally:
             await repo.close()
 
+    # Ctrl-C cancels `main` wherever it is (asyncio.run's SIGINT handling); nothing waits
+    # for a thread blocked in a read, and every action was stored when it was made.
     try:
         return asyncio.run(main())
     except KeyboardInterrupt:
-        console.print("\nThe match is saved: run gnav-bot play again to continue.")
+        saved = "The match is saved: run gnav-bot play again to continue."
+        console.print("\n" + saved)
+        if console.output_gone:  # `| tee` ended with the same Ctrl-C
+            print("\n" + saved, file=sys.stderr)
         return 130
+
+
+#: `gnav-bot play` options whose default is filled in after parsing, so that what was given
+#: on the command line is known.
+_PLAY_DEFAULTS: dict[str, Any] = {
+    "players": 4,
+    "lives": 3,
+    "profile": "norsk",
+    "language": "en",
+    "name": _login_name,
+}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -126,12 +171,16 @@ def _run(args: argparse.Namespace) -> int:
 
     from bot.config import BotSettings
 
+    if args.env_file is not None and not os.path.isfile(args.env_file):
+        print(f"gnav-bot run: --env-file {args.env_file}: no such file", file=sys.stderr)
+        return 2
     try:
-        settings = BotSettings(_env_file=args.env_file)  # type: ignore[call-arg]
+        settings = BotSettings(_env_file=args.env_file or ".env")  # type: ignore[call-arg]
     except ValidationError as exc:
         for err in exc.errors():
             where = ".".join(str(x) for x in err["loc"]).upper() or "settings"
-            print(f"gnav-bot run: {where}: {err['msg']}", file=sys.stderr)
+            message = err["msg"].removeprefix("Value error, ")  # pydantic's, not ours
+            print(f"gnav-bot run: {where}: {message}", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -146,19 +195,29 @@ def _run(args: argparse.Namespace) -> int:
         return 130
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gnav-bot")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(
         prog="gnav-bot",
         description="Gnav, the Scandinavian swapping game, for chat groups and the terminal.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     replay = sub.add_parser(
         "replay",
         help="replay a match record (MATCH_RECORD.md) and print its outcome as JSON",
         description="Replay a match record through the rules engine and print the outcome JSON.",
     )
-    replay.add_argument("file", metavar="FILE", help="the match record (JSON)")
+    replay.add_argument("file", metavar="FILE", help="the match record (JSON); - reads stdin")
     replay.add_argument("--compact", action="store_true", help="print the JSON on one line")
     replay.set_defaults(func=_replay)
 
@@ -170,18 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
             "store as the chat bots. Quit and run again to continue the match."
         ),
     )
-    play.add_argument("--players", type=int, default=4, help="seats in all, 2-20 (default 4)")
-    play.add_argument("--lives", type=int, default=3, help="lives each, 1-10 (default 3)")
+    play.add_argument("--players", type=int, help="seats in all, 2-20 (default 4)")
+    play.add_argument("--lives", type=int, help="lives each, 1-10 (default 3)")
     play.add_argument(
-        "--profile",
-        choices=["norsk", "tradisjonell"],
-        default="norsk",
-        help="rule profile (default norsk)",
+        "--profile", choices=["norsk", "tradisjonell"], help="rule profile (default norsk)"
     )
     play.add_argument(
-        "--language", choices=["en", "nb", "ru", "pt"], default="en", help="announcements"
+        "--language", choices=["en", "nb", "ru", "pt"], help="announcements (default en)"
     )
-    play.add_argument("--name", default=_login_name(), help="your name at the table")
+    play.add_argument("--name", help="your name at the table (default: your login name)")
     play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")
     play.add_argument("--new", action="store_true", help="abandon a saved match, start afresh")
     play.add_argument("--seed", type=int, default=None, help="seed the shuffles (repeatable)")
@@ -198,7 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
             "other settings come from the environment or an .env file (see deploy/env.example)."
         ),
     )
-    run.add_argument("--env-file", default=".env", help="the .env file to read (default .env)")
+    run.add_argument(
+        "--env-file", help="the .env file to read (default: .env here, when there is one)"
+    )
     run.set_defaults(func=_run)
     return parser
 

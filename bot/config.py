@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -40,7 +40,14 @@ class BotSettings(BaseSettings):
 
     # Behaviour
     gnav_bot_delay: float = Field(default=1.5, ge=0, le=30)
+    # How long to keep trying a platform that cannot be reached at start (no network yet).
+    startup_retry_seconds: float = Field(default=900, ge=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_in_any_case(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _webhook_needs_url(self) -> BotSettings:

@@ -2,6 +2,8 @@
 
 Platforms are started from their settings; SIGTERM and Ctrl-C stop them from taking new
 updates, let the commands under way finish and be stored, deliver what is queued, and close.
+A platform that cannot be reached at start (no network yet at boot, an outage) is tried again
+with a growing pause for STARTUP_RETRY_SECONDS; a rejected token is not retried.
 """
 
 from __future__ import annotations
@@ -103,11 +105,13 @@ async def run(
         log.info("restored %d table(s)", restored)
         tune_garbage_collector()
         for p in platforms:
-            await p.start(service)
+            if not await _start_unless_stopped(p, service, stop):
+                break
             started.append(p)
             log.info("%s is running", p.name)
-        timers = asyncio.create_task(service.run(), name="gnav-timers")
-        await stop.wait()
+        else:
+            timers = asyncio.create_task(service.run(), name="gnav-timers")
+            await stop.wait()
         log.info("stopping")
     except PlatformError as exc:
         log.error("%s", exc)
@@ -127,3 +131,22 @@ async def run(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
     return status
+
+
+async def _start_unless_stopped(p: Platform, service: TableService, stop: asyncio.Event) -> bool:
+    """Start `p`; False when SIGTERM or Ctrl-C came first (a start may be retrying for long)."""
+    starting = asyncio.ensure_future(p.start(service))
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        starting.cancel()
+        raise
+    finally:
+        stopping.cancel()
+    if starting.done():
+        starting.result()  # PlatformError
+        return True
+    starting.cancel()  # the platform cleans up after itself
+    await asyncio.gather(starting, return_exceptions=True)
+    return False

@@ -1,19 +1,25 @@
 """`gnav-bot play`: a match in the terminal through the real service and SQLite store.
 
 Input is read line by line, from a keyboard or a pipe (`printf 'stay\nswap\n' | gnav-bot play`);
-a line is read only when the local player has to act. Quitting (or the end of the input) keeps
-the match in the store: running the command again continues it.
+a line is read only when the local player has to act, and in a terminal only what is typed
+after the question appeared counts. In a terminal the table also waits for Enter after each
+reveal before the next deal. Quitting, Ctrl-C (or the end of the input) keeps the match in the
+store: every action was committed when it was made, and running the command again continues it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.text import Text
 
+from adapters.console.stdin import LineReader
 from bot.service.service import TableService
 from bot.service.table import Table, TableKey, User
 
@@ -54,37 +60,107 @@ class PlayOptions:
     language: str = "en"
     name: str = "You"
     new: bool = False
+    #: The options given on the command line (not defaults): a saved match ignores them.
+    given: tuple[str, ...] = field(default=())
 
 
-async def _read_line() -> str | None:
-    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    return None if line == "" else line.strip()
+class PlayConsole(Console):
+    """rich's Console, except that a closed output pipe (`| head`, or `| tee` ended by Ctrl-C)
+    silences it instead of raising SystemExit inside the event loop (which would skip closing
+    the store); `output_gone` then tells the game loop to stop."""
+
+    output_gone = False
+
+    def on_broken_pipe(self) -> None:
+        """The reader of the output went away: print nothing more."""
+        self.quiet = True
+        self.output_gone = True
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
-async def play(service: TableService, options: PlayOptions, console: Console) -> int:
+#: Seconds before the next deal when nobody presses Enter (a terminal waits for Enter).
+PAUSE_IN_TERMINAL = 300
+PAUSE_IN_PIPE = 1
+
+
+async def play(
+    service: TableService,
+    options: PlayOptions,
+    console: Console,
+    reader: LineReader | None = None,
+) -> int:
     """Run the local table until the match ends, the player quits or the input ends."""
     me = User("console:you", options.name)
+    reader = reader or LineReader(sys.stdin)
     timers = asyncio.create_task(service.run(), name="gnav-timers")
     try:
-        await service.resume()
-        table = await service.status(TABLE)
-        if table is not None and table.status != "closed" and options.new:
-            await service.stop(TABLE, User(me.key, me.name, admin=True))
+        if options.new:
+            abandoned = await _abandon(service, me, console)
+            if abandoned:
+                console.print(Text("The saved match was abandoned; a new one starts.", "dim"))
             table = None
+        else:
+            await service.resume()
+            table = await service.status(TABLE)
         if table is None or table.status == "closed":
-            await _new_match(service, me, options, console)
+            await _new_match(service, me, options, console, pause=reader.tty)
         else:
             console.print(Text("Continuing the saved match (use --new for a fresh one).", "dim"))
+            ignored = _ignored(table, me, options)
+            if ignored:
+                console.print(
+                    Text(
+                        f"Ignored for the saved match: {' '.join(ignored)}. To start a fresh "
+                        f"match with them: gnav-bot play --new {' '.join(ignored)}",
+                        "bold",
+                    )
+                )
         console.print(Text(HELP, style="dim"))
-        return await _loop(service, me, console)
+        return await _loop(service, me, console, reader)
     finally:
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
         await service.shutdown()
 
 
+async def _abandon(service: TableService, me: User, console: Console) -> bool:
+    """--new: stop a saved match without showing it again (nor "the bot restarted")."""
+    quiet, console.quiet = console.quiet, True
+    try:
+        await service.resume()
+        table = await service.status(TABLE)
+        if table is None or table.status == "closed":
+            return False
+        await service.stop(TABLE, User(me.key, me.name, admin=True))
+        return True
+    finally:
+        await service.outbox.drain()  # what resume and stop queued goes out unseen
+        console.quiet = quiet
+
+
+def _ignored(table: Table, me: User, options: PlayOptions) -> list[str]:
+    """The command-line options the saved match does not follow, as they were typed."""
+    seat = table.seat_of(me.key)
+    saved = {
+        "players": len(table.seats),
+        "lives": table.settings.lives,
+        "profile": table.settings.profile,
+        "language": table.settings.language,
+        "name": table.seats[seat].name if seat is not None else None,
+    }
+    out = []
+    for name in options.given:
+        value = getattr(options, name)
+        if name in saved and saved[name] != value:
+            out.append(f"--{name} {shlex.quote(str(value))}")
+    return out
+
+
 async def _new_match(
-    service: TableService, me: User, options: PlayOptions, console: Console
+    service: TableService, me: User, options: PlayOptions, console: Console, *, pause: bool
 ) -> None:
     await service.open(TABLE, me)
     words = [
@@ -93,7 +169,7 @@ async def _new_match(
         f"rules={options.profile}",
         f"language={options.language}",
         "timeout=600",
-        "delay=1",
+        f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
     ]
     reply = await service.configure(TABLE, me, words)
     if not reply.ok:
@@ -115,29 +191,67 @@ def _my_turn(table: Table, me: User) -> bool:
     )
 
 
-async def _loop(service: TableService, me: User, console: Console) -> int:
+def _between_rounds(table: Table) -> bool:
+    match = table.match
+    return table.status == "playing" and match is not None and match.phase == "deal"
+
+
+#: `_ask` found the table moved on (a timeout, the next deal) before a line came.
+_MOVED_ON = object()
+
+
+async def _ask(service: TableService, reader: LineReader, seq: int) -> object:
+    """The next line (None at the end of the input), or _MOVED_ON once the table changed."""
+    read = asyncio.ensure_future(reader.readline())
+    try:
+        while True:
+            await asyncio.wait({read}, timeout=0.1)
+            if read.done():
+                return read.result()
+            table = await service.status(TABLE)
+            if table is None or table.seq != seq:
+                return _MOVED_ON
+    finally:
+        if not read.done():
+            read.cancel()
+            await asyncio.gather(read, return_exceptions=True)
+
+
+async def _loop(service: TableService, me: User, console: Console, reader: LineReader) -> int:
     prompted_seq = -1
     while True:
         await service.outbox.drain()
+        if getattr(console, "output_gone", False):
+            return 0
         table = await service.status(TABLE)
         if table is None or table.status == "closed":
             await service.outbox.drain()
             return 0
-        if not _my_turn(table, me):
+        my_turn = _my_turn(table, me)
+        if not my_turn and not (reader.tty and _between_rounds(table)):
             await asyncio.sleep(0.02)
             continue
         if table.seq != prompted_seq:
-            piece = await service.my_piece(TABLE, me)
-            console.print(Text(f"{piece.text}  Your turn: stay or swap? ", style="bold"), end="")
+            if my_turn:
+                piece = await service.my_piece(TABLE, me)
+                prompt = f"{piece.text}  Your turn: stay or swap? "
+            else:
+                prompt = "Enter: the next round (q: quit) "
+            reader.discard_typeahead()  # keys typed before the question are not its answer
+            console.print(Text(prompt, style="bold"), end="")
             prompted_seq = table.seq
-        line = await _read_line()
-        if line is not None and not sys.stdin.isatty():
+        answer = await _ask(service, reader, table.seq)
+        if answer is _MOVED_ON:
+            console.print()
+            continue
+        line = answer if isinstance(answer, str) else None
+        if line is not None and not reader.tty:
             console.print(Text(line, style="italic"))  # echo what the pipe said
         if line is None:
             console.print()
             console.print(Text("Input ended: the match is saved; run again to continue.", "dim"))
             return 0
-        command = _ALIASES.get(line.casefold())
+        command = "next" if not line and not my_turn else _ALIASES.get(line.casefold())
         if command is None:
             if line:
                 console.print(Text(f'"{line}" is not a command. {HELP}'))

@@ -23,10 +23,17 @@ from adapters.discord.interactions import InteractionHandler
 from adapters.discord.notifier import DiscordNotifier
 from adapters.discord.sync import sync_commands
 from bot.config import BotSettings
-from bot.service.ports import PlatformError
+from bot.service.ports import PlatformError, PlatformUnreachable
+from bot.service.retry import retry_unreachable
 from bot.service.service import TableService
 
 log = logging.getLogger(__name__)
+
+# The bot has no voice: discord.py's warnings that PyNaCl and davey (voice libraries) are
+# missing would only worry whoever reads the log.
+discord.VoiceClient.warn_nacl = False
+if hasattr(discord.VoiceClient, "warn_dave"):
+    discord.VoiceClient.warn_dave = False
 
 #: What the bot needs in a channel: see it, post and edit its table messages (also in
 #: threads), attach the exported record, read the history its own messages are part of.
@@ -115,17 +122,13 @@ class DiscordPlatform:
         self.service = service
         service.command_prefix["discord"] = "/gnav "
         self.handler = InteractionHandler(service, defer_after=self.defer_after)
-        cls = ShardedGnavClient if self.settings.discord_sharded else GnavClient
-        client = cls(
-            intents=discord.Intents(guilds=True),  # no privileged intent
-            allowed_mentions=discord.AllowedMentions.none(),
-            **self.client_options,
-        )
-        client.platform = self
-        client.gnav_handler = self.handler
-        self.client = client
         try:
-            await self._login(client, token)
+            # No network yet (a boot, an outage): logging in is tried again for a while.
+            client = await retry_unreachable(
+                "discord",
+                lambda: self._login_new_client(token),
+                self.settings.startup_retry_seconds,
+            )
             self.notifier.attach(client)
             await self._connect(client)
         except BaseException:
@@ -141,6 +144,22 @@ class DiscordPlatform:
             invite_url(client.application_id or client.user.id),
         )
 
+    async def _login_new_client(self, token: str) -> discord.Client:
+        """A new client, logged in (a client whose login failed is closed first)."""
+        await self._close_client()
+        cls = ShardedGnavClient if self.settings.discord_sharded else GnavClient
+        client = cls(
+            intents=discord.Intents(guilds=True),  # no privileged intent
+            allowed_mentions=discord.AllowedMentions.none(),
+            **self.client_options,
+        )
+        client.platform = self
+        assert self.handler is not None
+        client.gnav_handler = self.handler
+        self.client = client
+        await self._login(client, token)
+        return client
+
     async def _login(self, client: discord.Client, token: str) -> None:
         try:
             await client.login(token)
@@ -151,12 +170,16 @@ class DiscordPlatform:
             ) from None
         except _SetupFailed as exc:
             raise PlatformError(str(exc)) from None
+        except discord.DiscordServerError as exc:  # a 5xx: Discord is having an outage
+            raise PlatformUnreachable(
+                f"Discord: logging in failed (HTTP {exc.status}, code {exc.code}): {exc.text}"
+            ) from None
         except discord.HTTPException as exc:
             raise PlatformError(
                 f"Discord: logging in failed (HTTP {exc.status}, code {exc.code}): {exc.text}"
             ) from None
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-            raise PlatformError(
+            raise PlatformUnreachable(
                 f"Discord cannot be reached ({type(exc).__name__}): check the network"
             ) from None
 

@@ -22,7 +22,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
-from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -39,7 +39,8 @@ from adapters.telegram.handlers import Handlers
 from adapters.telegram.notifier import TelegramNotifier
 from bot.config import BotSettings
 from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from bot.service.ports import PlatformError
+from bot.service.ports import PlatformError, PlatformUnreachable
+from bot.service.retry import retry_unreachable
 from bot.service.service import TableService
 
 log = logging.getLogger(__name__)
@@ -132,24 +133,23 @@ class TelegramPlatform:
         self.service = service
         app = self._build(token)
         try:
-            await app.initialize()
-        except InvalidToken:
+            # No network yet (a boot, an outage): getMe is tried again for a while.
+            await retry_unreachable(
+                "telegram",
+                lambda: self._initialize(app, token),
+                self.settings.startup_retry_seconds,
+            )
+        except BaseException as exc:
             await app.bot.shutdown()
             self.notifier.close()
             self._unguard_logs()
-            # PTB's message contains the token: say it in our words.
-            raise PlatformError(
-                "Telegram rejected TELEGRAM_TOKEN: copy it again from @BotFather (/mybots, "
-                "API Token) and check TELEGRAM_BASE_URL"
-            ) from None
-        except NetworkError as exc:
-            await app.bot.shutdown()
-            self.notifier.close()
-            self._unguard_logs()
-            raise PlatformError(
-                f"cannot reach the Telegram Bot API at {self.settings.telegram_base_url}: "
-                f"{_scrubbed(exc.message, token)}"
-            ) from None
+            if isinstance(exc, InvalidToken):
+                # PTB's message contains the token: say it in our words.
+                raise PlatformError(
+                    "Telegram rejected TELEGRAM_TOKEN: copy it again from @BotFather (/mybots, "
+                    "API Token) and check TELEGRAM_BASE_URL"
+                ) from None
+            raise
         self.app = app
         self.notifier.attach(app.bot, self._migrate)
         self.handlers = Handlers(service, self.notifier)
@@ -164,6 +164,20 @@ class TelegramPlatform:
             self._unguard_logs()
             raise
         log.info("telegram: @%s is receiving updates (%s)", app.bot.username, self._mode())
+
+    async def _initialize(self, app: App, token: str) -> None:
+        """PTB's `initialize` (getMe); a network failure or a server error is unreachable."""
+        try:
+            await app.initialize()
+        except BadRequest as exc:  # reached, and refused: trying again will not help
+            raise PlatformError(
+                f"the Telegram Bot API refused getMe: {_scrubbed(exc.message, token)}"
+            ) from None
+        except NetworkError as exc:  # includes TimedOut and 5xx answers
+            raise PlatformUnreachable(
+                f"cannot reach the Telegram Bot API at {self.settings.telegram_base_url}: "
+                f"{_scrubbed(exc.message, token)}"
+            ) from None
 
     async def stop(self) -> None:
         """Stop taking updates, let running handlers finish, deliver what they queued, close."""

@@ -137,6 +137,11 @@ class PlatformError(Exception):
     """A chat platform cannot start (e.g. its token was rejected); the message is for people."""
 
 
+class PlatformUnreachable(PlatformError):
+    """A platform's servers could not be reached (no network, DNS, an outage): worth trying
+    again, unlike a rejected token."""
+
+
 class ConflictError(Exception):
     """The stored version is not the one the writer read: another process changed the table."""
 

@@ -145,5 +145,8 @@ class Timers(ServiceCore):
             nxt = self.next_deadline()
             delay = 1.0 if nxt is None else max(0.0, min(1.0, nxt - self.clock.now()))
             self._wake.clear()
+            # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes as
+            # the wake-up does, and this loop (and whoever awaits it) would run on.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                async with asyncio.timeout(delay):
+                    await self._wake.wait()

@@ -71,7 +71,10 @@ async def test_unreachable_api_is_a_clear_error(tg: FakeTelegram) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # nothing listens there once closed
-    settings = settings_for(tg, telegram_base_url=f"http://127.0.0.1:{port}/bot")
+    # One try: tests/adapters/test_startup_retry.py tries again.
+    settings = settings_for(
+        tg, telegram_base_url=f"http://127.0.0.1:{port}/bot", startup_retry_seconds=0
+    )
     platform = TelegramPlatform(settings, limits=TEST_LIMITS)
     with pytest.raises(PlatformError, match="cannot reach the Telegram Bot API") as err:
         await platform.start(TableService(MemoryRepository(), platform.notifier, games=all_games()))
@@ -238,9 +241,7 @@ async def _gnav_bot_run(tmp_path: Path, env: dict[str, str]) -> asyncio.subproce
         "-m",
         "bot",
         "run",
-        "--env-file",
-        str(tmp_path / "absent.env"),
-        cwd=tmp_path,
+        cwd=tmp_path,  # no .env there: the environment alone
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -328,8 +329,19 @@ def test_deploy_files_run_gnav_bot_as_a_non_root_user_with_the_store_kept() -> N
     for needed in (
         "User=gnav",
         "EnvironmentFile=/etc/gnav-bot/env",
-        "Restart=on-failure",
         "KillSignal=SIGTERM",
         "ExecStart=/opt/gnav-bot/.venv/bin/gnav-bot run",
     ):
         assert needed in unit
+
+
+def test_the_service_is_restarted_for_ever_and_postgres_is_in_the_image() -> None:
+    unit = (DEPLOY / "gnav-bot.service").read_text(encoding="utf-8")
+    lines = {line.strip() for line in unit.splitlines() if not line.startswith("#")}
+    # A 2.5-minute outage at boot must not stop the restarts for good (StartLimitBurst).
+    assert "Restart=always" in lines and "StartLimitIntervalSec=0" in lines
+    assert not any(line.startswith("StartLimitBurst") for line in lines)
+    compose = (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
+    assert "restart: unless-stopped" in compose
+    docker = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert '"/tmp/src[postgres]"' in docker  # GNAV_DATABASE_URL works in the image
