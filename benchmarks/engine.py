@@ -37,8 +37,8 @@ import random
 import time
 from typing import Any
 
-from bot.engine.match import Match
-from bot.engine.pieces import FULL_SET
+from bot.games.gnav.engine.match import Match
+from bot.games.gnav.engine.pieces import FULL_SET
 
 SIZES = (2, 6, 12, 20)
 BAR_6 = 50_000

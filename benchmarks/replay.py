@@ -33,9 +33,9 @@ import tempfile
 import time
 from typing import Any
 
-from bot.engine.match import Match
-from bot.engine.pieces import FULL_SET
-from bot.engine.record import export_record, outcome, replay_record
+from bot.games.gnav.engine.match import Match
+from bot.games.gnav.engine.pieces import FULL_SET
+from bot.games.gnav.engine.record import export_record, outcome, replay_record
 
 ROOT = Path(__file__).resolve().parents[1]
 PLATFORM_LIBRARIES = ("telegram", "discord", "aiosqlite", "asyncpg", "pydantic", "aiohttp")

@@ -6,9 +6,10 @@ core). `--scale 3` triples every sample count, `--counts 4,6` tunes some table s
 check behind `GJOK_STOP`, `--no-tune` only evaluates the table in strategy.py.
 
 Tuning: for every table size (participants) and position class (first, early, late, acting
-dealer), seeded rounds are played through `bot.engine.match.Match` with every seat playing
-`decide` with the current table. At each turn of a seat of the class being tuned, the round is
-also replayed with the other action from that turn on, so every sampled turn gives the seat's
+dealer), seeded rounds are played through `bot.games.gnav.engine.match.Match` with every seat
+playing `decide` with the current table. At each turn of a seat of the class being tuned, the
+round is also replayed with the other action from that turn on, so every sampled turn gives the
+seat's
 lives lost both when it stays and when it swaps, and the mean for every threshold (over ranks)
 is read off the same rounds. Starting from the baseline (swap below VI everywhere, with the
 knowledge rules), this best response is iterated `--iterations` times; the table is printed as
@@ -38,8 +39,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bot.engine.match import Match
-from bot.engine.pieces import FULL_SET, GJOK, HUS, NARR, RANK_NAMES
+from bot.games.gnav.engine.match import Match
+from bot.games.gnav.engine.pieces import FULL_SET, GJOK, HUS, NARR, RANK_NAMES
 from bot.games.gnav.strategy import (
     CLASS_NAMES,
     FIXED_THRESHOLD,

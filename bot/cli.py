@@ -17,7 +17,7 @@ from typing import Any
 def load_record(path: str) -> Any:
     """Read a match record file (`-`: standard input) and parse its JSON (RecordError when
     unreadable, empty or malformed, or when it is an outcome rather than a record)."""
-    from bot.engine.record import RecordError, parse_record
+    from bot.games.gnav.engine.record import RecordError, parse_record
 
     name = "standard input" if path == "-" else path
     try:
@@ -52,7 +52,7 @@ def _looks_like_an_outcome(data: Any) -> bool:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from bot.engine.record import RecordError, replay_record
+    from bot.games.gnav.engine.record import RecordError, replay_record
 
     try:
         _, result = replay_record(load_record(args.file))

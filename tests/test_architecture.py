@@ -1,9 +1,11 @@
 """The import arrows of ARCHITECTURE.md, enforced by parsing every module's imports (ast).
 
-- `bot/engine` is pure: the standard library only, and none of it that does I/O, time, chance,
-  logging or concurrency; `json` only in `record.py` (parsing a record's text); no other package
-  of ours; no use of the global `random` module, and no dynamic imports.
-- `bot/service` never imports `adapters` or `storage` (it owns ports they implement).
+- every game's engine (`bot/games/<game>/engine`) is pure: the standard library only, and none of
+  it that does I/O, time, chance, logging or concurrency; `json` only in its `record.py` (parsing
+  a record's text); nothing of ours but its own engine; no use of the global `random` module, and
+  no dynamic imports.
+- `bot/service` never imports `adapters` or `storage` (it owns ports they implement), and
+  `bot/service`, `storage` and `adapters` import no game: only the composition root does.
 - `storage` never imports `adapters`; adapters never import each other.
 - `gnav-bot replay` starts without any platform library.
 """
@@ -58,8 +60,8 @@ ENGINE_FORBIDDEN = frozenset(
         "warnings",
     }
 )
-#: Modules allowed in one engine module only.
-ENGINE_ALLOWED_IN = {"json": {"bot.engine.record"}}
+#: Modules allowed in one module of each engine only (by its name inside the engine).
+ENGINE_ALLOWED_IN = {"json": {"record"}}
 
 ADAPTERS = ("telegram", "discord", "console")
 
@@ -105,7 +107,7 @@ def _imports(name: str, path: Path) -> list[Import]:
             else:
                 module = node.module or ""
             result.append(Import(module, node.lineno))
-            # `from bot import engine` imports bot.engine: count the names as modules too.
+            # `from bot.games.gnav import engine` imports its engine: count names as modules too.
             result += [Import(f"{module}.{alias.name}", node.lineno) for alias in node.names]
     return result
 
@@ -118,12 +120,19 @@ def _is_ours(module: str) -> bool:
     return _top(module) in OUR_PACKAGES
 
 
-ENGINE = _modules("bot/engine")
+#: Every game's engine modules.
+ENGINE = _modules(*(str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("bot/games/*/engine"))))
 
 
-def test_the_engine_is_found() -> None:
-    """The checker sees the engine's modules (a wrong path would pass vacuously)."""
-    assert {"bot.engine.match", "bot.engine.record", "bot.engine.pieces"} <= set(ENGINE)
+def _engine_of(name: str) -> str:
+    """The engine package a module belongs to: `bot.games.<game>.engine`."""
+    return ".".join(name.split(".")[:4])
+
+
+def test_the_engines_are_found() -> None:
+    """The checker sees the engines' modules (a wrong path would pass vacuously)."""
+    gnav = {"match", "record", "pieces"}
+    assert {f"bot.games.gnav.engine.{m}" for m in gnav} <= set(ENGINE)
 
 
 def _engine_violations(name: str, path: Path) -> list[str]:
@@ -133,7 +142,10 @@ def _engine_violations(name: str, path: Path) -> list[str]:
         top = _top(imp.module)
         if _is_ours(imp.module):
             # `from bot import engine` names the bare `bot` package too: only what follows counts.
-            if imp.module != "bot" and not imp.module.startswith("bot.engine"):
+            own = _engine_of(name)
+            if imp.module not in ("bot", "bot.games", f"bot.games.{own.split('.')[2]}") and not (
+                imp.module == own or imp.module.startswith(own + ".")
+            ):
                 bad.append(f"line {imp.line}: {imp.module} (the engine imports no other package)")
             continue
         if top == "__future__":
@@ -142,7 +154,7 @@ def _engine_violations(name: str, path: Path) -> list[str]:
             bad.append(f"line {imp.line}: {imp.module} is not in the standard library")
         elif top in ENGINE_FORBIDDEN:
             bad.append(f"line {imp.line}: {imp.module} (no I/O, time, chance or logging)")
-        elif top in ENGINE_ALLOWED_IN and name not in ENGINE_ALLOWED_IN[top]:
+        elif top in ENGINE_ALLOWED_IN and name.rpartition(".")[2] not in ENGINE_ALLOWED_IN[top]:
             bad.append(f"line {imp.line}: {imp.module} only in {sorted(ENGINE_ALLOWED_IN[top])}")
     return bad
 
@@ -185,7 +197,9 @@ def test_service_imports_no_adapter_and_no_storage() -> None:
 def test_service_storage_and_adapters_import_no_game() -> None:
     """Only the composition root knows the games: the service hosts them through its game
     interface, storage keeps their JSON, adapters show the service's screens."""
-    assert not _violations(("bot/service", "storage", "adapters"), ("bot.games", "bot.engine"))
+    assert not _violations(
+        ("bot/service", "storage", "adapters"), ("bot.games", "bot.games.gnav.engine")
+    )
 
 
 def test_adapters_do_not_import_the_runner() -> None:
@@ -230,16 +244,16 @@ def test_the_checker_resolves_relative_imports_and_flags_bad_ones(tmp_path: Path
         "def f():\n    import random\n    return random.random()\n",
         encoding="utf-8",
     )
-    modules = [i.module for i in _imports("bot.engine.fake", path)]
+    modules = [i.module for i in _imports("bot.games.gnav.engine.fake", path)]
     assert modules == [
-        "bot.engine.match",
-        "bot.engine.match.Match",
-        "bot",
-        "bot.service",
+        "bot.games.gnav.engine.match",
+        "bot.games.gnav.engine.match.Match",
+        "bot.games.gnav",
+        "bot.games.gnav.service",
         "os.path",
         "random",
     ]
-    bad = _engine_violations("bot.engine.fake", path)
+    bad = _engine_violations("bot.games.gnav.engine.fake", path)
     assert [b.split(":")[0] for b in bad] == ["line 2", "line 3", "line 5"]
 
 

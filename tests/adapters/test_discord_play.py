@@ -26,8 +26,8 @@ import pytest
 
 from adapters.discord.platform import DiscordPlatform
 from bot.config import BotSettings
-from bot.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR, Rank
-from bot.engine.record import replay_record
+from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR, Rank
+from bot.games.gnav.engine.record import replay_record
 from bot.games.registry import all_games
 from bot.service.ports import Repository
 from bot.service.routing import RoutingNotifier

@@ -18,7 +18,7 @@ import pytest
 
 from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot.config import BotSettings
-from bot.engine.pieces import FULL_SET, Rank
+from bot.games.gnav.engine.pieces import FULL_SET, Rank
 from bot.games.registry import all_games
 from bot.service.ports import Repository
 from bot.service.service import TableService

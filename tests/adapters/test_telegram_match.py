@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from bot.engine.pieces import DISPLAY_NAMES, RANK_NAMES, Rank
+from bot.games.gnav.engine.pieces import DISPLAY_NAMES, RANK_NAMES, Rank
 from bot.service.ports import MessageGone
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository

@@ -1,8 +1,8 @@
 """Invariants of the engine over random whole matches (hypothesis and seeded play-outs).
 
-At every step (tests/engine/playout.py): 42 pieces conserved with each rank twice (N1, N24),
-lives + bank accounted (N3, N6), no hidden rank in a public event (N16, N25), private `piece`
-events only for their own seat and equal to the hand, only the player to act may act (N8),
+At every step (tests/games/gnav/engine/playout.py): 42 pieces conserved with each rank twice
+(N1, N24), lives + bank accounted (N3, N6), no hidden rank in a public event (N16, N25), private
+`piece` events only for their own seat and equal to the hand, only the player to act may act (N8),
 `to_dict` round trips through JSON. Per match: a match restored at every step plays on
 identically, its exported record replays to the same outcome, and it ends with winners (N23).
 """
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine.match import Match
-from bot.engine.record import export_record, outcome, replay_record
-from tests.engine.playout import normalised, play_match
+from bot.games.gnav.engine.match import Match
+from bot.games.gnav.engine.record import export_record, outcome, replay_record
+from tests.games.gnav.engine.playout import normalised, play_match
 from tests.playouts import seeds
 
 PROFILES = ("norsk", "tradisjonell")

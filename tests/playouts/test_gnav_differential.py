@@ -1,4 +1,4 @@
-"""The engine against a second, plain reading of the rules (tests/engine/reference.py).
+"""The engine against a second, plain reading of the rules (tests/games/gnav/engine/reference.py).
 
 Random whole matches (2-20 players, both profiles, 1-5 lives), and the same matches cut short
 in their last round, must give the same outcome from `replay_record` and from the reference.
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from bot.engine.record import export_record, replay_record
-from tests.engine.playout import play_match
-from tests.engine.reference import reference_outcome
-from tests.engine.vectors import load_json, outcome_path, vector_records
+from bot.games.gnav.engine.record import export_record, replay_record
+from tests.games.gnav.engine.playout import play_match
+from tests.games.gnav.engine.reference import reference_outcome
+from tests.games.gnav.engine.vectors import load_json, outcome_path, vector_records
 from tests.playouts import seeds
 
 RECORDS = vector_records()

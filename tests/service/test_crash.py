@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from bot.engine.record import replay_record
+from bot.games.gnav.engine.record import replay_record
 from bot.games.registry import all_games
 from bot.service.service import TableService
 from storage.sqlite import SqliteRepository

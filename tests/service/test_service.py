@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from bot.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR
-from bot.engine.record import replay_record
+from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR
+from bot.games.gnav.engine.record import replay_record
 from bot.service import tokens
 from bot.service.table import TableKey, User
 from tests.service.conftest import ADMIN, ALICE, BOB, CARL, CHANNEL, Harness

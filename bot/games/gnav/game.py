@@ -11,12 +11,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bot.engine.errors import RuleError
-from bot.engine.events import EVERYONE, Event
-from bot.engine.match import NO_PIECE, Match
-from bot.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
-from bot.engine.profiles import get_profile
-from bot.engine.record import export_record
+from bot.games.gnav.engine.errors import RuleError
+from bot.games.gnav.engine.events import EVERYONE, Event
+from bot.games.gnav.engine.match import NO_PIECE, Match
+from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
+from bot.games.gnav.engine.profiles import get_profile
+from bot.games.gnav.engine.record import export_record
 from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog

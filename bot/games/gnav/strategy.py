@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.engine.events import Event
-from bot.engine.match import BAG, NO_PIECE, Match
-from bot.engine.pieces import (
+from bot.games.gnav.engine.events import Event
+from bot.games.gnav.engine.match import BAG, NO_PIECE, Match
+from bot.games.gnav.engine.pieces import (
     DRAGON,
     FIRST_MATADOR,
     FULL_SET,

@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
-from bot.engine.match import BAG, Match
-from bot.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, HUS, KATT, NARR, Rank
+from bot.games.gnav.engine.match import BAG, Match
+from bot.games.gnav.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, HUS, KATT, NARR, Rank
 from bot.games.gnav.strategy import (
     DEALER,
     EARLY,

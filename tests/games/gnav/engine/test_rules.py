@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from bot.engine.errors import (
+from bot.games.gnav.engine.errors import (
     BagExhausted,
     InvalidDeal,
     MatchOver,
@@ -16,8 +16,8 @@ from bot.engine.errors import (
     RoundOver,
     RuleError,
 )
-from bot.engine.match import BAG, Match
-from bot.engine.pieces import FULL_SET, parse_rank
+from bot.games.gnav.engine.match import BAG, Match
+from bot.games.gnav.engine.pieces import FULL_SET, parse_rank
 
 
 def R(*names: str) -> list[int]:

@@ -11,11 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.engine.errors import RuleError
-from bot.engine.events import event_text
-from bot.engine.match import NO_PIECE, Match, RoundLog
-from bot.engine.pieces import RANK_BY_TEXT, RANK_NAMES, parse_rank
-from bot.engine.profiles import PROFILES
+from bot.games.gnav.engine.errors import RuleError
+from bot.games.gnav.engine.events import event_text
+from bot.games.gnav.engine.match import NO_PIECE, Match, RoundLog
+from bot.games.gnav.engine.pieces import RANK_BY_TEXT, RANK_NAMES, parse_rank
+from bot.games.gnav.engine.profiles import PROFILES
 
 #: Exact record spellings of the ranks; anything else goes through `parse_rank` (and its errors).
 _rank_of = RANK_BY_TEXT.get

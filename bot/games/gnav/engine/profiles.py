@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bot.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, HUS, KATT, NARR
+from bot.games.gnav.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, HUS, KATT, NARR
 
 #: What happens when a request to swap meets a piece (N10, N12-N15).
 ACCEPT = 0

@@ -15,10 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine.errors import NotYourTurn, RuleError
-from bot.engine.events import EVERYONE, PUBLIC_KINDS, RANKED_PUBLIC_KINDS, Event
-from bot.engine.match import NO_PIECE, Match
-from bot.engine.pieces import FULL_SET, HEST, HUS, NARR
+from bot.games.gnav.engine.errors import NotYourTurn, RuleError
+from bot.games.gnav.engine.events import EVERYONE, PUBLIC_KINDS, RANKED_PUBLIC_KINDS, Event
+from bot.games.gnav.engine.match import NO_PIECE, Match
+from bot.games.gnav.engine.pieces import FULL_SET, HEST, HUS, NARR
 
 #: Every rank exactly twice (N1).
 FULL_COUNT = Counter(FULL_SET)

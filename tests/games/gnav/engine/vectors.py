@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+VECTORS = Path(__file__).resolve().parents[3] / "vectors"
 
 
 def vector_records() -> list[Path]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bot.engine.pieces import RANK_NAMES
+from bot.games.gnav.engine.pieces import RANK_NAMES
 
 #: Audience of an event every seat (and the channel) may see.
 EVERYONE = -1

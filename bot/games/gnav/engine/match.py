@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.engine.errors import (
+from bot.games.gnav.engine.errors import (
     BagExhausted,
     InvalidDeal,
     MatchOver,
@@ -22,9 +22,9 @@ from bot.engine.errors import (
     RoundOver,
     RuleError,
 )
-from bot.engine.events import EVERYONE, Event
-from bot.engine.pieces import COPIES_PER_RANK, NARR, RANK_NAMES
-from bot.engine.profiles import (
+from bot.games.gnav.engine.events import EVERYONE, Event
+from bot.games.gnav.engine.pieces import COPIES_PER_RANK, NARR, RANK_NAMES
+from bot.games.gnav.engine.profiles import (
     ACCEPT,
     FORBI,
     GJOK_STOP,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine.record import export_record, replay_record
-from tests.engine.vectors import load_json, outcome_path, run_gnav_bot, vector_records
+from bot.games.gnav.engine.record import export_record, replay_record
+from tests.games.gnav.engine.vectors import load_json, outcome_path, run_gnav_bot, vector_records
 
 RECORDS = vector_records()
 IDS = [f"{p.parent.name}/{p.stem}" for p in RECORDS]

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from bot.engine.record import RecordError, parse_record, replay_record
-from tests.engine.vectors import load_json, run_gnav_bot, vector_records
+from bot.games.gnav.engine.record import RecordError, parse_record, replay_record
+from tests.games.gnav.engine.vectors import load_json, run_gnav_bot, vector_records
 
 PREFIX = "gnav-bot replay: "
 

@@ -1,1 +1,0 @@
-"""Tests of the rules engine (bot/engine): vectors, record errors, invariants, rules."""
