@@ -9,9 +9,8 @@ Tuning: for every table size (participants) and position class (first, early, la
 dealer), seeded rounds are played through `bot.games.gnav.engine.match.Match` with every seat
 playing `decide` with the current table. At each turn of a seat of the class being tuned, the
 round is also replayed with the other action from that turn on, so every sampled turn gives the
-seat's
-lives lost both when it stays and when it swaps, and the mean for every threshold (over ranks)
-is read off the same rounds. Starting from the baseline (swap below VI everywhere, with the
+seat's lives lost both when it stays and when it swaps, and the mean for every threshold (over
+ranks) is read off the same rounds. Starting from the baseline (swap below VI everywhere, with the
 knowledge rules), this best response is iterated `--iterations` times; the table is printed as
 a literal for `bot/games/gnav/strategy.py`.
 
