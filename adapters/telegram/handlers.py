@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE
 #: Who a command needs besides the host's or a seat's own rights: "host" commands may also be
-#: used by chat admins (start, stop, kick, settings); "seat" ones by seated players or admins.
-Need = Literal["host", "seat"] | None
+#: used by chat admins (start, stop, kick); "seat" ones by seated players or admins; "admin"
+#: ones (changing settings) by the host of an open table, else by chat admins only.
+Need = Literal["host", "seat", "admin"] | None
 
 #: Longest callback answer Telegram shows (characters, counted here in UTF-16 to be safe).
 MAX_ALERT = 200
@@ -116,7 +117,7 @@ class Handlers:
             update,
             context,
             lambda tk, user: self.service.configure(tk, user, words),
-            need="host" if words else None,
+            need="admin" if words else None,
         )
 
     async def language(self, update: Update, context: Context) -> None:
@@ -128,7 +129,7 @@ class Handlers:
                 return Reply(texts.languages_line(await self._language(tk)), public=True)
             return await self.service.configure(tk, user, [f"language={words[0]}"])
 
-        await self._command(update, context, run, need="host" if words else None)
+        await self._command(update, context, run, need="admin" if words else None)
 
     async def rules(self, update: Update, context: Context) -> None:
         """/gnav_rules: the rules of the table's profile (also in the private chat)."""
@@ -384,15 +385,16 @@ class Handlers:
         """Whether the sender is a chat admin, asked of Telegram only when it matters.
 
         The host needs no admin rights for its own table, nor a seated player to deal the
-        next round; with no open table the service checks nothing.
+        next round; with no open table only a settings change needs an admin.
         """
         if need is None or chat.type == ChatType.PRIVATE:
             return False
         table = await self.service.status(tk)
         if table is None or table.status == "closed":
-            return False
+            # No table: only settings changes ask (they are for admins then).
+            return need == "admin" and await self.is_admin(context, chat.id, user_id)
         key = f"telegram:{user_id}"
-        if need == "host" and table.host == key:
+        if need in ("host", "admin") and table.host == key:
             return False
         if need == "seat" and table.seat_of(key) is not None:
             return False

@@ -449,11 +449,17 @@ class TableService:
         cat = self._cat(table if active else None, current, tk.platform)
         if not words:
             return Reply(_settings_text(current, cat), public=True)
-        changes = parse_changes(words)
+        # Anyone may read the settings; changing them is for the host of the open table or a
+        # channel admin (with no table open, for an admin only: the next table inherits them).
         if active and table is not None:
-            self._authorise(table, user)
-            if table.status == "playing" and set(changes) - {"language"}:
-                raise ServiceError("settings.error.in_match")
+            if user.key != table.host and not user.admin:
+                raise ServiceError("settings.error.not_host", host=self._host_name(table))
+        elif not user.admin:
+            raise ServiceError("settings.error.admin_only")
+        changes = parse_changes(words)
+        playing = active and table is not None and table.status == "playing"
+        if playing and set(changes) - {"language"}:
+            raise ServiceError("settings.error.in_match")
         new = apply_changes(current, changes)
         await self.repo.save_settings(tk.key, new.model_dump())
         if active and table is not None:
@@ -515,6 +521,8 @@ class TableService:
         table = self._playing(table)
         cat = self._cat(table)
         if seq is not None and seq != table.seq:
+            if table.timed_out.get(user.key) == seq:
+                raise ServiceError("error.timed_out")
             raise ServiceError("error.stale")
         seat = table.seat_of(user.key)
         if seat is None:
@@ -905,6 +913,7 @@ class TableService:
             # A person's turn timed out: it counts as "stay" (T3: a Narr holder swaps).
             action = self.rules.timeout_action(match, turn)
             seat.timeouts += 1
+            table.timed_out[seat.user] = table.seq
             table.log.append((f"note.timeout_{action}", {"p": seat.name}))
             outcomes = [self.rules.act(match, turn, action)]
             table.log.extend(outcomes[0].log)
@@ -1028,6 +1037,14 @@ class TableService:
     def _authorise(self, table: Table, user: User) -> None:
         if user.key != table.host and not user.admin:
             raise ServiceError("error.not_host")
+
+    def _host_name(self, table: Table) -> str:
+        """How the host is called at the table (or was last seen), for refusals naming them."""
+        for seat in table.seats:
+            if seat.user == table.host:
+                return seat.name
+        info = self._players.get(table.host or "")
+        return str(info.get("name") or "?") if info else "?"
 
     async def _unseat_from_lobby(self, table: Table, seat: int) -> None:
         """Free a lobby seat; the host's role passes on; an empty lobby closes."""

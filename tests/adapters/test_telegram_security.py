@@ -1,0 +1,52 @@
+"""Issue 8 (security and bad input) on Telegram: the real Application on the fake Bot API."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.adapters.test_telegram_bench import Bench
+from tests.fakes.telegram_api import FakeChat, FakeTelegram, FakeUser
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    """A running fake Bot API server."""
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bench(tg: FakeTelegram) -> AsyncIterator[Bench]:
+    """The platform and service running on the fake."""
+    started = await Bench(tg).start()
+    yield started
+    await started.stop()
+
+
+def group_of(tg: FakeTelegram) -> tuple[FakeUser, FakeUser, FakeChat]:
+    alice = tg.add_user("Alice")
+    bob = tg.add_user("Bob")
+    return alice, bob, tg.add_group("Secret board meeting", members=[alice, bob])
+
+
+# ------------------------------------------------------------------ 1. settings
+async def test_member_cannot_change_settings_without_a_table_on_telegram(
+    tg: FakeTelegram, bench: Bench
+) -> None:
+    alice, bob, group = group_of(tg)
+    dora = tg.add_user("Dora")
+    tg.set_member_status(group, dora, "administrator")
+    asked = bench.say(bob, group, "/gnav_settings lives=1 bots=19 timeout=10")
+    assert "admin" in (await bench.reply_to(group, asked)).text
+    asked = bench.say(bob, group, "/gnav_language ru")
+    assert "admin" in (await bench.reply_to(group, asked)).text
+    asked = bench.say(bob, group, "/gnav_settings")  # reading is for everyone
+    assert "lives 3" in (await bench.reply_to(group, asked)).text
+    asked = bench.say(dora, group, "/gnav_settings lives=4")
+    assert "lives 4" in (await bench.reply_to(group, asked)).text
+    bench.say(alice, group, "/gnav")
+    await bench.wait_table(group, "Alice", button="Join")
+    table = await bench.table(group)
+    assert (table.settings.lives, table.settings.bots, table.settings.turn_timeout) == (4, 0, 60)

@@ -1,0 +1,96 @@
+"""Issue 8 (security and bad input), in the service: who may change settings, which seat a
+kick removes, what names may contain, and what setting errors say."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
+from bot.service.table import User
+from tests.service.conftest import ADMIN, ALICE, BOB, CARL, CHANNEL, Harness
+from tests.service.test_service import start_table
+
+
+# ------------------------------------------------------------------ 1. settings are the host's
+async def test_member_cannot_change_settings_without_a_table(harness: Harness) -> None:
+    svc = harness.service
+    refused = await svc.configure(CHANNEL, BOB, ["lives=1", "bots=19", "timeout=10"])
+    assert not refused.ok and not refused.public
+    assert "admin" in refused.text
+    assert await harness.repo.load_settings(CHANNEL.key) is None
+    await svc.open(CHANNEL, ALICE)
+    assert (await harness.table()).settings == TableSettings()
+
+
+async def test_admin_changes_settings_without_a_table(harness: Harness) -> None:
+    reply = await harness.service.configure(CHANNEL, ADMIN, ["lives=4"])
+    assert reply.ok
+    await harness.service.open(CHANNEL, ALICE)
+    assert (await harness.table()).settings.lives == 4
+
+
+async def test_member_cannot_change_the_settings_of_an_open_table(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    await svc.join(CHANNEL, BOB)
+    refused = await svc.configure(CHANNEL, BOB, ["lives=1"])
+    assert not refused.ok and not refused.public
+    assert "Alice" in refused.text and "admin" in refused.text  # names who may
+    assert (await harness.table()).settings.lives == 3
+    assert (await svc.configure(CHANNEL, ALICE, ["lives=2"])).ok
+    assert (await svc.configure(CHANNEL, ADMIN, ["lives=6"])).ok
+    assert (await harness.table()).settings.lives == 6
+
+
+async def test_anyone_may_read_the_settings(harness: Harness) -> None:
+    shown = await harness.service.configure(CHANNEL, BOB, [])
+    assert shown.ok and "lives 3" in shown.text
+
+
+# ------------------------------------------------------------------ 7. errors in the user's words
+async def test_setting_error_names_the_word_typed_not_the_field(harness: Harness) -> None:
+    bad = await harness.service.configure(CHANNEL, ADMIN, ["timeout=abc"])
+    assert not bad.ok and "timeout" in bad.text and "turn_timeout" not in bad.text
+    bad = await harness.service.configure(CHANNEL, ADMIN, ["delay=x"])
+    assert "delay" in bad.text and "next_round_delay" not in bad.text
+    bad = await harness.service.configure(CHANNEL, ADMIN, ["turn", "600000"])
+    assert "turn " in bad.text and "turn_timeout" not in bad.text
+
+
+@pytest.mark.parametrize("value", ["1_0", "５", "+5", "5.0", "٥", "0x5", "-1"])
+def test_setting_numbers_are_plain_ascii_whole_numbers(value: str) -> None:
+    with pytest.raises(SettingsError) as err:
+        apply_changes(TableSettings(), parse_changes([f"lives={value}"]))
+    assert err.value.code == "settings.error.number"
+
+
+def test_setting_numbers_accept_digits_and_seconds() -> None:
+    new = apply_changes(TableSettings(), parse_changes(["lives=5", "timeout=90s"]))
+    assert (new.lives, new.turn_timeout) == (5, 90)
+
+
+async def test_setting_error_echoes_at_most_40_characters(harness: Harness) -> None:
+    long = "x" * 500
+    for words in ([f"lives={long}"], [f"rules={long}"], [f"{long}=1"], [long]):
+        bad = await harness.service.configure(CHANNEL, ADMIN, words)
+        assert not bad.ok
+        assert "x" * 41 not in bad.text, words
+        assert "x" * 20 in bad.text
+
+
+async def test_press_after_own_turn_timed_out_says_time_ran_out(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30"])
+    user = await harness.current()
+    stay = harness.notifier.buttons(CHANNEL.key)["Stay · Jeg står"]
+    harness.clock.advance(31)
+    await harness.settle()
+    late = await harness.service.press(CHANNEL, user, stay)
+    assert not late.ok
+    assert "time ran out" in late.text and "out of date" not in late.text
+    other = BOB if user.key == ALICE.key else ALICE
+    stale = await harness.service.press(CHANNEL, other, stay)
+    assert not stale.ok and "time ran out" not in stale.text
+
+
+# keep imports used
+_ = (CARL, User)
