@@ -24,6 +24,7 @@ from bot.games.gnav.game import GnavRules
 from bot.service import tokens
 from bot.service.game import GameRules, LogLine, Outcome
 from bot.service.i18n import Catalog, catalog
+from bot.service.names import clean_name, unique_name
 from bot.service.outbox import Outbox
 from bot.service.ports import (
     Button,
@@ -42,6 +43,7 @@ from bot.service.settings import (
     SettingsError,
     TableSettings,
     apply_changes,
+    echo,
     load_settings,
     parse_changes,
 )
@@ -330,12 +332,13 @@ class TableService:
     async def _remember(self, user: User) -> None:
         """Store a player's name and language when they are new or changed."""
         info = await self._player(user.key)
-        changed = info.get("name") != user.name
+        name = clean_name(user.name)
+        changed = info.get("name") != name
         if user.language and info.get("language") != user.language:
             info["language"] = user.language
             changed = True
         if changed:
-            info["name"] = user.name
+            info["name"] = name
             await self.repo.save_player(user.key, info)
 
     async def reachable(self, user: str) -> bool | None:
@@ -346,7 +349,7 @@ class TableService:
         """An adapter learned that private messages now reach (or no longer reach) `user`."""
         info = await self._player(user.key)
         info["reachable"] = reachable
-        info["name"] = user.name
+        info["name"] = clean_name(user.name)
         await self.repo.save_player(user.key, info)
 
     # ================================================================= lobby
@@ -371,7 +374,7 @@ class TableService:
             settings=settings,
             status="lobby",
             host=user.key,
-            seats=[Seat(user.key, _clean_name(user.name))] if sit else [],
+            seats=[Seat(user.key, clean_name(user.name))] if sit else [],
             created_at=now,
             row_version=table.row_version if table else None,
             message_ref=None,
@@ -395,7 +398,7 @@ class TableService:
             raise ServiceError("join.already")
         if len(table.seats) >= self.rules.max_players:
             raise ServiceError("join.full", max=self.rules.max_players)
-        name = _unique_name(_clean_name(user.name), table.names)
+        name = unique_name(clean_name(user.name), table.names)
         await self._remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
         if table.host is None:
@@ -429,7 +432,7 @@ class TableService:
         self._authorise(table, user)
         seat = _find_seat(table, who)
         if seat is None:
-            raise ServiceError("kick.unknown", name=who)
+            raise ServiceError("kick.unknown", name=echo(who))
         name = table.seats[seat].name
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
@@ -482,7 +485,7 @@ class TableService:
         self._authorise(table, user)
         bots = min(table.settings.bots, self.rules.max_players - len(table.seats))
         for i in range(1, bots + 1):
-            name = _unique_name(cat.t("bot.name", n=i), table.names)
+            name = unique_name(cat.t("bot.name", n=i), table.names)
             table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
         if len(table.seats) < self.rules.min_players:
             del table.seats[len(table.seats) - bots :]
@@ -610,7 +613,7 @@ class TableService:
         cat = self._catalog(settings.language, tk.platform)
         found = await self.repo.player_stats(tk.chat_key, user.key)
         if found is None:
-            return Reply(cat.t("stats.none", name=user.name), public=True)
+            return Reply(cat.t("stats.none", name=clean_name(user.name)), public=True)
         return Reply(
             cat.t(
                 "stats.line",
@@ -1094,25 +1097,30 @@ def _new_id(length: int = 6) -> str:
     return "".join(secrets.choice(alphabet) for _ in range(length))
 
 
-def _clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())[:32]
-    return cleaned or "?"
-
-
-def _unique_name(name: str, taken: Sequence[str]) -> str:
-    if name not in taken:
-        return name
-    n = 2
-    while f"{name} ({n})" in taken:
-        n += 1
-    return f"{name} ({n})"
-
-
 def _find_seat(table: Table, who: str) -> int | None:
-    who = who.strip().lstrip("@")
+    """The seat `who` names: a user key, else exactly its name, else its name in any case.
+
+    Several seats matching only in case (`Alice`, `alice`) are refused, listing them.
+    """
+    who = who.strip()
     for i, s in enumerate(table.seats):
-        if s.user == who or s.name.casefold() == who.casefold():
+        if s.user == who:
             return i
+    wanted = [clean_name(who)]
+    if who.startswith("@"):
+        wanted.append(clean_name(who[1:]))
+    for name in wanted:
+        for i, s in enumerate(table.seats):
+            if s.name == name:
+                return i
+    for name in wanted:
+        folded = name.casefold()
+        found = [i for i, s in enumerate(table.seats) if s.name.casefold() == folded]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            names = ", ".join(table.seats[i].name for i in found)
+            raise ServiceError("kick.ambiguous", name=echo(who), names=names)
     return None
 
 

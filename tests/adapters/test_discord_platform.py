@@ -560,3 +560,19 @@ async def test_gnav_bot_run_plays_discord_and_telegram_and_survives_a_restart(
 def make_platform_from(settings: BotSettings) -> DiscordPlatform:
     """The platform as the runner builds it, with the fake's short READY wait."""
     return DiscordPlatform(settings, client_options={"guild_ready_timeout": 0.05})
+
+
+async def test_names_cannot_become_mentions_roles_timestamps_or_commands(world: World) -> None:
+    """Discord's angle-bracket syntax in a display name is shown as typed (escaped), and
+    invisible or bidirectional controls are gone."""
+    fake = world.fake
+    hostile = "<@1><@&2><t:0:R></gnav stop:1>\u202e"
+    fake.add_user("mallory", guilds=[world.guild], global_name=hostile)
+    mallory = next(u for u in fake.users.values() if u.username == "mallory")
+    async with running_bot(world, MemoryRepository()) as bot:
+        await slash(world, mallory, "new")
+        await bot.settle()
+    content = fake.find_calls("POST", rf"/channels/{world.channel.id}/messages")[-1].json["content"]
+    assert "\\<@1>\\<@&2>\\<t:0:R>\\</gnav stop:1> (host)" in content
+    assert re.search(r"(?<!\\)<", content) is None
+    assert "\u202e" not in content

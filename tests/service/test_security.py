@@ -7,7 +7,7 @@ import pytest
 
 from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
 from bot.service.table import User
-from tests.service.conftest import ADMIN, ALICE, BOB, CARL, CHANNEL, Harness
+from tests.service.conftest import ADMIN, ALICE, BOB, CHANNEL, Harness
 from tests.service.test_service import start_table
 
 
@@ -92,5 +92,63 @@ async def test_press_after_own_turn_timed_out_says_time_ran_out(harness: Harness
     assert not stale.ok and "time ran out" not in stale.text
 
 
-# keep imports used
-_ = (CARL, User)
+# ------------------------------------------------------------------ 2. kick removes exactly one
+async def test_kick_removes_exactly_the_named_player(harness: Harness) -> None:
+    svc = harness.service
+    upper, lower = User("test:11", "Alice"), User("test:12", "alice")
+    await svc.open(CHANNEL, BOB)
+    await svc.join(CHANNEL, upper)
+    await svc.join(CHANNEL, lower)
+    assert (await harness.table()).names == ["Bob", "Alice", "alice"]
+    assert (await svc.kick(CHANNEL, BOB, "alice")).ok
+    assert (await harness.table()).names == ["Bob", "Alice"]
+
+
+async def test_kick_refuses_several_case_insensitive_matches_and_lists_them(
+    harness: Harness,
+) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, BOB)
+    await svc.join(CHANNEL, User("test:11", "Alice"))
+    await svc.join(CHANNEL, User("test:12", "alice"))
+    refused = await svc.kick(CHANNEL, BOB, "ALICE")
+    assert not refused.ok and "Alice, alice" in refused.text
+    assert (await harness.table()).names == ["Bob", "Alice", "alice"]
+    assert (await svc.kick(CHANNEL, BOB, "test:12")).ok  # a user key (a reply, a mention)
+    assert (await harness.table()).names == ["Bob", "Alice"]
+    assert (await svc.kick(CHANNEL, BOB, "ALICE")).ok  # now only one matches
+    assert (await harness.table()).names == ["Bob"]
+
+
+# ------------------------------------------------------------------ 3. names
+async def test_names_lose_zero_width_and_bidi_controls(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, User("test:1", "Eve\u202e"))
+    await svc.join(CHANNEL, User("test:2", "B\u200bo\u2066b\ufeff\u200f"))
+    await svc.join(CHANNEL, User("test:3", "\u200b\u202e"))
+    names = (await harness.table()).names
+    assert names == ["Eve", "Bob", "?"]
+    text = harness.service.render(await harness.table()).text
+    assert not any(ch in text for ch in "\u202e\u200b\u2066\ufeff\u200f")
+
+
+async def test_names_that_look_the_same_get_a_visible_suffix(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, User("test:1", "Tor"))
+    await svc.join(CHANNEL, User("test:2", "T\u200bor"))  # the same once cleaned
+    await svc.join(CHANNEL, User("test:3", "\u0422\u043er"))  # Cyrillic Т and о
+    await svc.join(CHANNEL, User("test:4", "Tor  "))
+    assert (await harness.table()).names == ["Tor", "Tor (2)", "\u0422\u043er (3)", "Tor (4)"]
+
+
+async def test_long_names_are_cut_at_a_word_with_an_ellipsis(harness: Harness) -> None:
+    svc = harness.service
+    long = "Bartholomew Aloysius Fitzgerald-Smythe the Third"
+    await svc.open(CHANNEL, User("test:1", long))
+    await svc.join(CHANNEL, User("test:2", "x" * 200))
+    await svc.join(CHANNEL, User("test:3", long))
+    names = (await harness.table()).names
+    assert names[0] == "Bartholomew Aloysius…"
+    assert names[1] == "x" * 31 + "…"
+    assert names[2] == "Bartholomew Aloysius… (2)"
+    assert all(len(n) <= 32 for n in names)
