@@ -77,6 +77,7 @@ class Handlers:
                         message,
                         texts.text(lang, "join_link", text=reply.text),
                         markup=link_markup(lang, link),
+                        literals=reply.literals,
                     )
             return reply
 
@@ -324,10 +325,16 @@ class Handlers:
                 ),
             )
         elif reply.public or not reply.ok:
-            self._reply(message, reply.text)
+            self._reply(message, reply.text, literals=reply.literals)
 
     def _reply(
-        self, message: Message, text: str, *, markup: Any = None, quote: bool = True
+        self,
+        message: Message,
+        text: str,
+        *,
+        markup: Any = None,
+        quote: bool = True,
+        literals: Sequence[str] = (),
     ) -> None:
         self._later(
             message.chat_id,
@@ -337,6 +344,7 @@ class Handlers:
                 thread=thread_of(message),
                 markup=markup,
                 reply_to=message.message_id if quote else None,
+                literals=literals,
             ),
         )
 

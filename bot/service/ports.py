@@ -23,10 +23,15 @@ class Button:
 
 @dataclass(frozen=True, slots=True)
 class Screen:
-    """A platform-neutral message: plain text and rows of buttons."""
+    """A platform-neutral message: plain text and rows of buttons.
+
+    `literals` are the pieces of the text people chose (player names, values they typed):
+    a platform shows them as typed, never as a link, a command, a mention or markup.
+    """
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
+    literals: tuple[str, ...] = ()
 
 
 class Delivery(Enum):

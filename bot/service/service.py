@@ -71,6 +71,9 @@ class Reply:
     public: bool = False
     alert: bool = False
     document: tuple[str, bytes] | None = None
+    #: Pieces of `text` people chose (names, values they typed): shown as typed, never as a
+    #: link, a command, a mention or markup (see `Screen.literals`).
+    literals: tuple[str, ...] = ()
 
 
 class ServiceError(Exception):
@@ -185,21 +188,35 @@ class TableService:
             table = await self._load(tk.key)
             try:
                 reply: Reply = await fn(tk, table, user, *args)
+                reply.literals = (*reply.literals, *self._names_at(tk))
                 return reply
             except ServiceError as exc:
                 cat = self._cat(
                     self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
                 )
-                return Reply(cat.t(exc.code, **exc.params), ok=False)
+                return Reply(
+                    cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc)
+                )
             except SettingsError as exc:
                 cat = self._cat(table)
-                return Reply(cat.t(exc.code, **exc.params), ok=False)
+                return Reply(
+                    cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc)
+                )
             except RuleError as exc:
                 cat = self._cat(table)
                 return Reply(cat.t("error.rule", rule=exc.rule, message=exc.message), ok=False)
             except ConflictError:
                 cat = self._cat(table)
                 return Reply(cat.t("error.conflict"), ok=False)
+
+    def _names_at(self, tk: TableKey) -> tuple[str, ...]:
+        table = self._tables.get(tk.key)
+        return tuple(table.names) if table is not None else ()
+
+    def _literals(self, tk: TableKey, exc: ServiceError | SettingsError) -> tuple[str, ...]:
+        """What a refusal repeats of people's words: its text parameters and the seat names."""
+        typed = tuple(v for v in exc.params.values() if isinstance(v, str))
+        return (*typed, *self._names_at(tk))
 
     async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
         if table is not None:
@@ -271,7 +288,11 @@ class TableService:
                 rows.append((Button(cat.t("button.next"), self._token(table, "next")),))
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
-        return Screen(_fit("\n".join(lines), MAX_TEXT), tuple(rows) if buttons else ())
+        return Screen(
+            _fit("\n".join(lines), MAX_TEXT),
+            tuple(rows) if buttons else (),
+            literals=tuple(table.names),
+        )
 
     def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
         lines = self.rules.render_status(table.match, table.names, cat)
@@ -436,9 +457,9 @@ class TableService:
         name = table.seats[seat].name
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
-            return Reply(cat.t("kick.done", name=name), public=True)
+            return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
         await self._forfeit(table, seat, note=("note.kicked", {"p": name}))
-        return Reply(cat.t("kick.done", name=name), public=True)
+        return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
 
     async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
         """Show or change the table's settings (`lives=5 timeout=90 rules=tradisjonell`)."""
@@ -613,7 +634,8 @@ class TableService:
         cat = self._catalog(settings.language, tk.platform)
         found = await self.repo.player_stats(tk.chat_key, user.key)
         if found is None:
-            return Reply(cat.t("stats.none", name=clean_name(user.name)), public=True)
+            name = clean_name(user.name)
+            return Reply(cat.t("stats.none", name=name), public=True, literals=(name,))
         return Reply(
             cat.t(
                 "stats.line",
@@ -626,6 +648,7 @@ class TableService:
                 refusals=found.refusals,
             ),
             public=True,
+            literals=(found.name,),
         )
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
@@ -648,7 +671,7 @@ class TableService:
                     rounds=r.rounds,
                 )
             )
-        return Reply("\n".join(lines), public=True)
+        return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
@@ -778,7 +801,7 @@ class TableService:
                 "private.header", round=self.rules.round_number(table.match), table=table.key.key
             )
             text = f"{text}\n{self.rules.render_line(line, cat)}"
-            self.outbox.tell(table.key.key, s.user, Screen(text))
+            self.outbox.tell(table.key.key, s.user, Screen(text, literals=tuple(table.names)))
 
     def _no_humans_left(self, table: Table) -> bool:
         humans = [i for i, s in enumerate(table.seats) if not s.bot]

@@ -50,3 +50,30 @@ async def test_member_cannot_change_settings_without_a_table_on_telegram(
     await bench.wait_table(group, "Alice", button="Join")
     table = await bench.table(group)
     assert (table.settings.lives, table.settings.bots, table.settings.turn_timeout) == (4, 0, 60)
+
+
+# ------------------------------------------------------------------ 3. names are not links
+async def test_names_are_not_links_commands_or_mentions_on_telegram(
+    tg: FakeTelegram, bench: Bench
+) -> None:
+    alice, _bob, group = group_of(tg)
+    hostile = [tg.add_user(n) for n in ("http://evil.example/", "/gnav_stop", "@everyone")]
+    for user in hostile:
+        tg.set_member_status(group, user, "member")
+    bench.say(alice, group, "/gnav")
+    await bench.wait_table(group, "Alice", button="Join")
+    for user in hostile:
+        await bench.press(user, group, "Join")
+    lobby = await bench.wait_table(group, "4. @everyone")
+    assert "/gnav_stop" in (lobby.text or "") and "http://evil.example/" in (lobby.text or "")
+    assert lobby.links() == []
+    asked = bench.say(alice, group, "/gnav_kick /gnav_stop")
+    kicked = await bench.reply_to(group, asked)
+    assert "was removed" in kicked.text and kicked.links() == []
+    # A value someone typed and a refusal echo it as typed, not as a command either.
+    asked = bench.say(alice, group, "/gnav_kick /gnav_new")
+    refused = await bench.reply_to(group, asked)
+    assert "/gnav_new" in refused.text and refused.links() == []
+    # The bot's own help still offers its commands to tap.
+    asked = bench.say(alice, group, "/gnav_help")
+    assert ("bot_command", "/gnav_stop") in (await bench.reply_to(group, asked)).links()
