@@ -57,6 +57,9 @@ class Handlers:
         self._admins: dict[int, tuple[frozenset[int], float]] = {}
         self._pending: dict[int, int] = {}
         self._sending: set[asyncio.Task[None]] = set()
+        #: @username (casefolded) -> user id, of people who used the bot since it started:
+        #: `/gnav_kick @username` names exactly one of them.
+        self._usernames: dict[str, int] = {}
 
     # ================================================================= group commands
     async def gnav(self, update: Update, context: Context) -> None:
@@ -102,7 +105,11 @@ class Handlers:
     async def kick(self, update: Update, context: Context) -> None:
         """/gnav_kick NAME, or in reply to one of the player's messages."""
         message = update.effective_message
-        who = _kick_target(message, context.args or []) if message is not None else None
+        who = (
+            _kick_target(message, context.args or [], self._usernames)
+            if message is not None
+            else None
+        )
 
         async def run(tk: TableKey, user: User) -> Reply:
             if who is None:
@@ -250,6 +257,7 @@ class Handlers:
             decoded = tokens.decode(token)
             action = decoded.action if decoded else None
             need: Need = "host" if action == "start" else "seat" if action == "next" else None
+            self._seen(query.from_user)
             admin = await self._admin(context, message.chat, query.from_user.id, tk, need)
             user = _person(query.from_user, admin=admin)
             reply = await self.service.press(tk, user, token)
@@ -300,6 +308,7 @@ class Handlers:
                 # An anonymous admin or a channel: no person to seat, and no private chat.
                 self._reply(message, texts.text(await self._language(tk), "anonymous"))
                 return
+            self._seen(tg_user)
             admin = await self._admin(context, chat, tg_user.id, tk, need)
             reply = await action(tk, _person(tg_user, admin=admin))
             self._answer(message, reply)
@@ -377,6 +386,13 @@ class Handlers:
                 self._pending[chat_id] = left
             else:
                 self._pending.pop(chat_id, None)
+
+    def _seen(self, tg_user: TgUser) -> None:
+        """Remember who has a @username (for `/gnav_kick @username`)."""
+        if tg_user.username:
+            if len(self._usernames) > 100_000:
+                self._usernames.clear()
+            self._usernames[tg_user.username.casefold()] = tg_user.id
 
     async def drain(self) -> None:
         """Wait until every reply under way is sent (on stop, before the bot closes)."""
@@ -463,8 +479,11 @@ def _person(tg_user: TgUser, *, admin: bool = False) -> User:
     return User(f"telegram:{tg_user.id}", tg_user.full_name, admin, language)
 
 
-def _kick_target(message: Message, args: Sequence[str]) -> str | None:
-    """Who /gnav_kick names: the author of the replied message, a text mention, or a name."""
+def _kick_target(
+    message: Message, args: Sequence[str], usernames: dict[str, int] | None = None
+) -> str | None:
+    """Who /gnav_kick names: the author of the replied message, a mention (a text mention,
+    or an @username of someone the bot has seen), or a name."""
     replied = message.reply_to_message
     # In a forum every message "replies" to its topic's first message: that is no choice.
     if (
@@ -477,6 +496,10 @@ def _kick_target(message: Message, args: Sequence[str]) -> str | None:
     for entity in message.entities:
         if entity.type == MessageEntityType.TEXT_MENTION and entity.user is not None:
             return f"telegram:{entity.user.id}"
+        if entity.type == MessageEntityType.MENTION and usernames:
+            known = usernames.get(message.parse_entity(entity).lstrip("@").casefold())
+            if known is not None:
+                return f"telegram:{known}"
     name = " ".join(args).strip()
     return name or None
 

@@ -77,3 +77,32 @@ async def test_names_are_not_links_commands_or_mentions_on_telegram(
     # The bot's own help still offers its commands to tap.
     asked = bench.say(alice, group, "/gnav_help")
     assert ("bot_command", "/gnav_stop") in (await bench.reply_to(group, asked)).links()
+
+
+# ------------------------------------------------------------------ 2. kick
+async def test_kick_removes_exactly_the_named_player_on_telegram(
+    tg: FakeTelegram, bench: Bench
+) -> None:
+    host = tg.add_user("Host")
+    upper = tg.add_user("Alice")
+    lower = tg.add_user("alice", username="little_alice")
+    third = tg.add_user("ALICE")
+    group = tg.add_group("Kicks", members=[host, upper, lower, third])
+    bench.say(host, group, "/gnav")
+    await bench.wait_table(group, "Host", button="Join")
+    for user in (upper, lower, third):
+        await bench.press(user, group, "Join")
+    await bench.wait_table(group, "4. ALICE")
+    asked = bench.say(host, group, "/gnav_kick alice")
+    assert "alice was removed" in (await bench.reply_to(group, asked)).text
+    assert (await bench.table(group)).names == ["Host", "Alice", "ALICE"]
+    asked = bench.say(host, group, "/gnav_kick aLiCe")
+    refused = (await bench.reply_to(group, asked)).text
+    assert "Alice, ALICE" in refused
+    assert (await bench.table(group)).names == ["Host", "Alice", "ALICE"]
+    # An @username mention names exactly its owner.
+    bench.say(lower, group, "/gnav_join")
+    await bench.wait_table(group, "4. alice")
+    asked = bench.say(host, group, "/gnav_kick @little_alice")
+    assert "alice was removed" in (await bench.reply_to(group, asked)).text
+    assert (await bench.table(group)).names == ["Host", "Alice", "ALICE"]
