@@ -21,7 +21,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.telegram import texts
-from adapters.telegram.keyboards import decode_payload, link_markup
+from adapters.telegram.keyboards import decode_payload, link_markup, payload_secret
 from adapters.telegram.notifier import TelegramNotifier, failed
 from bot.service import tokens
 from bot.service.service import Reply, TableService
@@ -168,7 +168,9 @@ class Handlers:
         """/start [payload] in the private chat: pieces may now be sent here.
 
         With a deep-link payload the player learns which table it is linked to and, when a
-        round is under way, gets its piece at once.
+        round is under way, gets its piece at once. Only a player seated at that table (in
+        its lobby or its match) learns anything of it: anyone else, whatever the payload,
+        gets one neutral line that names no chat.
         """
         message, tg_user = update.effective_message, update.effective_user
         if message is None or tg_user is None:
@@ -176,23 +178,30 @@ class Handlers:
         user = _person(tg_user)
         await self.service.player_reachable(user, True)
         lang = texts.language_of(tg_user.language_code)
-        tk = decode_payload(context.args[0]) if context.args else None
-        if tk is None:
+        if not context.args or not context.args[0].startswith("g"):
             self._reply(message, texts.text(lang, "welcome"), quote=False)
             return
-        table = await self.service.status(tk)
-        if table is not None:
-            lang = table.settings.language
+        tk = decode_payload(context.args[0], payload_secret(context.bot.token))
+        table = await self.service.status(tk) if tk is not None else None
+        if (
+            tk is None
+            or table is None
+            or table.status == "closed"
+            or table.seat_of(user.key) is None
+        ):
+            self._reply(message, texts.text(lang, "not_linked"), quote=False)
+            return
+        lang = table.settings.language
         title = await self._chat_title(context, int(tk.chat))
         if title:
             text = texts.text(lang, "linked", title=title)
         else:
             text = texts.text(lang, "linked_untitled")
-        if table is not None and table.status == "playing" and table.seat_of(user.key) is not None:
+        if table.status == "playing":
             piece = await self.service.my_piece(tk, user)
             if piece.ok:
                 text = f"{text}\n{piece.text}"
-        self._reply(message, text, quote=False)
+        self._reply(message, text, quote=False, literals=(title,) if title else ())
 
     async def my_chat_member(self, update: Update, context: Context) -> None:
         """A player blocked (or unblocked) the bot: private pieces stop (or start again)."""

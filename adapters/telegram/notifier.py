@@ -23,7 +23,7 @@ from telegram import Bot, InputFile, Message, ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 
 from adapters.telegram.entities import protect
-from adapters.telegram.keyboards import deep_link, keyboard
+from adapters.telegram.keyboards import deep_link, keyboard, payload_secret
 from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
@@ -115,7 +115,7 @@ class TelegramNotifier:
             username = self.bot.username
         except RuntimeError:  # PTB: not initialized yet (no getMe answer)
             return None
-        return deep_link(username, key) if username else None
+        return deep_link(username, key, payload_secret(self.bot.token)) if username else None
 
     async def _need_bot(self) -> Bot:
         await self._ready.wait()

@@ -19,6 +19,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "there to open a table. Your pieces come to this chat, privately.",
         "linked": "✅ Linked: your pieces for the Gnav table in «{title}» come to this chat.",
         "linked_untitled": "✅ Linked: your Gnav pieces come to this chat.",
+        "not_linked": "Your Gnav pieces come to this chat once you sit at a table: press "
+        "Join on a table in your group.",
         "group_only": "Gnav is played in a group: add me to a group and send /gnav there. "
         "This private chat is where your pieces arrive.",
         "anonymous": "Please write as yourself: anonymous admins and channels cannot sit "
@@ -52,6 +54,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "send /gnav der for å åpne et bord. Brikkene dine kommer hit, privat.",
         "linked": "✅ Koblet: brikkene dine ved Gnav-bordet i «{title}» kommer hit.",
         "linked_untitled": "✅ Koblet: Gnav-brikkene dine kommer hit.",
+        "not_linked": "Gnav-brikkene dine kommer hit når du sitter ved et bord: trykk "
+        "Bli med ved et bord i gruppen din.",
         "group_only": "Gnav spilles i en gruppe: legg meg til i en gruppe og send /gnav der. "
         "Her i privatchatten kommer brikkene dine.",
         "anonymous": "Skriv som deg selv: anonyme administratorer og kanaler kan ikke sitte "
@@ -85,6 +89,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "отправьте там /gnav, чтобы открыть стол. Ваши фишки будут приходить сюда, лично.",
         "linked": "✅ Готово: ваши фишки за столом Gnav в «{title}» будут приходить сюда.",
         "linked_untitled": "✅ Готово: ваши фишки Gnav будут приходить сюда.",
+        "not_linked": "Ваши фишки Gnav будут приходить сюда, когда вы сядете за стол: "
+        "нажмите «Сесть» у стола в вашей группе.",
         "group_only": "В Gnav играют в группе: добавьте меня в группу и отправьте там /gnav. "
         "В этот личный чат приходят ваши фишки.",
         "anonymous": "Пишите от своего имени: анонимные администраторы и каналы не могут "
@@ -118,6 +124,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "e envie /gnav lá para abrir uma mesa. As suas peças chegam a esta conversa, em privado.",
         "linked": "✅ Ligado: as suas peças da mesa de Gnav em «{title}» chegam a esta conversa.",
         "linked_untitled": "✅ Ligado: as suas peças de Gnav chegam a esta conversa.",
+        "not_linked": "As suas peças de Gnav chegam a esta conversa quando se sentar a uma "
+        "mesa: toque em Entrar numa mesa do seu grupo.",
         "group_only": "O Gnav joga-se num grupo: adicione-me a um grupo e envie /gnav lá. "
         "É nesta conversa privada que chegam as suas peças.",
         "anonymous": "Escreva em seu nome: administradores anónimos e canais não se podem "

@@ -106,3 +106,38 @@ async def test_kick_removes_exactly_the_named_player_on_telegram(
     asked = bench.say(host, group, "/gnav_kick @little_alice")
     assert "alice was removed" in (await bench.reply_to(group, asked)).text
     assert (await bench.table(group)).names == ["Host", "Alice", "ALICE"]
+
+
+# ------------------------------------------------------------------ 4. deep links
+async def test_deep_link_reveals_nothing_to_outsiders(tg: FakeTelegram, bench: Bench) -> None:
+    alice, bob, group = group_of(tg)
+    mallory = tg.add_user("Mallory")  # not in the group
+    bench.say(alice, group, "/gnav")
+    lobby = await bench.wait_table(group, "Alice", button="Join")
+    payload = payload_of(lobby.button("Pieces by DM")["url"])
+    assert str(group.id) not in payload.partition("s")[2]
+    # A chat id written in by hand, the real link, and a forged signature: all neutral.
+    outsider_lines = []
+    after = 0
+    for attempt in (f"g{group.id}", payload, payload[:-4] + "0000"):
+        tg.user_starts_bot(mallory, attempt)
+        answer = await bench.dm(mallory, "sit at a table", after=after)
+        outsider_lines.append(answer.text)
+        after = answer.message_id
+    assert all("Secret board meeting" not in t and "Linked" not in t for t in outsider_lines)
+    assert len(set(outsider_lines)) == 1
+    # Bob is in the group but not seated yet: neutral too; once seated, linked.
+    tg.user_starts_bot(bob, payload)
+    neutral = await bench.dm(bob, "sit at a table")
+    assert "Secret board meeting" not in neutral.text
+    await bench.press(bob, group, "Join")
+    await bench.wait_table(group, "2. Bob")
+    tg.user_starts_bot(bob, payload)
+    linked = await bench.dm(bob, "Linked", after=neutral.message_id)
+    assert "«Secret board meeting»" in linked.text
+
+
+def payload_of(url: str) -> str:
+    from urllib.parse import parse_qs, urlsplit
+
+    return parse_qs(urlsplit(url).query)["start"][0]
