@@ -23,7 +23,9 @@ from telegram.ext import ContextTypes
 from adapters.telegram import texts
 from adapters.telegram.keyboards import decode_payload, link_markup, payload_secret
 from adapters.telegram.notifier import TelegramNotifier, failed
+from adapters.telegram.replies import Outgoing, ReplyQueue
 from bot.service import tokens
+from bot.service.names import clean_name
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
 
@@ -41,8 +43,6 @@ MAX_ALERT = 200
 MAX_TEXT = 4096
 #: How long a chat's admin list is trusted before asking Telegram again (seconds).
 ADMIN_TTL = 60.0
-#: Replies that may wait for one chat's flood limits; beyond, a command gets no reply.
-MAX_PENDING_REPLIES = 10
 
 
 class Handlers:
@@ -55,8 +55,8 @@ class Handlers:
         self.notifier = notifier
         self.admin_ttl = admin_ttl
         self._admins: dict[int, tuple[frozenset[int], float]] = {}
-        self._pending: dict[int, int] = {}
-        self._sending: set[asyncio.Task[None]] = set()
+        #: Replies waiting for their chat's flood limits (combined when many wait).
+        self.replies = ReplyQueue(notifier.send_text, texts.join_link_many)
         #: @username (casefolded) -> user id, of people who used the bot since it started:
         #: `/gnav_kick @username` names exactly one of them.
         self._usernames: dict[str, int] = {}
@@ -75,12 +75,21 @@ class Handlers:
             if reply.ok and message is not None:
                 link = self.notifier.link_for(tk)
                 if link and await self.service.reachable(user.key) is not True:
-                    lang = await self._language(tk)
-                    self._reply(
-                        message,
-                        texts.text(lang, "join_link", text=reply.text),
-                        markup=link_markup(lang, link),
-                        literals=reply.literals,
+                    table = await self.service.status(tk)
+                    seat = table.seat_of(user.key) if table is not None else None
+                    lang = table.settings.language if table is not None else "en"
+                    self.replies.put(
+                        message.chat_id,
+                        Outgoing(
+                            "hint",
+                            thread_of(message),
+                            texts.text(lang, "join_link", text=reply.text),
+                            markup=link_markup(lang, link),
+                            reply_to=message.message_id,
+                            literals=reply.literals,
+                            names=[table.seats[seat].name] if table and seat is not None else [],
+                            language=lang,
+                        ),
                     )
             return reply
 
@@ -331,17 +340,14 @@ class Handlers:
         """
         if reply.document is not None:
             name, data = reply.document
-            self._later(
-                message.chat_id,
-                self.notifier.send_file(
-                    message.chat_id,
-                    name,
-                    data,
-                    caption=reply.text,
-                    thread=thread_of(message),
-                    reply_to=message.message_id,
-                ),
-            )
+            chat_id, thread, reply_to = message.chat_id, thread_of(message), message.message_id
+
+            def send_file() -> Coroutine[Any, Any, object]:
+                return self.notifier.send_file(
+                    chat_id, name, data, caption=reply.text, thread=thread, reply_to=reply_to
+                )
+
+            self.replies.put(chat_id, Outgoing("file", thread, file=send_file))
         elif reply.public or not reply.ok:
             self._reply(message, reply.text, literals=reply.literals)
 
@@ -354,47 +360,25 @@ class Handlers:
         quote: bool = True,
         literals: Sequence[str] = (),
     ) -> None:
-        self._later(
-            message.chat_id,
-            self.notifier.send_text(
-                message.chat_id,
-                fit(text, MAX_TEXT),
-                thread=thread_of(message),
-                markup=markup,
-                reply_to=message.message_id if quote else None,
-                literals=literals,
-            ),
-        )
-
-    def _later(self, chat_id: int, send: Coroutine[Any, Any, object]) -> None:
-        """Send a reply in the background: the handler is done once the service is.
+        """Answer a message, in the background: the handler is done once the service is.
 
         A reply may wait for the chat's flood limits; the handler's slot (PTB runs a bounded
-        number at once) goes to other chats meanwhile. A chat flooding the bot with commands
-        gets at most `MAX_PENDING_REPLIES` replies waiting; the rest are dropped.
+        number at once) goes to other chats meanwhile. It is never dropped: when many wait,
+        answers are combined (see `ReplyQueue`).
         """
-        if self._pending.get(chat_id, 0) >= MAX_PENDING_REPLIES:
-            send.close()
-            log.info("chat %s: too many replies waiting, one dropped", chat_id)
-            return
-        self._pending[chat_id] = self._pending.get(chat_id, 0) + 1
-        task = asyncio.create_task(self._send(chat_id, send))
-        self._sending.add(task)
-        task.add_done_callback(self._sending.discard)
-
-    async def _send(self, chat_id: int, send: Coroutine[Any, Any, object]) -> None:
-        try:
-            await send
-        except TelegramError as exc:
-            failed(exc, "a reply in chat %s failed: %s", chat_id, exc.message)
-        except Exception:
-            log.exception("a reply in chat %s failed", chat_id)
-        finally:
-            left = self._pending.get(chat_id, 1) - 1
-            if left > 0:
-                self._pending[chat_id] = left
-            else:
-                self._pending.pop(chat_id, None)
+        sender = message.from_user
+        self.replies.put(
+            message.chat_id,
+            Outgoing(
+                "answer",
+                thread_of(message),
+                fit(text, MAX_TEXT),
+                sender=clean_name(sender.full_name) if sender is not None else "",
+                markup=markup,
+                reply_to=message.message_id if quote else None,
+                literals=tuple(literals),
+            ),
+        )
 
     def _seen(self, tg_user: TgUser) -> None:
         """Remember who has a @username (for `/gnav_kick @username`)."""
@@ -405,8 +389,7 @@ class Handlers:
 
     async def drain(self) -> None:
         """Wait until every reply under way is sent (on stop, before the bot closes)."""
-        while self._sending:
-            await asyncio.gather(*list(self._sending), return_exceptions=True)
+        await self.replies.drain()
 
     async def _language(self, tk: TableKey) -> str:
         table = await self.service.status(tk)

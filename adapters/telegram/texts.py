@@ -6,6 +6,7 @@ Telegram-specific words around them, in the same four languages, English as the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
@@ -14,6 +15,8 @@ _TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "link_button": "📬 Pieces by DM",
         "join_link": "{text} Tap «📬 Pieces by DM» once to get your pieces privately "
+        "(until then, My piece shows them).",
+        "join_link_many": "{names}: tap «📬 Pieces by DM» once to get your pieces privately "
         "(until then, My piece shows them).",
         "welcome": "Hi! I deal Gnav in Telegram groups: add me to a group and send /gnav "
         "there to open a table. Your pieces come to this chat, privately.",
@@ -50,6 +53,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Brikker privat",
         "join_link": "{text} Trykk «📬 Brikker privat» én gang for å få brikkene dine privat "
         "(til da viser Min brikke dem).",
+        "join_link_many": "{names}: trykk «📬 Brikker privat» én gang for å få brikkene dine "
+        "privat (til da viser Min brikke dem).",
         "welcome": "Hei! Jeg deler ut Gnav i Telegram-grupper: legg meg til i en gruppe og "
         "send /gnav der for å åpne et bord. Brikkene dine kommer hit, privat.",
         "linked": "✅ Koblet: brikkene dine ved Gnav-bordet i «{title}» kommer hit.",
@@ -85,6 +90,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Фишки в личку",
         "join_link": "{text} Нажмите «📬 Фишки в личку» один раз, чтобы получать свои фишки "
         "лично (пока что их показывает «Моя фишка»).",
+        "join_link_many": "{names}: нажмите «📬 Фишки в личку» один раз, чтобы получать свои "
+        "фишки лично (пока что их показывает «Моя фишка»).",
         "welcome": "Привет! Я раздаю Gnav в группах Telegram: добавьте меня в группу и "
         "отправьте там /gnav, чтобы открыть стол. Ваши фишки будут приходить сюда, лично.",
         "linked": "✅ Готово: ваши фишки за столом Gnav в «{title}» будут приходить сюда.",
@@ -120,6 +127,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Peças em privado",
         "join_link": "{text} Toque uma vez em «📬 Peças em privado» para receber as suas "
         "peças em privado (até lá, A minha peça mostra-as).",
+        "join_link_many": "{names}: toquem uma vez em «📬 Peças em privado» para receber as "
+        "vossas peças em privado (até lá, A minha peça mostra-as).",
         "welcome": "Olá! Dou as cartas de Gnav em grupos do Telegram: adicione-me a um grupo "
         "e envie /gnav lá para abrir uma mesa. As suas peças chegam a esta conversa, em privado.",
         "linked": "✅ Ligado: as suas peças da mesa de Gnav em «{title}» chegam a esta conversa.",
@@ -193,3 +202,8 @@ def languages_line(language: str) -> str:
     """The list of table languages with their names."""
     choices = ", ".join(f"{code} ({LANGUAGE_NAMES[code]})" for code in LANGUAGES)
     return text(language, "languages", choices=choices)
+
+
+def join_link_many(language: str, names: Sequence[str]) -> str:
+    """One "pieces by DM" hint for several players who joined while replies waited."""
+    return text(language, "join_link_many", names=", ".join(names))

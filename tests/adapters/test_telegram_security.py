@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.adapters.test_telegram_bench import Bench
+from tests.adapters.test_telegram_bench import TEST_LIMITS, Bench
 from tests.fakes.telegram_api import FakeChat, FakeTelegram, FakeUser
 
 
@@ -141,3 +142,49 @@ def payload_of(url: str) -> str:
     from urllib.parse import parse_qs, urlsplit
 
     return parse_qs(urlsplit(url).query)["start"][0]
+
+
+# ------------------------------------------------------------------ 5. no reply dropped
+async def test_no_reply_is_dropped_after_thirteen_joins(tg: FakeTelegram) -> None:
+    """The group's message budget is spent: 13 joiners' hints, a refusal, a settings error
+    and a /gnav_stats answer all wait; none is thrown away."""
+    limits = dataclasses.replace(TEST_LIMITS, group_per_minute=2, drain_timeout=0.5)
+    bench = await Bench(tg, limits=limits).start()
+    try:
+        host = tg.add_user("Host")
+        joiners = [tg.add_user(f"Joiner{i}") for i in range(13)]
+        group = tg.add_group("Busy", members=[host, *joiners])
+        bench.say(host, group, "/gnav")
+        await bench.wait_table(group, "Host", button="Join")
+        for user in joiners:
+            bench.say(user, group, "/gnav_join")
+        bench.say(joiners[0], group, "/gnav_join")  # a refusal
+        bench.say(host, group, "/gnav_settings lives=x")  # a settings error
+        bench.say(joiners[1], group, "/gnav_stats")  # an answer
+        await tg.wait_until_fetched()
+        handlers = bench.platform.handlers
+        assert handlers is not None
+
+        def everything() -> str:
+            sent = "\n".join(m.text or "" for m in tg.bot_messages(group))
+            waiting = handlers.replies.pending(group.id)
+            return sent + "\n" + "\n".join(item.rendered() for item in waiting)
+
+        await bench.eventually(
+            lambda: _async(
+                "already seated" in everything()
+                and "whole number" in everything()
+                and "no Gnav statistics" in everything()
+            ),
+            what="every answer sent or waiting",
+        )
+        assert handlers.replies.waiting(group.id) <= 10
+        text = everything()
+        assert all(f"Joiner{i}" in text for i in range(13)), text
+        assert text.count("Pieces by DM") <= 3  # hints combined, not one per joiner
+    finally:
+        await bench.stop()
+
+
+async def _async(value: bool) -> bool:
+    return value
