@@ -59,7 +59,7 @@ ENGINE_FORBIDDEN = frozenset(
     }
 )
 #: Modules allowed in one engine module only.
-ENGINE_ALLOWED_IN = {"json": {"bot.engine.record"}}
+ENGINE_ALLOWED_IN = {"json": {"bot.engine.record", "bot.engine.safejson"}}
 
 ADAPTERS = ("telegram", "discord", "console")
 
