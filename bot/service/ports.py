@@ -140,6 +140,15 @@ class ConflictError(Exception):
     """The stored version is not the one the writer read: another process changed the table."""
 
 
+class StoreError(Exception):
+    """The store cannot be opened; the message is one line naming the store and the cause."""
+
+
+class StoreLost(Exception):
+    """The store went away under the running bot (its file deleted or replaced): nothing can
+    be saved any more, and the process must stop so that its supervisor restarts it."""
+
+
 class Repository(Protocol):
     """Durable storage for tables, settings, players, statistics and finished matches.
 

@@ -36,6 +36,7 @@ from bot.service.ports import (
     Repository,
     Screen,
     StatDelta,
+    StoreLost,
     SystemClock,
     TableRow,
 )
@@ -118,6 +119,10 @@ class TableService:
         self._heap: list[tuple[float, str]] = []
         self._wake: asyncio.Event | None = None
         self._unsaved_refs: set[str] = set()
+        #: Set once the store went away under the bot (StoreLost): every command is refused
+        #: from then on, and `on_store_lost` (the runner's stop) is called once.
+        self.store_lost: StoreLost | None = None
+        self.on_store_lost: Callable[[], None] | None = None
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
         self.command_prefix: dict[str, str] = {"console": ""}
@@ -182,8 +187,27 @@ class TableService:
     async def _channel_settings(self, tk: TableKey) -> TableSettings:
         return load_settings(await self.repo.load_settings(tk.key))
 
+    def _lost(self, exc: StoreLost) -> None:
+        """The store is gone: log it once, refuse commands from now on, stop the bot."""
+        if self.store_lost is not None:
+            return
+        self.store_lost = exc
+        log.error("%s: refusing every command and stopping", exc)
+        if self.on_store_lost is not None:
+            self.on_store_lost()
+
+    async def _refused_when_lost(self, tk: TableKey) -> Reply | None:
+        if self.store_lost is None:
+            return None
+        table = self._tables.get(tk.key)
+        language = table.settings.language if table is not None else "en"
+        return Reply(self._catalog(language, tk.platform).t("error.store_lost"), ok=False)
+
     async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
         """Run a command under the table's lock; refusals become replies in its language."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         async with self._lock(tk.key):
             table = await self._load(tk.key)
             try:
@@ -208,6 +232,11 @@ class TableService:
             except ConflictError:
                 cat = self._cat(table)
                 return Reply(cat.t("error.conflict"), ok=False)
+            except StoreLost as exc:
+                self._lost(exc)
+                refused = await self._refused_when_lost(tk)
+                assert refused is not None
+                return refused
 
     def _names_at(self, tk: TableKey) -> tuple[str, ...]:
         table = self._tables.get(tk.key)
@@ -598,6 +627,9 @@ class TableService:
 
     async def press(self, tk: TableKey, user: User, token: str) -> Reply:
         """A button press: the token names the table, its version and the action."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         decoded = tokens.decode(token)
         if decoded is None:
             settings = await self._channel_settings(tk)
@@ -630,6 +662,9 @@ class TableService:
 
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
         found = await self.repo.player_stats(tk.chat_key, user.key)
@@ -653,6 +688,9 @@ class TableService:
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
         rows = await self.repo.top(tk.chat_key, limit)
@@ -675,6 +713,9 @@ class TableService:
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
         async with self._lock(tk.key):
@@ -891,7 +932,9 @@ class TableService:
         )
         acted = 0
         for key, result in zip(due, results, strict=True):
-            if isinstance(result, BaseException):
+            if isinstance(result, StoreLost):
+                self._lost(result)  # no retry: nothing can be stored any more
+            elif isinstance(result, BaseException):
                 log.error("deadline of %s failed", key, exc_info=result)
                 heapq.heappush(self._heap, (now + 1.0, key))  # try again a little later
             elif result:
@@ -1030,6 +1073,8 @@ class TableService:
     async def shutdown(self) -> None:
         """Let queued messages go out and store the references of the newest table messages."""
         await self.outbox.drain()
+        if self.store_lost is not None:
+            return  # nothing can be stored
         for key in list(self._unsaved_refs):
             async with self._lock(key):
                 table = self._tables.get(key)
@@ -1039,6 +1084,9 @@ class TableService:
                     await self._save(table)
                 except ConflictError:
                     log.warning("table %s changed elsewhere; its message ref was not stored", key)
+                except StoreLost as exc:
+                    self._lost(exc)
+                    return
 
     # ================================================================= helpers
     def _lobby(self, table: Table | None) -> Table:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from tests.adapters.test_telegram_bench import TEST_LIMITS, Bench
+from tests.adapters.test_telegram_run import SECRET, _env, _gnav_bot_run
 from tests.fakes.telegram_api import FakeChat, FakeTelegram, FakeUser
 
 
@@ -188,3 +191,38 @@ async def test_no_reply_is_dropped_after_thirteen_joins(tg: FakeTelegram) -> Non
 
 async def _async(value: bool) -> bool:
     return value
+
+
+# ------------------------------------------------------------------ 6. the store goes away
+async def test_store_deleted_while_running_stops_the_bot_loudly(tmp_path: Path) -> None:
+    """`gnav-bot run` whose SQLite file is deleted: the next command is refused with a clear
+    message in the chat (not "You stay."), an ERROR is logged, the process exits non-zero."""
+    async with FakeTelegram(token=SECRET) as tg:
+        await _store_deleted_while_running(tg, tmp_path)
+
+
+async def _store_deleted_while_running(tg: FakeTelegram, tmp_path: Path) -> None:
+    proc = await _gnav_bot_run(tmp_path, _env(tg, tmp_path, SECRET))
+    try:
+        await tg.wait_for(lambda: tg.calls("getUpdates"), timeout=30, what="polling")
+        alice, bob, carl = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carl")
+        group = tg.add_group("Doomed", members=[alice, bob, carl])
+        tg.user_sends(alice, group, "/gnav")
+        lobby = await tg.wait_for_message(group, contains="1. Alice", timeout=10)
+        tg.user_sends(bob, group, "/gnav_join")
+        await tg.wait_for(lambda: "2. Bob" in (lobby.text or ""), timeout=10, what="Bob seated")
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tmp_path / 'gnav.sqlite3'}{suffix}").unlink(missing_ok=True)
+        tg.user_sends(carl, group, "/gnav_join")
+        refused = await tg.wait_for_message(group, contains="lost its database", timeout=10)
+        assert refused.from_bot
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    text = (out + err).decode()
+    assert proc.returncode not in (0, None), text
+    assert "ERROR" in text and "was deleted" in text
+    assert "Traceback" not in text
+    assert "3. Carl" not in (lobby.text or "")

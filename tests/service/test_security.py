@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.service.ports import StoreLost
 from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
 from bot.service.table import User
+from storage.memory import MemoryRepository
 from tests.service.conftest import ADMIN, ALICE, BOB, CHANNEL, Harness
 from tests.service.test_service import start_table
 
@@ -152,3 +154,49 @@ async def test_long_names_are_cut_at_a_word_with_an_ellipsis(harness: Harness) -
     assert names[1] == "x" * 31 + "…"
     assert names[2] == "Bartholomew Aloysius… (2)"
     assert all(len(n) <= 32 for n in names)
+
+
+# ------------------------------------------------------------------ 6. the store goes away
+class VanishingRepository(MemoryRepository):
+    """A store whose file goes away when `gone` is set."""
+
+    gone = False
+
+    async def save_table(self, row, **kwargs):  # type: ignore[no-untyped-def]
+        if self.gone:
+            raise StoreLost("the SQLite store /x/gnav.sqlite3 was deleted while the bot ran")
+        return await super().save_table(row, **kwargs)
+
+
+async def test_store_lost_refuses_every_command_and_stops_once() -> None:
+    repo = VanishingRepository()
+    harness = Harness(repo=repo)
+    stops: list[int] = []
+    harness.service.on_store_lost = lambda: stops.append(1)
+    await start_table(harness, ALICE, BOB, words=["lives=5"])
+    user = await harness.current()
+    repo.gone = True
+    pressed = await harness.service.act(CHANNEL, user, "stay")
+    assert not pressed.ok and "lost its database" in pressed.text
+    for reply in (
+        await harness.service.act(CHANNEL, user, "stay"),
+        await harness.service.join(CHANNEL, ADMIN),
+        await harness.service.stats(CHANNEL, ALICE),
+        await harness.service.press(CHANNEL, user, "g:abc:1:stay"),
+    ):
+        assert not reply.ok and "lost its database" in reply.text
+    assert stops == [1]
+    assert harness.service.store_lost is not None
+
+
+async def test_store_lost_at_a_deadline_stops_the_bot() -> None:
+    repo = VanishingRepository()
+    harness = Harness(repo=repo)
+    stops: list[int] = []
+    harness.service.on_store_lost = lambda: stops.append(1)
+    await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30"])
+    repo.gone = True
+    harness.clock.advance(31)
+    await harness.service.tick()
+    assert stops == [1]
+    await harness.service.shutdown()  # stores nothing, raises nothing
