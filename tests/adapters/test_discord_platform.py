@@ -576,3 +576,22 @@ async def test_names_cannot_become_mentions_roles_timestamps_or_commands(world: 
     assert "\\<@1>\\<@&2>\\<t:0:R>\\</gnav stop:1> (host)" in content
     assert re.search(r"(?<!\\)<", content) is None
     assert "\u202e" not in content
+
+
+async def test_member_cannot_change_settings_without_a_table_on_discord(world: World) -> None:
+    """A plain member's `/gnav settings` with no table open is refused privately and stored
+    nowhere; a channel admin's is kept and the next table inherits it."""
+    repo = MemoryRepository()
+    async with running_bot(world, repo):
+        refused = await slash(world, world.bob, "settings", {"lives": 1, "bots": 19})
+        assert refused.ephemeral and "admin" in await answered(world, refused)
+        assert await repo.load_settings(f"discord:{world.channel.id}") is None
+        shown = await slash(world, world.bob, "settings")
+        assert not shown.ephemeral and "lives 3" in await answered(world, shown)
+        kept = await slash(world, world.dana, "settings", {"lives": 4})
+        assert "lives 4" in await answered(world, kept)
+        await slash(world, world.alice, "new")
+        refused = await slash(world, world.bob, "settings", {"lives": 2})
+        assert refused.ephemeral and "alice" in await answered(world, refused)
+    stored = await repo.load_settings(f"discord:{world.channel.id}")
+    assert stored is not None and stored["lives"] == 4
