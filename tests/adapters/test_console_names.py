@@ -11,9 +11,9 @@ from tests.engine.vectors import gnav_bot_command
 
 def test_play_name_is_cut_at_a_word_and_cleaned(tmp_path: Path) -> None:
     name = "Bartholomew Aloysius Fitzgerald-Smythe the Third\u202e\u200b"
+    args = ["play", "--db", str(tmp_path / "g.db"), "--seed", "1", "--players", "2"]
     done = subprocess.run(
-        [*gnav_bot_command(), "play", "--db", str(tmp_path / "g.db"), "--seed", "1"]
-        + ["--players", "2", "--name", name],
+        [*gnav_bot_command(), *args, "--name", name],
         input="q\n",
         capture_output=True,
         text=True,
