@@ -165,6 +165,9 @@ def _check_file(path: Path) -> None:
     valid_for = int.from_bytes(header[92:96], "big")
     if page_size < 512 or page_size & (page_size - 1):
         raise sqlite3.DatabaseError("the file's SQLite header is damaged (corrupted?)")
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return  # a checkpoint cut short (SIGKILL) is completed from the WAL when SQLite opens
     if size % page_size or (change_counter == valid_for and pages and size < pages * page_size):
         raise sqlite3.DatabaseError(
             f"the file is truncated ({size} bytes; its header says {pages} pages of {page_size})"
