@@ -595,3 +595,30 @@ async def test_member_cannot_change_settings_without_a_table_on_discord(world: W
         assert refused.ephemeral and "alice" in await answered(world, refused)
     stored = await repo.load_settings(f"discord:{world.channel.id}")
     assert stored is not None and stored["lives"] == 4
+
+
+async def test_kick_removes_exactly_the_named_or_mentioned_member(world: World) -> None:
+    """With `Alice` and `alice` seated, `player:alice` removes `alice`; `member:` names one
+    member whatever the names; a case-only match among several is refused, listing them."""
+    fake = world.fake
+    fake.add_user("upper", guilds=[world.guild], global_name="Alice")
+    fake.add_user("lower", guilds=[world.guild], global_name="alice")
+    fake.add_user("third", guilds=[world.guild], global_name="ALICE")
+    upper, lower, third = (
+        next(u for u in fake.users.values() if u.username == n) for n in ("upper", "lower", "third")
+    )
+    async with running_bot(world, MemoryRepository()) as bot:
+        await slash(world, world.bob, "new")
+        for user in (upper, lower, third):
+            await press(world, user, "Join")
+        await bot.settle()
+        kicked = await slash(world, world.bob, "kick", {"player": "alice"})
+        assert "alice was removed" in await answered(world, kicked)
+        refused = await slash(world, world.bob, "kick", {"player": "aLiCe"})
+        assert "Alice, ALICE" in await answered(world, refused)
+        kicked = await slash(world, world.bob, "kick", {"member": third})
+        assert "ALICE was removed" in await answered(world, kicked)
+        usage = await slash(world, world.bob, "kick")
+        assert usage.ephemeral and "player:" in await answered(world, usage)
+        table = await bot.service.status(TableKey("discord", str(world.channel.id)))
+        assert table is not None and table.names == ["bob", "Alice"]
