@@ -244,7 +244,8 @@ class TableService:
 
     def _literals(self, tk: TableKey, exc: ServiceError | SettingsError) -> tuple[str, ...]:
         """What a refusal repeats of people's words: its text parameters and the seat names."""
-        typed = tuple(v for v in exc.params.values() if isinstance(v, str))
+        ours = ("known", "choices")  # the bot's own lists of words, not people's
+        typed = tuple(v for k, v in exc.params.items() if isinstance(v, str) and k not in ours)
         return (*typed, *self._names_at(tk))
 
     async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
