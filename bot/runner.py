@@ -97,6 +97,8 @@ def redact_url(url: str) -> str:
     """A database URL without its password."""
     from urllib.parse import urlsplit, urlunsplit
 
+    if "://" not in url:
+        return "(GNAV_DATABASE_URL, not a postgresql:// URL)"  # may hold a password anywhere
     try:
         parts = urlsplit(url)
         if parts.password is None:
