@@ -93,6 +93,7 @@ def _play(args: argparse.Namespace) -> int:
     from adapters.console.notifier import ConsoleNotifier
     from adapters.console.play import PlayConsole, PlayOptions, play
     from bot.games.registry import all_games
+    from bot.service.ports import StoreError
     from bot.service.service import TableService
     from storage.sqlite import SqliteRepository
 
@@ -125,8 +126,14 @@ def _play(args: argparse.Namespace) -> int:
     async def main() -> int:
         try:
             repo = await SqliteRepository.open(args.db)
+        except StoreError as exc:
+            print(f"gnav-bot play: {exc}", file=sys.stderr)
+            return 2
         except Exception as exc:
-            print(f"gnav-bot play: cannot open the store {args.db}: {exc}", file=sys.stderr)
+            cause = " ".join(str(exc).split()) or type(exc).__name__
+            print(
+                f"gnav-bot play: cannot open the SQLite store {args.db}: {cause}", file=sys.stderr
+            )
             return 2
         try:
             service = TableService(
@@ -171,7 +178,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from bot.config import BotSettings
 
-    if args.env_file is not None and not os.path.isfile(args.env_file):
+    if args.env_file is not None and not os.path.exists(args.env_file):
         print(f"gnav-bot run: --env-file {args.env_file}: no such file", file=sys.stderr)
         return 2
     try:
@@ -188,9 +195,13 @@ def _run(args: argparse.Namespace) -> int:
     # httpx logs every request URL, and Telegram's URLs contain the token: keep it quiet.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     from bot.runner import run
+    from bot.service.ports import StoreError
 
     try:
         return asyncio.run(run(settings, default_db_path()))
+    except StoreError as exc:  # one line naming the store and the cause, no traceback
+        print(f"gnav-bot run: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

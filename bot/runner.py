@@ -19,7 +19,7 @@ from typing import Protocol
 from bot.config import BotSettings
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
-from bot.service.ports import Notifier, PlatformError, Repository
+from bot.service.ports import Notifier, PlatformError, Repository, StoreError
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
 
@@ -60,14 +60,68 @@ def _factories() -> dict[str, PlatformFactory]:
 
 
 async def open_repository(settings: BotSettings, default_db: str) -> Repository:
-    """PostgreSQL when GNAV_DATABASE_URL is set, else SQLite at GNAV_DB (or `default_db`)."""
-    if settings.gnav_database_url is not None:
-        from storage.postgres import PostgresRepository
+    """PostgreSQL when GNAV_DATABASE_URL is set, else SQLite at GNAV_DB (or `default_db`).
 
-        return await PostgresRepository.open(settings.gnav_database_url.get_secret_value())
+    Raises StoreError, one line naming the store (never its password) and the cause, when
+    the store cannot be opened.
+    """
+    if settings.gnav_database_url is not None:
+        url = settings.gnav_database_url.get_secret_value()
+        name = f"PostgreSQL store {redact_url(url)}"
+        try:
+            from storage.postgres import PostgresRepository
+        except ImportError:
+            raise StoreError(
+                f"cannot open the {name}: the PostgreSQL driver (asyncpg) is not installed: "
+                "pip install 'gnav-bot[postgres]'"
+            ) from None
+        try:
+            return await PostgresRepository.open(url)
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"cannot open the {name}: {_cause(exc, url)}") from None
     from storage.sqlite import SqliteRepository
 
-    return await SqliteRepository.open(settings.gnav_db or default_db)
+    path = settings.gnav_db or default_db
+    try:
+        return await SqliteRepository.open(path)
+    except StoreError:
+        raise
+    except Exception as exc:
+        raise StoreError(f"cannot open the SQLite store {path}: {_cause(exc)}") from None
+
+
+def redact_url(url: str) -> str:
+    """A database URL without its password."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if "://" not in url:
+        return "(GNAV_DATABASE_URL, not a postgresql:// URL)"  # may hold a password anywhere
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        netloc = parts.netloc.rpartition("@")[2]
+        user = parts.username or ""
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+    except ValueError:
+        return "(unreadable URL)"
+
+
+def _cause(exc: BaseException, secret: str | None = None) -> str:
+    """An exception as one short line (a URL's password never in it)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    if secret:
+        from urllib.parse import urlsplit
+
+        with contextlib.suppress(ValueError):
+            password = urlsplit(secret).password
+            if password:
+                text = text.replace(password, "***")
+    return text[:300]
 
 
 async def run(
@@ -93,6 +147,7 @@ async def run(
         games=all_games(),
     )
     stop = stop_event or asyncio.Event()
+    service.on_store_lost = stop.set  # the store went away: stop, and exit non-zero
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -130,6 +185,9 @@ async def run(
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+    if service.store_lost is not None:
+        log.error("stopped: %s (the supervisor should restart the bot)", service.store_lost)
+        return 1
     return status
 
 

@@ -29,6 +29,8 @@ from bot.service.ports import (
     FinishedMatch,
     PlayerStats,
     StatDelta,
+    StoreError,
+    StoreLost,
     TableRow,
 )
 from storage.common import STAT_FIELDS, DuplicateMatchError, dump_json, load_json, rank_top
@@ -135,6 +137,54 @@ def _connect_sync(
     return conn
 
 
+_HEADER = b"SQLite format 3\x00"
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _check_file(path: Path) -> None:
+    """Refuse a file that is not a whole SQLite database before SQLite opens (and may write
+    to) it: another kind of file, or one cut short. A missing or empty file is a new store."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    if len(header) < 100 or not header.startswith(_HEADER):
+        raise sqlite3.DatabaseError("the file is not a SQLite database (corrupted?)")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    change_counter = int.from_bytes(header[24:28], "big")
+    pages = int.from_bytes(header[28:32], "big")
+    valid_for = int.from_bytes(header[92:96], "big")
+    if page_size < 512 or page_size & (page_size - 1):
+        raise sqlite3.DatabaseError("the file's SQLite header is damaged (corrupted?)")
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return  # a checkpoint cut short (SIGKILL) is completed from the WAL when SQLite opens
+    if size % page_size or (change_counter == valid_for and pages and size < pages * page_size):
+        raise sqlite3.DatabaseError(
+            f"the file is truncated ({size} bytes; its header says {pages} pages of {page_size})"
+        )
+
+
+def _open_failure(path: Path, exc: BaseException) -> str:
+    """One line naming the store and why it cannot be opened."""
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return f"cannot open the SQLite store {path}: {path.parent} is not a folder"
+    strerror = exc.strerror if isinstance(exc, OSError) else None
+    cause = strerror or str(exc) or type(exc).__name__
+    if "readonly" in cause or "read-only" in cause:
+        cause = f"it is read-only ({cause})"
+    return f"cannot open the SQLite store {path}: {cause}"
+
+
 #: A write as the writer thread runs it, on the write connection inside the open transaction.
 WriteFn = Callable[[sqlite3.Connection], None]
 
@@ -177,6 +227,9 @@ class SqliteRepository:
         #: Committed write transactions and the writes they carried (for benchmarks and tests).
         self.transactions = 0
         self.writes = 0
+        #: (device, inode) of the database file when opened: a commit checks it is still
+        #: there (deleted or replaced under the bot, commits would go nowhere anyone reads).
+        self._identity: tuple[int, int] | None = None
         self._writer_task = asyncio.create_task(self._write_loop(), name=f"sqlite-writer:{path}")
 
     @classmethod
@@ -203,8 +256,12 @@ class SqliteRepository:
         file = Path(path)
         if str(path) == ":memory:" or str(path).startswith("file:"):
             raise ValueError("SqliteRepository needs a file path (use MemoryRepository instead)")
-        file.parent.mkdir(parents=True, exist_ok=True)
-        reader = await connect(file, synchronous=synchronous, busy_timeout=busy_timeout)
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            _check_file(file)  # before SQLite may write to it
+            reader = await connect(file, synchronous=synchronous, busy_timeout=busy_timeout)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(_open_failure(file, exc)) from None
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
         try:
             await migrate_sqlite(reader)
@@ -213,11 +270,16 @@ class SqliteRepository:
                 executor,
                 lambda: _connect_sync(file, synchronous=synchronous, busy_timeout=busy_timeout),
             )
-        except BaseException:
+            identity = _identity(file)
+        except BaseException as exc:
             await reader.close()
             executor.shutdown(wait=False)
+            if isinstance(exc, OSError | sqlite3.Error):
+                raise StoreError(_open_failure(file, exc)) from None
             raise
-        return cls(file, reader, writer, executor, max_batch=max_batch)
+        repo = cls(file, reader, writer, executor, max_batch=max_batch)
+        repo._identity = identity
+        return repo
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -470,6 +532,7 @@ class SqliteRepository:
         conn = self._writer
         if conn.in_transaction:  # left open by an earlier failure that could not roll back
             conn.execute("ROLLBACK")
+        self._check_still_there()
         conn.execute("BEGIN IMMEDIATE")
         try:
             for i in indexes:
@@ -488,6 +551,20 @@ class SqliteRepository:
             raise
         self.transactions += 1
         return None
+
+    def _check_still_there(self) -> None:
+        """StoreLost when the database file was deleted or replaced since it was opened
+        (one stat per transaction: cheap next to its fsync)."""
+        if self._identity is None:
+            return
+        try:
+            now = _identity(self.path)
+        except FileNotFoundError:
+            raise StoreLost(f"the SQLite store {self.path} was deleted while the bot ran") from None
+        except OSError as exc:
+            raise StoreLost(f"the SQLite store {self.path} cannot be checked: {exc}") from None
+        if now != self._identity:
+            raise StoreLost(f"the SQLite store {self.path} was replaced while the bot ran")
 
     @staticmethod
     def _apply_one(conn: sqlite3.Connection, write: _Write) -> Exception | None:

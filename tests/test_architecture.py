@@ -60,8 +60,9 @@ ENGINE_FORBIDDEN = frozenset(
         "warnings",
     }
 )
-#: Modules allowed in one module of each engine only (by its name inside the engine).
-ENGINE_ALLOWED_IN = {"json": {"record"}}
+#: Modules allowed in one module of each engine only (by its name inside the engine): parsing a
+#: record's text, and the hardened JSON reading it uses.
+ENGINE_ALLOWED_IN = {"json": {"record", "safejson"}}
 
 ADAPTERS = ("telegram", "discord", "console")
 

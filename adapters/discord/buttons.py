@@ -90,11 +90,14 @@ def build_view(screen: Screen) -> discord.ui.View | None:
 
 
 def render_text(text: str) -> str:
-    """Service text as Discord content: markdown in names escaped, within 2,000 characters.
+    r"""Service text as Discord content: markdown in names escaped, within 2,000 characters.
 
-    The service's texts are plain; a player called `*x*` must not turn the table bold.
+    The service's texts are plain; a player called `*x*` must not turn the table bold, nor one
+    called `<@id>`, `<@&role>`, `<#channel>`, `<t:0:R>` or `</gnav stop:1>` render as a mention,
+    a role, a channel, a timestamp or a clickable command: every `<` is escaped (`\<` shows
+    the text as typed).
     """
-    escaped = discord.utils.escape_markdown(text)
+    escaped = discord.utils.escape_markdown(text).replace("<", "\\<")
     if len(escaped) <= MAX_CONTENT:
         return escaped
     # Escapes can push a 1,900-character table over Discord's limit: drop the oldest log

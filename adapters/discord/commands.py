@@ -71,10 +71,24 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         await handler.command(interaction, lambda: service.stop(tk, user), public=True)
 
     @gnav.command(name="kick", description="Remove a player (the host or a channel admin)")
-    @app_commands.describe(player="The seat's name, as shown at the table")
-    async def kick(interaction: discord.Interaction[Any], player: str) -> None:
+    @app_commands.describe(
+        player="The seat's name, as shown at the table",
+        member="Or the member to remove (unambiguous when names look alike)",
+    )
+    async def kick(
+        interaction: discord.Interaction[Any],
+        player: str | None = None,
+        member: discord.Member | None = None,
+    ) -> None:
+        if member is not None:
+            who = f"discord:{member.id}"  # a seat's user key: exactly that member
+        elif player and player.strip():
+            who = player
+        else:
+            await handler.refuse(interaction, "kick_usage")
+            return
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.kick(tk, user, player), public=True)
+        await handler.command(interaction, lambda: service.kick(tk, user, who), public=True)
 
     @kick.autocomplete("player")
     async def kick_names(

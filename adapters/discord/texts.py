@@ -15,23 +15,27 @@ _TEXTS: dict[str, dict[str, str]] = {
         "cannot_post": "I cannot post in this channel: give my role View Channel and Send "
         "Messages here (Send Messages in Threads in a thread), then try again.",
         "failed": "Something went wrong; please try again.",
+        "kick_usage": "Name the player to remove: /gnav kick player:NAME, or member:@someone.",
     },
     "nb": {
         "cannot_post": "Jeg kan ikke skrive i denne kanalen: gi rollen min «Se kanal» og "
         "«Send meldinger» her («Send meldinger i tråder» i en tråd), og prøv igjen.",
         "failed": "Noe gikk galt; prøv igjen.",
+        "kick_usage": "Si hvem som skal fjernes: /gnav kick player:NAVN, eller member:@noen.",
     },
     "ru": {
         "cannot_post": "Я не могу писать в этом канале: дайте моей роли права «Просматривать "
         "канал» и «Отправлять сообщения» (в ветке — «Отправлять сообщения в ветках») и "
         "попробуйте снова.",
         "failed": "Что-то пошло не так; попробуйте ещё раз.",
+        "kick_usage": "Укажите, кого убрать: /gnav kick player:ИМЯ или member:@участник.",
     },
     "pt": {
         "cannot_post": "Não consigo escrever neste canal: dê ao meu cargo as permissões «Ver "
         "canal» e «Enviar mensagens» aqui («Enviar mensagens em tópicos» num tópico) e tente "
         "de novo.",
         "failed": "Algo correu mal; tente de novo.",
+        "kick_usage": "Diga quem retirar: /gnav kick player:NOME, ou member:@alguém.",
     },
 }
 

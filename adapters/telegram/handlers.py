@@ -21,9 +21,11 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.telegram import texts
-from adapters.telegram.keyboards import decode_payload, link_markup
+from adapters.telegram.keyboards import decode_payload, link_markup, payload_secret
 from adapters.telegram.notifier import TelegramNotifier, failed
+from adapters.telegram.replies import Outgoing, ReplyQueue
 from bot.service import tokens
+from bot.service.names import clean_name
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
 
@@ -31,8 +33,9 @@ log = logging.getLogger(__name__)
 
 Context = ContextTypes.DEFAULT_TYPE
 #: Who a command needs besides the host's or a seat's own rights: "host" commands may also be
-#: used by chat admins (start, stop, kick, settings); "seat" ones by seated players or admins.
-Need = Literal["host", "seat"] | None
+#: used by chat admins (start, stop, kick); "seat" ones by seated players or admins; "admin"
+#: ones (changing settings) by the host of an open table, else by chat admins only.
+Need = Literal["host", "seat", "admin"] | None
 
 #: Longest callback answer Telegram shows (characters, counted here in UTF-16 to be safe).
 MAX_ALERT = 200
@@ -40,8 +43,6 @@ MAX_ALERT = 200
 MAX_TEXT = 4096
 #: How long a chat's admin list is trusted before asking Telegram again (seconds).
 ADMIN_TTL = 60.0
-#: Replies that may wait for one chat's flood limits; beyond, a command gets no reply.
-MAX_PENDING_REPLIES = 10
 
 
 class Handlers:
@@ -54,8 +55,11 @@ class Handlers:
         self.notifier = notifier
         self.admin_ttl = admin_ttl
         self._admins: dict[int, tuple[frozenset[int], float]] = {}
-        self._pending: dict[int, int] = {}
-        self._sending: set[asyncio.Task[None]] = set()
+        #: Replies waiting for their chat's flood limits (combined when many wait).
+        self.replies = ReplyQueue(notifier.send_text, texts.join_link_many)
+        #: @username (casefolded) -> user id, of people who used the bot since it started:
+        #: `/gnav_kick @username` names exactly one of them.
+        self._usernames: dict[str, int] = {}
 
     # ================================================================= group commands
     async def gnav(self, update: Update, context: Context) -> None:
@@ -71,11 +75,21 @@ class Handlers:
             if reply.ok and message is not None:
                 link = self.notifier.link_for(tk)
                 if link and await self.service.reachable(user.key) is not True:
-                    lang = await self._language(tk)
-                    self._reply(
-                        message,
-                        texts.text(lang, "join_link", text=reply.text),
-                        markup=link_markup(lang, link),
+                    table = await self.service.status(tk)
+                    seat = table.seat_of(user.key) if table is not None else None
+                    lang = table.settings.language if table is not None else "en"
+                    self.replies.put(
+                        message.chat_id,
+                        Outgoing(
+                            "hint",
+                            thread_of(message),
+                            texts.text(lang, "join_link", text=reply.text),
+                            markup=link_markup(lang, link),
+                            reply_to=message.message_id,
+                            literals=reply.literals,
+                            names=[table.seats[seat].name] if table and seat is not None else [],
+                            language=lang,
+                        ),
                     )
             return reply
 
@@ -100,7 +114,11 @@ class Handlers:
     async def kick(self, update: Update, context: Context) -> None:
         """/gnav_kick NAME, or in reply to one of the player's messages."""
         message = update.effective_message
-        who = _kick_target(message, context.args or []) if message is not None else None
+        who = (
+            _kick_target(message, context.args or [], self._usernames)
+            if message is not None
+            else None
+        )
 
         async def run(tk: TableKey, user: User) -> Reply:
             if who is None:
@@ -116,7 +134,7 @@ class Handlers:
             update,
             context,
             lambda tk, user: self.service.configure(tk, user, words),
-            need="host" if words else None,
+            need="admin" if words else None,
         )
 
     async def language(self, update: Update, context: Context) -> None:
@@ -128,7 +146,7 @@ class Handlers:
                 return Reply(texts.languages_line(await self._language(tk)), public=True)
             return await self.service.configure(tk, user, [f"language={words[0]}"])
 
-        await self._command(update, context, run, need="host" if words else None)
+        await self._command(update, context, run, need="admin" if words else None)
 
     async def rules(self, update: Update, context: Context) -> None:
         """/gnav_rules: the rules of the table's profile (also in the private chat)."""
@@ -159,7 +177,9 @@ class Handlers:
         """/start [payload] in the private chat: pieces may now be sent here.
 
         With a deep-link payload the player learns which table it is linked to and, when a
-        round is under way, gets its piece at once.
+        round is under way, gets its piece at once. Only a player seated at that table (in
+        its lobby or its match) learns anything of it: anyone else, whatever the payload,
+        gets one neutral line that names no chat.
         """
         message, tg_user = update.effective_message, update.effective_user
         if message is None or tg_user is None:
@@ -167,23 +187,30 @@ class Handlers:
         user = _person(tg_user)
         await self.service.player_reachable(user, True)
         lang = texts.language_of(tg_user.language_code)
-        tk = decode_payload(context.args[0]) if context.args else None
-        if tk is None:
+        if not context.args or not context.args[0].startswith("g"):
             self._reply(message, texts.text(lang, "welcome"), quote=False)
             return
-        table = await self.service.status(tk)
-        if table is not None:
-            lang = table.settings.language
+        tk = decode_payload(context.args[0], payload_secret(context.bot.token))
+        table = await self.service.status(tk) if tk is not None else None
+        if (
+            tk is None
+            or table is None
+            or table.status == "closed"
+            or table.seat_of(user.key) is None
+        ):
+            self._reply(message, texts.text(lang, "not_linked"), quote=False)
+            return
+        lang = table.settings.language
         title = await self._chat_title(context, int(tk.chat))
         if title:
             text = texts.text(lang, "linked", title=title)
         else:
             text = texts.text(lang, "linked_untitled")
-        if table is not None and table.status == "playing" and table.seat_of(user.key) is not None:
+        if table.status == "playing":
             piece = await self.service.my_piece(tk, user)
             if piece.ok:
                 text = f"{text}\n{piece.text}"
-        self._reply(message, text, quote=False)
+        self._reply(message, text, quote=False, literals=(title,) if title else ())
 
     async def my_chat_member(self, update: Update, context: Context) -> None:
         """A player blocked (or unblocked) the bot: private pieces stop (or start again)."""
@@ -248,6 +275,7 @@ class Handlers:
             decoded = tokens.decode(token)
             action = decoded.action if decoded else None
             need: Need = "host" if action == "start" else "seat" if action == "next" else None
+            self._seen(query.from_user)
             admin = await self._admin(context, message.chat, query.from_user.id, tk, need)
             user = _person(query.from_user, admin=admin)
             reply = await self.service.press(tk, user, token)
@@ -298,6 +326,7 @@ class Handlers:
                 # An anonymous admin or a channel: no person to seat, and no private chat.
                 self._reply(message, texts.text(await self._language(tk), "anonymous"))
                 return
+            self._seen(tg_user)
             admin = await self._admin(context, chat, tg_user.id, tk, need)
             reply = await action(tk, _person(tg_user, admin=admin))
             self._answer(message, reply)
@@ -311,68 +340,56 @@ class Handlers:
         """
         if reply.document is not None:
             name, data = reply.document
-            self._later(
-                message.chat_id,
-                self.notifier.send_file(
-                    message.chat_id,
-                    name,
-                    data,
-                    caption=reply.text,
-                    thread=thread_of(message),
-                    reply_to=message.message_id,
-                ),
-            )
+            chat_id, thread, reply_to = message.chat_id, thread_of(message), message.message_id
+
+            def send_file() -> Coroutine[Any, Any, object]:
+                return self.notifier.send_file(
+                    chat_id, name, data, caption=reply.text, thread=thread, reply_to=reply_to
+                )
+
+            self.replies.put(chat_id, Outgoing("file", thread, file=send_file))
         elif reply.public or not reply.ok:
-            self._reply(message, reply.text)
+            self._reply(message, reply.text, literals=reply.literals)
 
     def _reply(
-        self, message: Message, text: str, *, markup: Any = None, quote: bool = True
+        self,
+        message: Message,
+        text: str,
+        *,
+        markup: Any = None,
+        quote: bool = True,
+        literals: Sequence[str] = (),
     ) -> None:
-        self._later(
+        """Answer a message, in the background: the handler is done once the service is.
+
+        A reply may wait for the chat's flood limits; the handler's slot (PTB runs a bounded
+        number at once) goes to other chats meanwhile. It is never dropped: when many wait,
+        answers are combined (see `ReplyQueue`).
+        """
+        sender = message.from_user
+        self.replies.put(
             message.chat_id,
-            self.notifier.send_text(
-                message.chat_id,
+            Outgoing(
+                "answer",
+                thread_of(message),
                 fit(text, MAX_TEXT),
-                thread=thread_of(message),
+                sender=clean_name(sender.full_name) if sender is not None else "",
                 markup=markup,
                 reply_to=message.message_id if quote else None,
+                literals=tuple(literals),
             ),
         )
 
-    def _later(self, chat_id: int, send: Coroutine[Any, Any, object]) -> None:
-        """Send a reply in the background: the handler is done once the service is.
-
-        A reply may wait for the chat's flood limits; the handler's slot (PTB runs a bounded
-        number at once) goes to other chats meanwhile. A chat flooding the bot with commands
-        gets at most `MAX_PENDING_REPLIES` replies waiting; the rest are dropped.
-        """
-        if self._pending.get(chat_id, 0) >= MAX_PENDING_REPLIES:
-            send.close()
-            log.info("chat %s: too many replies waiting, one dropped", chat_id)
-            return
-        self._pending[chat_id] = self._pending.get(chat_id, 0) + 1
-        task = asyncio.create_task(self._send(chat_id, send))
-        self._sending.add(task)
-        task.add_done_callback(self._sending.discard)
-
-    async def _send(self, chat_id: int, send: Coroutine[Any, Any, object]) -> None:
-        try:
-            await send
-        except TelegramError as exc:
-            failed(exc, "a reply in chat %s failed: %s", chat_id, exc.message)
-        except Exception:
-            log.exception("a reply in chat %s failed", chat_id)
-        finally:
-            left = self._pending.get(chat_id, 1) - 1
-            if left > 0:
-                self._pending[chat_id] = left
-            else:
-                self._pending.pop(chat_id, None)
+    def _seen(self, tg_user: TgUser) -> None:
+        """Remember who has a @username (for `/gnav_kick @username`)."""
+        if tg_user.username:
+            if len(self._usernames) > 100_000:
+                self._usernames.clear()
+            self._usernames[tg_user.username.casefold()] = tg_user.id
 
     async def drain(self) -> None:
         """Wait until every reply under way is sent (on stop, before the bot closes)."""
-        while self._sending:
-            await asyncio.gather(*list(self._sending), return_exceptions=True)
+        await self.replies.drain()
 
     async def _language(self, tk: TableKey) -> str:
         table = await self.service.status(tk)
@@ -384,15 +401,16 @@ class Handlers:
         """Whether the sender is a chat admin, asked of Telegram only when it matters.
 
         The host needs no admin rights for its own table, nor a seated player to deal the
-        next round; with no open table the service checks nothing.
+        next round; with no open table only a settings change needs an admin.
         """
         if need is None or chat.type == ChatType.PRIVATE:
             return False
         table = await self.service.status(tk)
         if table is None or table.status == "closed":
-            return False
+            # No table: only settings changes ask (they are for admins then).
+            return need == "admin" and await self.is_admin(context, chat.id, user_id)
         key = f"telegram:{user_id}"
-        if need == "host" and table.host == key:
+        if need in ("host", "admin") and table.host == key:
             return False
         if need == "seat" and table.seat_of(key) is not None:
             return False
@@ -453,8 +471,11 @@ def _person(tg_user: TgUser, *, admin: bool = False) -> User:
     return User(f"telegram:{tg_user.id}", tg_user.full_name, admin, language)
 
 
-def _kick_target(message: Message, args: Sequence[str]) -> str | None:
-    """Who /gnav_kick names: the author of the replied message, a text mention, or a name."""
+def _kick_target(
+    message: Message, args: Sequence[str], usernames: dict[str, int] | None = None
+) -> str | None:
+    """Who /gnav_kick names: the author of the replied message, a mention (a text mention,
+    or an @username of someone the bot has seen), or a name."""
     replied = message.reply_to_message
     # In a forum every message "replies" to its topic's first message: that is no choice.
     if (
@@ -467,6 +488,10 @@ def _kick_target(message: Message, args: Sequence[str]) -> str | None:
     for entity in message.entities:
         if entity.type == MessageEntityType.TEXT_MENTION and entity.user is not None:
             return f"telegram:{entity.user.id}"
+        if entity.type == MessageEntityType.MENTION and usernames:
+            known = usernames.get(message.parse_entity(entity).lstrip("@").casefold())
+            if known is not None:
+                return f"telegram:{known}"
     name = " ".join(args).strip()
     return name or None
 

@@ -3,11 +3,13 @@
 A service button becomes a callback button whose data is the service's token (at most 64
 bytes, as Telegram requires). Table messages that have a Join or a My piece button also get a
 URL button to `t.me/<bot>?start=<payload>`: one tap opens the private chat, and the payload
-says which table the player came from.
+says which table the player came from (signed: a chat id written in by hand is refused).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -20,28 +22,45 @@ from bot.service.table import TableKey
 
 #: Telegram's limit for a /start parameter: 1-64 characters of A-Z a-z 0-9 _ -.
 MAX_PAYLOAD = 64
-_PAYLOAD = re.compile(r"^g(-?\d{1,20})(?:_(\d{1,12}))?$")
+#: `g<chat>[_<topic>]s<signature>`: a chat id alone is guessable, its signature is not.
+_PAYLOAD = re.compile(r"^g(-?\d{1,20})(?:_(\d{1,12}))?s([0-9a-f]{16})$")
 
 
-def encode_payload(key: TableKey) -> str:
-    """The deep-link payload naming a table's chat (and forum topic): `g-100123_42`."""
-    payload = f"g{key.chat}" + (f"_{key.thread}" if key.thread else "")
+def payload_secret(bot_token: str) -> bytes:
+    """The key deep-link payloads are signed with: derived from the bot's token (secret, and
+    the same in every process of the bot), never the token itself."""
+    return hashlib.sha256(b"gnav-bot deep link\0" + bot_token.encode()).digest()
+
+
+def _signature(secret: bytes, body: str) -> str:
+    return hmac.new(secret, body.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def encode_payload(key: TableKey, secret: bytes) -> str:
+    """The signed deep-link payload naming a table's chat (and forum topic):
+    `g-100123_42s<16 hex digits>`."""
+    body = f"g{key.chat}" + (f"_{key.thread}" if key.thread else "")
+    payload = f"{body}s{_signature(secret, body)}"
     if len(payload) > MAX_PAYLOAD or not _PAYLOAD.match(payload):
         raise ValueError(f"no deep-link payload for {key.key}")
     return payload
 
 
-def decode_payload(payload: str) -> TableKey | None:
-    """The table a /start payload names, or None when it is not one of ours."""
+def decode_payload(payload: str, secret: bytes) -> TableKey | None:
+    """The table a /start payload names, or None when it is not one of ours (or its
+    signature is wrong: someone wrote a chat id in by hand)."""
     m = _PAYLOAD.match(payload.strip())
     if m is None:
+        return None
+    body = payload.strip()[: m.start(3) - 1]
+    if not hmac.compare_digest(_signature(secret, body), m.group(3)):
         return None
     return TableKey("telegram", m.group(1), m.group(2))
 
 
-def deep_link(bot_username: str, key: TableKey) -> str:
+def deep_link(bot_username: str, key: TableKey, secret: bytes) -> str:
     """`https://t.me/<bot>?start=<payload>`: opens the private chat with a Start button."""
-    return f"https://t.me/{bot_username}?start={encode_payload(key)}"
+    return f"https://t.me/{bot_username}?start={encode_payload(key, secret)}"
 
 
 def _labels(key: str) -> dict[str, str]:

@@ -16,13 +16,14 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from telegram import Bot, InputFile, Message, ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 
-from adapters.telegram.keyboards import deep_link, keyboard
+from adapters.telegram.entities import protect
+from adapters.telegram.keyboards import deep_link, keyboard, payload_secret
 from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
@@ -114,7 +115,7 @@ class TelegramNotifier:
             username = self.bot.username
         except RuntimeError:  # PTB: not initialized yet (no getMe answer)
             return None
-        return deep_link(username, key) if username else None
+        return deep_link(username, key, payload_secret(self.bot.token)) if username else None
 
     async def _need_bot(self) -> Bot:
         await self._ready.wait()
@@ -133,6 +134,7 @@ class TelegramNotifier:
                 thread=_thread(key),
                 markup=keyboard(screen, self.link_for(key)),
                 moved_is_done=True,
+                literals=screen.literals,
             )
         except TelegramError as exc:
             failed(exc, "posting to %s failed: %s", channel, exc.message)
@@ -152,6 +154,7 @@ class TelegramNotifier:
                         chat_id=chat_id,
                         message_id=int(message_ref),
                         reply_markup=keyboard(screen, self.link_for(key)),
+                        entities=protect(screen.text, screen.literals),
                     )
                 )
         except ChatMigrated as exc:
@@ -179,7 +182,9 @@ class TelegramNotifier:
         if user_id <= 0:
             return Delivery.UNREACHABLE  # a chat, not a person: never send a piece there
         try:
-            await self.send_text(user_id, screen.text, markup=keyboard(screen))
+            await self.send_text(
+                user_id, screen.text, markup=keyboard(screen), literals=screen.literals
+            )
         except Forbidden:
             return Delivery.UNREACHABLE
         except BadRequest as exc:
@@ -202,8 +207,12 @@ class TelegramNotifier:
         markup: object = None,
         reply_to: int | None = None,
         moved_is_done: bool = False,
+        literals: Sequence[str] = (),
     ) -> Message | None:
         """Send plain text (no parse mode: names may contain anything), spaced per chat.
+
+        `literals` (names, typed values) are sent inside `code` entities when Telegram could
+        otherwise turn them into links, commands or mentions (see `entities.protect`).
 
         On `ChatMigrated` the chat's tables move and the text goes to the supergroup, except
         with `moved_is_done` when a table moved (the service posts its message there itself);
@@ -211,6 +220,7 @@ class TelegramNotifier:
         """
         bot = await self._need_bot()
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
+        entities = protect(text, literals)
         try:
             async with self._paced(chat_id):
                 return await self._api(
@@ -220,6 +230,7 @@ class TelegramNotifier:
                         reply_markup=markup,  # type: ignore[arg-type]
                         message_thread_id=thread,
                         reply_parameters=reply,
+                        entities=entities,
                     )
                 )
         except ChatMigrated as exc:
@@ -235,6 +246,7 @@ class TelegramNotifier:
                         text,
                         reply_markup=markup,  # type: ignore[arg-type]
                         message_thread_id=thread,
+                        entities=entities,
                     )
                 )
 

@@ -6,6 +6,7 @@ Telegram-specific words around them, in the same four languages, English as the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
@@ -15,10 +16,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Pieces by DM",
         "join_link": "{text} Tap «📬 Pieces by DM» once to get your pieces privately "
         "(until then, My piece shows them).",
+        "join_link_many": "{names}: tap «📬 Pieces by DM» once to get your pieces privately "
+        "(until then, My piece shows them).",
         "welcome": "Hi! I deal Gnav in Telegram groups: add me to a group and send /gnav "
         "there to open a table. Your pieces come to this chat, privately.",
         "linked": "✅ Linked: your pieces for the Gnav table in «{title}» come to this chat.",
         "linked_untitled": "✅ Linked: your Gnav pieces come to this chat.",
+        "not_linked": "Your Gnav pieces come to this chat once you sit at a table: press "
+        "Join on a table in your group.",
         "group_only": "Gnav is played in a group: add me to a group and send /gnav there. "
         "This private chat is where your pieces arrive.",
         "anonymous": "Please write as yourself: anonymous admins and channels cannot sit "
@@ -48,10 +53,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Brikker privat",
         "join_link": "{text} Trykk «📬 Brikker privat» én gang for å få brikkene dine privat "
         "(til da viser Min brikke dem).",
+        "join_link_many": "{names}: trykk «📬 Brikker privat» én gang for å få brikkene dine "
+        "privat (til da viser Min brikke dem).",
         "welcome": "Hei! Jeg deler ut Gnav i Telegram-grupper: legg meg til i en gruppe og "
         "send /gnav der for å åpne et bord. Brikkene dine kommer hit, privat.",
         "linked": "✅ Koblet: brikkene dine ved Gnav-bordet i «{title}» kommer hit.",
         "linked_untitled": "✅ Koblet: Gnav-brikkene dine kommer hit.",
+        "not_linked": "Gnav-brikkene dine kommer hit når du sitter ved et bord: trykk "
+        "Bli med ved et bord i gruppen din.",
         "group_only": "Gnav spilles i en gruppe: legg meg til i en gruppe og send /gnav der. "
         "Her i privatchatten kommer brikkene dine.",
         "anonymous": "Skriv som deg selv: anonyme administratorer og kanaler kan ikke sitte "
@@ -81,10 +90,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Фишки в личку",
         "join_link": "{text} Нажмите «📬 Фишки в личку» один раз, чтобы получать свои фишки "
         "лично (пока что их показывает «Моя фишка»).",
+        "join_link_many": "{names}: нажмите «📬 Фишки в личку» один раз, чтобы получать свои "
+        "фишки лично (пока что их показывает «Моя фишка»).",
         "welcome": "Привет! Я раздаю Gnav в группах Telegram: добавьте меня в группу и "
         "отправьте там /gnav, чтобы открыть стол. Ваши фишки будут приходить сюда, лично.",
         "linked": "✅ Готово: ваши фишки за столом Gnav в «{title}» будут приходить сюда.",
         "linked_untitled": "✅ Готово: ваши фишки Gnav будут приходить сюда.",
+        "not_linked": "Ваши фишки Gnav будут приходить сюда, когда вы сядете за стол: "
+        "нажмите «Сесть» у стола в вашей группе.",
         "group_only": "В Gnav играют в группе: добавьте меня в группу и отправьте там /gnav. "
         "В этот личный чат приходят ваши фишки.",
         "anonymous": "Пишите от своего имени: анонимные администраторы и каналы не могут "
@@ -114,10 +127,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "link_button": "📬 Peças em privado",
         "join_link": "{text} Toque uma vez em «📬 Peças em privado» para receber as suas "
         "peças em privado (até lá, A minha peça mostra-as).",
+        "join_link_many": "{names}: toquem uma vez em «📬 Peças em privado» para receber as "
+        "vossas peças em privado (até lá, A minha peça mostra-as).",
         "welcome": "Olá! Dou as cartas de Gnav em grupos do Telegram: adicione-me a um grupo "
         "e envie /gnav lá para abrir uma mesa. As suas peças chegam a esta conversa, em privado.",
         "linked": "✅ Ligado: as suas peças da mesa de Gnav em «{title}» chegam a esta conversa.",
         "linked_untitled": "✅ Ligado: as suas peças de Gnav chegam a esta conversa.",
+        "not_linked": "As suas peças de Gnav chegam a esta conversa quando se sentar a uma "
+        "mesa: toque em Entrar numa mesa do seu grupo.",
         "group_only": "O Gnav joga-se num grupo: adicione-me a um grupo e envie /gnav lá. "
         "É nesta conversa privada que chegam as suas peças.",
         "anonymous": "Escreva em seu nome: administradores anónimos e canais não se podem "
@@ -185,3 +202,8 @@ def languages_line(language: str) -> str:
     """The list of table languages with their names."""
     choices = ", ".join(f"{code} ({LANGUAGE_NAMES[code]})" for code in LANGUAGES)
     return text(language, "languages", choices=choices)
+
+
+def join_link_many(language: str, names: Sequence[str]) -> str:
+    """One "pieces by DM" hint for several players who joined while replies waited."""
+    return text(language, "join_link_many", names=", ".join(names))

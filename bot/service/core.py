@@ -5,14 +5,16 @@ catalogs, players, and turning refusals into replies. Every job module builds on
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.service.game import GameRuleError, GameRules
 from bot.service.i18n import Catalog, catalog
+from bot.service.names import clean_name
 from bot.service.outbox import Outbox
 from bot.service.ports import (
     Clock,
@@ -22,6 +24,7 @@ from bot.service.ports import (
     Notifier,
     Repository,
     StatDelta,
+    StoreLost,
     SystemClock,
 )
 from bot.service.settings import (
@@ -30,6 +33,8 @@ from bot.service.settings import (
     load_settings,
 )
 from bot.service.table import Table, TableKey, User
+
+log = logging.getLogger(__name__)
 
 #: Longest table message text (Discord allows 2,000 characters, Telegram 4,096).
 MAX_TEXT = 1900
@@ -51,6 +56,9 @@ class Reply:
     public: bool = False
     alert: bool = False
     document: tuple[str, bytes] | None = None
+    #: Pieces of `text` people chose (names, values they typed): shown as typed, never as a
+    #: link, a command, a mention or markup (see `Screen.literals`).
+    literals: tuple[str, ...] = ()
 
 
 class ServiceError(Exception):
@@ -101,6 +109,10 @@ class ServiceCore:
         self._heap: list[tuple[float, str]] = []
         self._wake: asyncio.Event | None = None
         self._unsaved_refs: set[str] = set()
+        #: Set once the store went away under the bot (StoreLost): every command is refused
+        #: from then on, and `on_store_lost` (the runner's stop) is called once.
+        self.store_lost: StoreLost | None = None
+        self.on_store_lost: Callable[[], None] | None = None
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
         self.command_prefix: dict[str, str] = {"console": ""}
@@ -170,25 +182,38 @@ class ServiceCore:
 
     async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
         """Run a command under the table's lock; refusals become replies in its language."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         async with self._lock(tk.key):
             table = await self._load(tk.key)
             try:
                 reply: Reply = await fn(tk, table, user, *args)
+                reply.literals = (*reply.literals, *self._names_at(tk))
                 return reply
             except ServiceError as exc:
                 cat = self._cat(
                     self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
                 )
-                return Reply(cat.t(exc.code, **exc.params), ok=False)
+                return Reply(
+                    cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc)
+                )
             except SettingsError as exc:
                 cat = self._cat(table)
-                return Reply(cat.t(exc.code, **exc.params), ok=False)
+                return Reply(
+                    cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc)
+                )
             except GameRuleError as exc:
                 cat = self._cat(table)
                 return Reply(cat.t(exc.key, rule=exc.rule, **exc.params), ok=False)
             except ConflictError:
                 cat = self._cat(table)
                 return Reply(cat.t("error.conflict"), ok=False)
+            except StoreLost as exc:
+                self._lost(exc)
+                refused = await self._refused_when_lost(tk)
+                assert refused is not None
+                return refused
 
     async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
         if table is not None:
@@ -222,12 +247,13 @@ class ServiceCore:
     async def _remember(self, user: User) -> None:
         """Store a player's name and language when they are new or changed."""
         info = await self._player(user.key)
-        changed = info.get("name") != user.name
+        name = clean_name(user.name)
+        changed = info.get("name") != name
         if user.language and info.get("language") != user.language:
             info["language"] = user.language
             changed = True
         if changed:
-            info["name"] = user.name
+            info["name"] = name
             await self.repo.save_player(user.key, info)
 
     async def reachable(self, user: str) -> bool | None:
@@ -238,7 +264,7 @@ class ServiceCore:
         """An adapter learned that private messages now reach (or no longer reach) `user`."""
         info = await self._player(user.key)
         info["reachable"] = reachable
-        info["name"] = user.name
+        info["name"] = clean_name(user.name)
         await self.repo.save_player(user.key, info)
 
     def _lobby(self, table: Table | None) -> Table:
@@ -269,6 +295,40 @@ class ServiceCore:
         if table is not None and table.status != "closed":
             return table.settings
         return await self._channel_settings(tk)
+
+    def _lost(self, exc: StoreLost) -> None:
+        """The store is gone: log it once, refuse commands from now on, stop the bot."""
+        if self.store_lost is not None:
+            return
+        self.store_lost = exc
+        log.error("%s: refusing every command and stopping", exc)
+        if self.on_store_lost is not None:
+            self.on_store_lost()
+
+    async def _refused_when_lost(self, tk: TableKey) -> Reply | None:
+        if self.store_lost is None:
+            return None
+        table = self._tables.get(tk.key)
+        language = table.settings.language if table is not None else "en"
+        return Reply(self._catalog(language, tk.platform).t("error.store_lost"), ok=False)
+
+    def _names_at(self, tk: TableKey) -> tuple[str, ...]:
+        table = self._tables.get(tk.key)
+        return tuple(table.names) if table is not None else ()
+
+    def _literals(self, tk: TableKey, exc: ServiceError | SettingsError) -> tuple[str, ...]:
+        """What a refusal repeats of people's words: its text parameters and the seat names."""
+        ours = ("known", "choices")  # the bot's own lists of words, not people's
+        typed = tuple(v for k, v in exc.params.items() if isinstance(v, str) and k not in ours)
+        return (*typed, *self._names_at(tk))
+
+    def _host_name(self, table: Table) -> str:
+        """How the host is called at the table (or was last seen), for refusals naming them."""
+        for seat in table.seats:
+            if seat.user == table.host:
+                return seat.name
+        info = self._players.get(table.host or "")
+        return str(info.get("name") or "?") if info else "?"
 
 
 def fit_text(text: str, limit: int) -> str:

@@ -9,6 +9,7 @@ import logging
 from bot.service.core import ServiceCore
 from bot.service.ports import (
     ConflictError,
+    StoreLost,
     TableRow,
 )
 from bot.service.table import Table, TableKey
@@ -87,6 +88,8 @@ class Lifecycle(ServiceCore):
     async def shutdown(self) -> None:
         """Let queued messages go out and store the references of the newest table messages."""
         await self.outbox.drain()
+        if self.store_lost is not None:
+            return  # nothing can be stored
         for key in list(self._unsaved_refs):
             async with self._lock(key):
                 table = self._tables.get(key)
@@ -96,3 +99,6 @@ class Lifecycle(ServiceCore):
                     await self._save(table)
                 except ConflictError:
                     log.warning("table %s changed elsewhere; its message ref was not stored", key)
+                except StoreLost as exc:
+                    self._lost(exc)
+                    return

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.service.core import Reply, ServiceCore, ServiceError, new_id
+from bot.service.names import clean_name, unique_name
 from bot.service.ports import FinishedMatch
 from bot.service.screens import settings_text
 from bot.service.settings import (
     apply_changes,
+    echo,
     parse_changes,
 )
 from bot.service.table import BOT_PREFIX, Seat, Table, TableKey, User
@@ -38,7 +40,7 @@ class Lobby(ServiceCore):
             settings=settings,
             status="lobby",
             host=user.key,
-            seats=[Seat(user.key, _clean_name(user.name))] if sit else [],
+            seats=[Seat(user.key, clean_name(user.name))] if sit else [],
             created_at=now,
             row_version=table.row_version if table else None,
             message_ref=None,
@@ -62,7 +64,7 @@ class Lobby(ServiceCore):
             raise ServiceError("join.already")
         if len(table.seats) >= self.game_of(table).max_players:
             raise ServiceError("join.full", max=self.game_of(table).max_players)
-        name = _unique_name(_clean_name(user.name), table.names)
+        name = unique_name(clean_name(user.name), table.names)
         await self._remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
         if table.host is None:
@@ -96,13 +98,13 @@ class Lobby(ServiceCore):
         self._authorise(table, user)
         seat = _find_seat(table, who)
         if seat is None:
-            raise ServiceError("kick.unknown", name=who)
+            raise ServiceError("kick.unknown", name=echo(who))
         name = table.seats[seat].name
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
-            return Reply(cat.t("kick.done", name=name), public=True)
+            return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
         await self._forfeit(table, seat, note=("note.kicked", {"p": name}))
-        return Reply(cat.t("kick.done", name=name), public=True)
+        return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
 
     async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
         """Show or change the table's settings (`lives=5 timeout=90 rules=tradisjonell`)."""
@@ -116,11 +118,17 @@ class Lobby(ServiceCore):
         cat = self._cat(table if active else None, current, tk.platform)
         if not words:
             return Reply(settings_text(current, cat), public=True)
-        changes = parse_changes(words)
+        # Anyone may read the settings; changing them is for the host of the open table or a
+        # channel admin (with no table open, for an admin only: the next table inherits them).
         if active and table is not None:
-            self._authorise(table, user)
-            if table.status == "playing" and set(changes) - {"language"}:
-                raise ServiceError("settings.error.in_match")
+            if user.key != table.host and not user.admin:
+                raise ServiceError("settings.error.not_host", host=self._host_name(table))
+        elif not user.admin:
+            raise ServiceError("settings.error.admin_only")
+        changes = parse_changes(words)
+        playing = active and table is not None and table.status == "playing"
+        if playing and set(changes) - {"language"}:
+            raise ServiceError("settings.error.in_match")
         new = apply_changes(current, changes)
         await self.repo.save_settings(tk.key, new.model_dump())
         if active and table is not None:
@@ -143,7 +151,7 @@ class Lobby(ServiceCore):
         self._authorise(table, user)
         bots = min(table.settings.bots, self.game_of(table).max_players - len(table.seats))
         for i in range(1, bots + 1):
-            name = _unique_name(cat.t("bot.name", n=i), table.names)
+            name = unique_name(cat.t("bot.name", n=i), table.names)
             table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
         if len(table.seats) < self.game_of(table).min_players:
             del table.seats[len(table.seats) - bots :]
@@ -201,23 +209,28 @@ class Lobby(ServiceCore):
         self._schedule(table)
 
 
-def _clean_name(name: str) -> str:
-    cleaned = " ".join(name.split())[:32]
-    return cleaned or "?"
-
-
-def _unique_name(name: str, taken: Sequence[str]) -> str:
-    if name not in taken:
-        return name
-    n = 2
-    while f"{name} ({n})" in taken:
-        n += 1
-    return f"{name} ({n})"
-
-
 def _find_seat(table: Table, who: str) -> int | None:
-    who = who.strip().lstrip("@")
+    """The seat `who` names: a user key, else exactly its name, else its name in any case.
+
+    Several seats matching only in case (`Alice`, `alice`) are refused, listing them.
+    """
+    who = who.strip()
     for i, s in enumerate(table.seats):
-        if s.user == who or s.name.casefold() == who.casefold():
+        if s.user == who:
             return i
+    wanted = [clean_name(who)]
+    if who.startswith("@"):
+        wanted.append(clean_name(who[1:]))
+    for name in wanted:
+        for i, s in enumerate(table.seats):
+            if s.name == name:
+                return i
+    for name in wanted:
+        folded = name.casefold()
+        found = [i for i, s in enumerate(table.seats) if s.name.casefold() == folded]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            names = ", ".join(table.seats[i].name for i in found)
+            raise ServiceError("kick.ambiguous", name=echo(who), names=names)
     return None

@@ -52,6 +52,8 @@ class Play(ServiceCore):
         deciders = self.game_of(table).deciders(match) if in_round else ()
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
+            if table.timed_out.get(user.key) == seq:
+                raise ServiceError("error.timed_out")
             owner = next((d for d in deciders if table.seats[d].seq == seq), None)
             if owner is None or seat in deciders:
                 raise ServiceError("error.stale")
@@ -102,6 +104,9 @@ class Play(ServiceCore):
 
     async def press(self, tk: TableKey, user: User, token: str) -> Reply:
         """A button press: the token names the table, its version and the action."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         decoded = tokens.decode(token)
         if decoded is None:
             settings = await self._channel_settings(tk)
@@ -239,7 +244,7 @@ class Play(ServiceCore):
                 table=table.key.key,
             )
             text = f"{text}\n{self.game_of(table).render_line(line, cat)}"
-            self.outbox.tell(table.key.key, s.user, Screen(text))
+            self.outbox.tell(table.key.key, s.user, Screen(text, literals=tuple(table.names)))
 
     def _no_humans_left(self, table: Table) -> bool:
         humans = [i for i, s in enumerate(table.seats) if not s.bot]

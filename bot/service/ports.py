@@ -25,10 +25,15 @@ class Button:
 
 @dataclass(frozen=True, slots=True)
 class Screen:
-    """A platform-neutral message: plain text and rows of buttons."""
+    """A platform-neutral message: plain text and rows of buttons.
+
+    `literals` are the pieces of the text people chose (player names, values they typed):
+    a platform shows them as typed, never as a link, a command, a mention or markup.
+    """
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
+    literals: tuple[str, ...] = ()
 
 
 class Delivery(Enum):
@@ -144,6 +149,15 @@ class PlatformUnreachable(PlatformError):
 
 class ConflictError(Exception):
     """The stored version is not the one the writer read: another process changed the table."""
+
+
+class StoreError(Exception):
+    """The store cannot be opened; the message is one line naming the store and the cause."""
+
+
+class StoreLost(Exception):
+    """The store went away under the running bot (its file deleted or replaced): nothing can
+    be saved any more, and the process must stop so that its supervisor restarts it."""
 
 
 class Repository(Protocol):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.service.core import Reply, ServiceCore
+from bot.service.names import clean_name
 from bot.service.table import Table, TableKey, User
 
 
@@ -18,11 +19,15 @@ class Queries(ServiceCore):
 
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
         found = await self.repo.player_stats(tk.chat_key, user.key)
         if found is None:
-            return Reply(cat.t("stats.none", name=user.name), public=True)
+            name = clean_name(user.name)
+            return Reply(cat.t("stats.none", name=name), public=True, literals=(name,))
         return Reply(
             cat.t(
                 "stats.line",
@@ -35,10 +40,14 @@ class Queries(ServiceCore):
                 refusals=found.refusals,
             ),
             public=True,
+            literals=(found.name,),
         )
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
         rows = await self.repo.top(tk.chat_key, limit)
@@ -57,10 +66,13 @@ class Queries(ServiceCore):
                     rounds=r.rounds,
                 )
             )
-        return Reply("\n".join(lines), public=True)
+        return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
+        refused = await self._refused_when_lost(tk)
+        if refused is not None:
+            return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
         async with self._lock(tk.key):

@@ -80,7 +80,11 @@ class Screens(ServiceCore):
                 rows.append((Button(cat.t("button.next"), self._token(table, "next"), "primary"),))
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
-        return Screen(fit_text("\n".join(lines), MAX_TEXT), tuple(rows) if buttons else ())
+        return Screen(
+            fit_text("\n".join(lines), MAX_TEXT),
+            tuple(rows) if buttons else (),
+            literals=tuple(table.names),
+        )
 
     def _choice_rows(
         self, table: Table, seats: Sequence[int], cat: Catalog

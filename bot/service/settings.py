@@ -5,6 +5,9 @@ Settings are kept per channel, so the next table in a channel starts with the la
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -58,6 +61,38 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The name each setting is shown by when people did not type one (their own word otherwise).
+SHOWN: dict[str, str] = {
+    "profile": "rules",
+    "lives": "lives",
+    "turn_timeout": "timeout",
+    "language": "language",
+    "next_round_delay": "delay",
+    "bots": "bots",
+}
+
+#: The longest piece of what people typed that an error message repeats.
+MAX_ECHO = 40
+
+#: A setting's number: plain ASCII digits (no sign, no `_`, no other scripts' digits), with an
+#: optional `s` for seconds.
+_NUMBER = re.compile(r"([0-9]{1,9})s?")
+
+
+def echo(text: str, limit: int = MAX_ECHO) -> str:
+    """What someone typed, as an error message repeats it: at most `limit` characters."""
+    text = "".join(ch for ch in text if ch.isprintable())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One setting as typed: the word used for it (`timeout`, `turn`...) and the value."""
+
+    typed: str
+    value: str
+
+
 class SettingsError(ValueError):
     """A setting people typed that cannot be used; `code` names the catalog message."""
 
@@ -67,47 +102,59 @@ class SettingsError(ValueError):
         self.params = params
 
 
-def parse_changes(words: list[str]) -> dict[str, str]:
-    """Read `name=value` words (or `name value` pairs) into a mapping of setting names."""
-    changes: dict[str, str] = {}
-    pending: str | None = None
+def parse_changes(words: list[str]) -> dict[str, Change]:
+    """Read `name=value` words (or `name value` pairs) into a mapping of setting names, each
+    with the word typed for it (error messages speak the user's words)."""
+    changes: dict[str, Change] = {}
+    pending: tuple[str, str] | None = None
     for word in words:
         if "=" in word:
             name, _, value = word.partition("=")
-            changes[_field(name)] = value.strip()
+            changes[_field(name)] = Change(_typed(name), value.strip())
             pending = None
         elif pending is None:
-            pending = _field(word)
+            pending = (_field(word), _typed(word))
         else:
-            changes[pending] = word.strip()
+            changes[pending[0]] = Change(pending[1], word.strip())
             pending = None
     if pending is not None:
-        raise SettingsError("settings.error.no_value", name=pending)
+        raise SettingsError("settings.error.no_value", name=pending[1])
     return changes
+
+
+def _typed(name: str) -> str:
+    return echo(name.strip())
 
 
 def _field(name: str) -> str:
     key = ALIASES.get(name.strip().casefold().replace("-", "_"))
     if key is None:
         raise SettingsError(
-            "settings.error.unknown", name=name, known=", ".join(sorted(RANGES) + sorted(CHOICES))
+            "settings.error.unknown", name=_typed(name), known=", ".join(sorted(SHOWN.values()))
         )
     return key
 
 
-def apply_changes(current: TableSettings, changes: dict[str, str]) -> TableSettings:
-    """`current` with `changes` (field -> typed text) applied, or SettingsError."""
+def apply_changes(current: TableSettings, changes: Mapping[str, Change | str]) -> TableSettings:
+    """`current` with `changes` (field -> typed change, or its text) applied, or SettingsError.
+
+    Numbers are plain ASCII whole numbers (`lives=5`, `timeout=90s`): `1_0`, `+5` or
+    full-width `５` are refused, although Python's `int` would take them.
+    """
     data: dict[str, Any] = current.model_dump()
-    for name, text in changes.items():
+    for name, change in changes.items():
+        if isinstance(change, str):
+            change = Change(SHOWN.get(name, name), change)
+        shown, text = change.typed, change.value
         if name in RANGES:
             low, high = RANGES[name]
-            try:
-                value = int(text.removesuffix("s"))
-            except ValueError:
-                raise SettingsError("settings.error.number", name=name, value=text) from None
+            m = _NUMBER.fullmatch(text)
+            if m is None:
+                raise SettingsError("settings.error.number", name=shown, value=echo(text))
+            value = int(m.group(1))
             if not low <= value <= high:
                 raise SettingsError(
-                    "settings.error.range", name=name, value=value, low=low, high=high
+                    "settings.error.range", name=shown, value=value, low=low, high=high
                 )
             data[name] = value
         elif name in CHOICES:
@@ -115,8 +162,8 @@ def apply_changes(current: TableSettings, changes: dict[str, str]) -> TableSetti
             if value_text not in CHOICES[name]:
                 raise SettingsError(
                     "settings.error.choice",
-                    name=name,
-                    value=text,
+                    name=shown,
+                    value=echo(text),
                     choices=", ".join(CHOICES[name]),
                 )
             data[name] = value_text

@@ -113,6 +113,9 @@ class Table:
     # Not stored: the round's log lines already rendered, and for which log and language.
     rendered_log: list[str] = field(default_factory=list)
     rendered_for: tuple[int, str] | None = None
+    # Not stored: user key -> the state version their turn timed out at (a press of that
+    # version's buttons is answered "your time ran out", not "out of date").
+    timed_out: dict[str, int] = field(default_factory=dict)
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""

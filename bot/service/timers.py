@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from bot.service.core import ServiceCore
+from bot.service.ports import StoreLost
 from bot.service.table import ACTED, Table
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,9 @@ class Timers(ServiceCore):
         )
         acted = 0
         for key, result in zip(due, results, strict=True):
-            if isinstance(result, BaseException):
+            if isinstance(result, StoreLost):
+                self._lost(result)  # no retry: nothing can be stored any more
+            elif isinstance(result, BaseException):
                 log.error("deadline of %s failed", key, exc_info=result)
                 heapq.heappush(self._heap, (now + 1.0, key))  # try again a little later
             elif result:
@@ -121,6 +124,8 @@ class Timers(ServiceCore):
                 seat = table.seats[turn]
                 choice = self.game_of(table).timeout_choice(match, turn)
                 seat.timeouts += 1
+                # A press of this seat's buttons from now on says its time ran out.
+                table.timed_out[seat.user] = seat.seq
                 seat.mark = ACTED
                 table.log.append((f"note.timeout_{choice.action}", {"p": seat.name}))
                 step = self.game_of(table).act(match, turn, choice.action, choice.arg)

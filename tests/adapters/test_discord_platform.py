@@ -560,3 +560,65 @@ async def test_gnav_bot_run_plays_discord_and_telegram_and_survives_a_restart(
 def make_platform_from(settings: BotSettings) -> DiscordPlatform:
     """The platform as the runner builds it, with the fake's short READY wait."""
     return DiscordPlatform(settings, client_options={"guild_ready_timeout": 0.05})
+
+
+async def test_names_cannot_become_mentions_roles_timestamps_or_commands(world: World) -> None:
+    """Discord's angle-bracket syntax in a display name is shown as typed (escaped), and
+    invisible or bidirectional controls are gone."""
+    fake = world.fake
+    hostile = "<@1><@&2><t:0:R></gnav stop:1>\u202e"
+    fake.add_user("mallory", guilds=[world.guild], global_name=hostile)
+    mallory = next(u for u in fake.users.values() if u.username == "mallory")
+    async with running_bot(world, MemoryRepository()) as bot:
+        await slash(world, mallory, "new")
+        await bot.settle()
+    content = fake.find_calls("POST", rf"/channels/{world.channel.id}/messages")[-1].json["content"]
+    assert "\\<@1>\\<@&2>\\<t:0:R>\\</gnav stop:1> (host)" in content
+    assert re.search(r"(?<!\\)<", content) is None
+    assert "\u202e" not in content
+
+
+async def test_member_cannot_change_settings_without_a_table_on_discord(world: World) -> None:
+    """A plain member's `/gnav settings` with no table open is refused privately and stored
+    nowhere; a channel admin's is kept and the next table inherits it."""
+    repo = MemoryRepository()
+    async with running_bot(world, repo):
+        refused = await slash(world, world.bob, "settings", {"lives": 1, "bots": 19})
+        assert refused.ephemeral and "admin" in await answered(world, refused)
+        assert await repo.load_settings(f"discord:{world.channel.id}") is None
+        shown = await slash(world, world.bob, "settings")
+        assert not shown.ephemeral and "lives 3" in await answered(world, shown)
+        kept = await slash(world, world.dana, "settings", {"lives": 4})
+        assert "lives 4" in await answered(world, kept)
+        await slash(world, world.alice, "new")
+        refused = await slash(world, world.bob, "settings", {"lives": 2})
+        assert refused.ephemeral and "alice" in await answered(world, refused)
+    stored = await repo.load_settings(f"discord:{world.channel.id}")
+    assert stored is not None and stored["lives"] == 4
+
+
+async def test_kick_removes_exactly_the_named_or_mentioned_member(world: World) -> None:
+    """With `Alice` and `alice` seated, `player:alice` removes `alice`; `member:` names one
+    member whatever the names; a case-only match among several is refused, listing them."""
+    fake = world.fake
+    fake.add_user("upper", guilds=[world.guild], global_name="Alice")
+    fake.add_user("lower", guilds=[world.guild], global_name="alice")
+    fake.add_user("third", guilds=[world.guild], global_name="ALICE")
+    upper, lower, third = (
+        next(u for u in fake.users.values() if u.username == n) for n in ("upper", "lower", "third")
+    )
+    async with running_bot(world, MemoryRepository()) as bot:
+        await slash(world, world.bob, "new")
+        for user in (upper, lower, third):
+            await press(world, user, "Join")
+        await bot.settle()
+        kicked = await slash(world, world.bob, "kick", {"player": "alice"})
+        assert "alice was removed" in await answered(world, kicked)
+        refused = await slash(world, world.bob, "kick", {"player": "aLiCe"})
+        assert "Alice, ALICE" in await answered(world, refused)
+        kicked = await slash(world, world.bob, "kick", {"member": third})
+        assert "ALICE was removed" in await answered(world, kicked)
+        usage = await slash(world, world.bob, "kick")
+        assert usage.ephemeral and "player:" in await answered(world, usage)
+        table = await bot.service.status(TableKey("discord", str(world.channel.id)))
+        assert table is not None and table.names == ["bob", "Alice"]

@@ -25,6 +25,7 @@ from telegram import (
     ChatMemberOwner,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    MessageEntity,
     Update,
 )
 from telegram.constants import ParseMode
@@ -644,3 +645,28 @@ async def test_bot_added_to_group_injected_errors_and_expiry(tg: FakeTelegram, a
 
     with pytest.raises(TimeoutError, match="never"):
         await tg.wait_for(lambda: False, timeout=0.05, what="never")
+
+
+async def test_plain_text_is_auto_linked_outside_code_entities(tg: FakeTelegram, bot: Bot) -> None:
+    """The fake's model of client auto-linking: URLs (also bare domains), /commands,
+    @mentions, e-mail addresses and tags become tappable in plain text, but never inside a
+    `code` entity."""
+    group = tg.add_group("Links")
+    text = "http://evil.example/ /gnav_stop @everyone evil.example/x a.b@mail.com #tag $USD"
+    await bot.send_message(group.id, text)
+    plain = tg.bot_messages(group)[-1]
+    assert plain.links() == [
+        ("url", "http://evil.example/"),
+        ("bot_command", "/gnav_stop"),
+        ("mention", "@everyone"),
+        ("url", "evil.example/x"),
+        ("email", "a.b@mail.com"),
+        ("hashtag", "#tag"),
+        ("cashtag", "$USD"),
+    ]
+    whole = [MessageEntity(MessageEntity.CODE, 0, len(text))]
+    await bot.send_message(group.id, text, entities=whole)
+    assert tg.bot_messages(group)[-1].links() == []
+    sent = await bot.send_message(group.id, "Bob", entities=[])
+    await bot.edit_message_text("/gnav_stop's turn", chat_id=group.id, message_id=sent.message_id)
+    assert tg.bot_messages(group)[-1].links() == [("bot_command", "/gnav_stop")]

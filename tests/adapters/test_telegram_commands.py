@@ -3,6 +3,7 @@ language, forum topics and deep links, on the fake Bot API with the real Applica
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -145,7 +146,7 @@ async def test_settings_and_language_change_the_table_message(
     asked = bench.say(alice, group, "/gnav_language nb")
     assert "språk nb" in (await bench.reply_to(group, asked)).text.lower()
     lobby = await bench.wait_table(group, button="Bli med")
-    assert lobby.button("Brikker privat")["url"].endswith(f"start=g{group.id}")
+    assert payload_of(lobby.button("Brikker privat")["url"]).startswith(f"g{group.id}s")
     # Bob, already reachable, joins: a toast, no link to open.
     tg.user_starts_bot(bob)
     await bench.dm(bob, "Hi!")
@@ -175,7 +176,7 @@ async def test_forum_topics_get_a_table_each_and_deep_links_name_the_topic(
 
     # The topic's own deep link; /start with it names the group.
     payload = payload_of(first.button("Pieces by DM")["url"])
-    assert payload == f"g{forum.id}_{one}"
+    assert re.fullmatch(rf"g{forum.id}_{one}s[0-9a-f]{{16}}", payload)  # signed
     tg.user_starts_bot(alice, payload)
     assert "«Gnav club»" in (await bench.dm(alice, "Linked")).text
     # A refusal in a topic is answered in that topic.

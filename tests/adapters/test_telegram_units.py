@@ -13,7 +13,13 @@ from telegram import User as TgUser
 
 from adapters.telegram import texts
 from adapters.telegram.handlers import _person, fit
-from adapters.telegram.keyboards import MAX_PAYLOAD, decode_payload, encode_payload, keyboard
+from adapters.telegram.keyboards import (
+    MAX_PAYLOAD,
+    decode_payload,
+    encode_payload,
+    keyboard,
+    payload_secret,
+)
 from adapters.telegram.platform import GnavRateLimiter
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES, catalog
@@ -31,17 +37,31 @@ async def tg() -> AsyncIterator[FakeTelegram]:
 
 
 def test_payload_round_trip_and_limit() -> None:
+    secret = payload_secret("123:token")
     for key in (
         TableKey("telegram", "-1001234567890", None),
         TableKey("telegram", "-4100000001", None),
         TableKey("telegram", "-1009999999999999", "2147483647"),
     ):
-        payload = encode_payload(key)
+        payload = encode_payload(key, secret)
         assert len(payload) <= MAX_PAYLOAD
         assert all(c.isalnum() or c in "_-" for c in payload)  # what Telegram allows
-        assert decode_payload(payload) == key
-    assert decode_payload("hello") is None
-    assert decode_payload("g-12_x") is None
+        assert decode_payload(payload, secret) == key
+    assert decode_payload("hello", secret) is None
+    assert decode_payload("g-12_x", secret) is None
+
+
+def test_deep_link_payloads_are_signed_not_guessable_chat_ids() -> None:
+    secret = payload_secret("123:token")
+    key = TableKey("telegram", "-1001234567890", None)
+    payload = encode_payload(key, secret)
+    assert payload != "g-1001234567890"
+    assert decode_payload("g-1001234567890", secret) is None  # a chat id written in by hand
+    forged = payload[:-1] + ("0" if payload[-1] != "0" else "1")
+    assert decode_payload(forged, secret) is None
+    other = encode_payload(TableKey("telegram", "-1001234567891", None), secret)
+    assert decode_payload(other[: len(payload) - 16] + payload[-16:], secret) is None
+    assert decode_payload(payload, payload_secret("456:other-bot")) is None
 
 
 def _screen(*actions: str, language: str = "en") -> Screen:

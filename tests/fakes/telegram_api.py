@@ -959,11 +959,31 @@ def _parse_markdown(source: str) -> tuple[str, list[JSONDict]]:
     return _decode(out), entities
 
 
+#: Top-level domains of bare links (TDLib knows them all; these are enough for tests).
+_BARE_TLDS: Final = "com|org|net|io|me|dev|app|info|xyz|ru|no|de|uk|co|gg|ly|tk|example"
+
 _AUTO_ENTITY_RE: Final = re.compile(
     r"(?P<bot_command>(?<![\w/<>])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?(?![\w/<>]))"
+    r"|(?P<email>(?<![\w.@+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b)"
     r"|(?P<mention>(?<![\w@])@[A-Za-z0-9_]{5,32}(?![\w@]))"
     r"|(?P<hashtag>(?<![\w#])#[^\W\d_][\w]{0,255})"
+    r"|(?P<cashtag>(?<![\w$])\$[A-Z]{1,8}(?![\w]))"
     r"|(?P<url>\bhttps?://[^\s<>\"]+[^\s<>\".,;:!?)\]'])"
+    rf"|(?P<bare_url>(?<![\w.@/])(?:[A-Za-z0-9-]+\.)+(?:{_BARE_TLDS})\b(?:/[^\s<>\"]*)?)"
+)
+#: Entities a client shows as something to tap (a link, a command, a mention, a tag).
+_LINK_ENTITY_TYPES: Final = frozenset(
+    {
+        "url",
+        "text_link",
+        "mention",
+        "text_mention",
+        "bot_command",
+        "email",
+        "hashtag",
+        "cashtag",
+        "phone_number",
+    }
 )
 _OPAQUE_ENTITY_TYPES: Final = frozenset(
     {"code", "pre", "text_link", "text_mention", "custom_emoji", "url", "mention", "bot_command"}
@@ -1004,7 +1024,10 @@ def _sort_entities(entities: list[JSONDict]) -> list[JSONDict]:
 
 
 def _find_entities(text: str, existing: Iterable[JSONDict] = ()) -> list[JSONDict]:
-    """Entities Telegram detects by itself: bot commands, mentions, hashtags, http(s) URLs."""
+    """Entities Telegram detects by itself in text outside opaque entities (code, pre, links,
+    mentions): bot commands, e-mail addresses, mentions, hashtags, cashtags, http(s) URLs and
+    bare domains (`evil.example/x`). A client shows each as a link, a tappable command or a
+    mention."""
     taken = [
         (e["offset"], e["offset"] + e["length"])
         for e in existing
@@ -1014,6 +1037,7 @@ def _find_entities(text: str, existing: Iterable[JSONDict] = ()) -> list[JSONDic
     for match in _AUTO_ENTITY_RE.finditer(text):
         kind = match.lastgroup
         assert kind is not None
+        kind = "url" if kind == "bare_url" else kind
         start = utf16_len(text[: match.start()])
         length = utf16_len(match.group())
         end = start + length
@@ -1165,6 +1189,19 @@ class FakeMessage:
     caption: str | None = None
     #: The uploaded bytes of ``document`` (not part of the message JSON).
     content: bytes | None = None
+
+    def links(self) -> list[tuple[str, str]]:
+        """What a client makes tappable in the text: (entity type, the text it covers) for
+        each link, command, mention, address or tag, detected or sent."""
+        if not self.text:
+            return []
+        units = self.text.encode("utf-16-le", "surrogatepass")
+        out = []
+        for entity in self.entities:
+            if entity.get("type") in _LINK_ENTITY_TYPES:
+                start, end = 2 * entity["offset"], 2 * (entity["offset"] + entity["length"])
+                out.append((entity["type"], units[start:end].decode("utf-16-le", "replace")))
+        return out
 
     def buttons(self) -> list[JSONDict]:
         """The inline keyboard buttons, row after row, or [] without an inline keyboard."""

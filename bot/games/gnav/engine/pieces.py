@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from bot.games.gnav.engine.safejson import cut, shown
+
 
 class Rank(IntEnum):
     """A Gnav rank; a higher value is a higher rank (N1)."""
@@ -104,11 +106,15 @@ def parse_rank(text: object) -> int:
         if value is not None:
             return value
     if isinstance(text, int) and not isinstance(text, bool):
-        raise ValueError(f'rank {text} is not a Gnav rank: write ranks as strings ("XII" or "12")')
+        raise ValueError(
+            f'rank {shown(text)} is not a Gnav rank: write ranks as strings ("XII" or "12")'
+        )
     raise ValueError(f"rank {_quote(text)} is not a Gnav rank")
 
 
 def _quote(value: object) -> str:
     if isinstance(value, str):
-        return f'"{value}"'
-    return repr(value)
+        return f'"{cut(value)}"'
+    if isinstance(value, list | dict | int | float):
+        return shown(value)
+    return cut(repr(value))

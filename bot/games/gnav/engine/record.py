@@ -7,15 +7,16 @@ names the round and action (1-based).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.games.gnav.engine import safejson
 from bot.games.gnav.engine.errors import RuleError
 from bot.games.gnav.engine.events import event_text
 from bot.games.gnav.engine.match import NO_PIECE, Match, RoundLog
 from bot.games.gnav.engine.pieces import RANK_BY_TEXT, RANK_NAMES, parse_rank
 from bot.games.gnav.engine.profiles import PROFILES
+from bot.games.gnav.engine.safejson import cut, shown
 
 #: Exact record spellings of the ranks; anything else goes through `parse_rank` (and its errors).
 _rank_of = RANK_BY_TEXT.get
@@ -26,16 +27,23 @@ class RecordError(ValueError):
 
 
 def parse_record(text: str) -> Any:
-    """Parse a record's JSON text (RecordError naming line and column when it is not JSON).
+    """Parse a record's JSON text: RecordError naming line and column when it is not JSON,
+    or what makes it unusable (a huge integer, deep nesting, a lone surrogate).
 
     Reading the file is the caller's business (`bot.cli`): the engine does no I/O.
     """
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        return safejson.loads(text)
+    except safejson.JsonError as exc:
+        raise RecordError(str(exc)) from None
+
+
+def _clip(message: str, seats: Sequence[str]) -> str:
+    """An engine message with long seat names in it cut to what an error line may echo."""
+    for name in seats:
+        if len(name) > safejson.MAX_SHOWN:
+            message = message.replace(name, name[: safejson.MAX_SHOWN - 1] + "…")
+    return message
 
 
 def _where(round_no: int, action_no: int | None = None) -> str:
@@ -53,13 +61,13 @@ def new_match_from_record(record: Any) -> Match:
         raise RecordError('profile "gnavspiel" is not supported yet (RULES.md section 3)')
     if not isinstance(profile, str) or profile not in PROFILES:
         known = ", ".join(sorted(PROFILES))
-        raise RecordError(f"profile {json.dumps(profile)} is not known (known: {known})")
+        raise RecordError(f"profile {shown(profile)} is not known (known: {known})")
     seats = record.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
         raise RecordError('"seats" must be a list of player names')
     if len(set(seats)) != len(seats):
         dup = next(s for s in seats if seats.count(s) > 1)
-        raise RecordError(f'"{dup}" is seated twice')
+        raise RecordError(f'"{cut(dup)}" is seated twice')
     p = PROFILES[profile]
     if not p.min_players <= len(seats) <= p.max_players:
         raise RecordError(
@@ -71,17 +79,17 @@ def new_match_from_record(record: Any) -> Match:
     lives = [p.default_lives] * len(seats)
     for name, value in lives_in.items():
         if name not in seats:
-            raise RecordError(f'lives: "{name}" is not seated')
+            raise RecordError(f'lives: "{cut(name)}" is not seated')
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise RecordError(
-                f"lives: {name} has {json.dumps(value)}: a whole number of at least 1 (N3)"
+                f"lives: {cut(name)} has {shown(value)}: a whole number of at least 1 (N3)"
             )
         lives[seats.index(name)] = value
     if "dealer" not in record:
         raise RecordError('"dealer" is missing: the seated player who deals the first round')
     dealer = record["dealer"]
     if dealer not in seats:
-        raise RecordError(f"dealer {json.dumps(dealer)} is not seated")
+        raise RecordError(f"dealer {shown(dealer)} is not seated")
     return Match(seats, profile=p, lives=lives, dealer=seats.index(dealer))
 
 
@@ -101,7 +109,7 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
             turn = match.turn
             assert turn is not None
             raise RecordError(
-                f"{_where(r_no - 1)}: the round stops short ({seats[turn]} is still to act), "
+                f"{_where(r_no - 1)}: the round stops short ({cut(seats[turn])} is still to act), "
                 f"but only the last round may stop short"
             )
         if not isinstance(rnd, Mapping):
@@ -112,13 +120,13 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
         deal: dict[int, int] = {}
         for name, rank in deal_in.items():
             if name not in index:
-                raise RecordError(f'{where}: "{name}" in the deal is not seated')
+                raise RecordError(f'{where}: "{cut(name)}" in the deal is not seated')
             value = _rank_of(rank) if type(rank) is str else None
             if value is None:
                 try:
                     value = parse_rank(rank)
                 except ValueError as exc:
-                    raise RecordError(f"{where}: {exc}") from None
+                    raise RecordError(f"{where}: {_clip(str(exc), seats)}") from None
             deal[index[name]] = value
         bag_in = rnd.get("bag", [])
         if not isinstance(bag_in, list):
@@ -128,11 +136,11 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
             try:
                 bag = [parse_rank(x) for x in bag_in]
             except ValueError as exc:
-                raise RecordError(f"{where}: bag: {exc}") from None
+                raise RecordError(f"{where}: bag: {_clip(str(exc), seats)}") from None
         try:
             match.start_round(deal, bag)
         except RuleError as exc:
-            raise RecordError(f"{where}: {exc.message}") from None
+            raise RecordError(f"{where}: {_clip(exc.message, seats)}") from None
         actions = rnd.get("actions", [])
         if not isinstance(actions, list):
             raise RecordError(f'{where}: "actions" must be a list of [player, "stay" | "swap"]')
@@ -151,16 +159,18 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
                 try:  # the common case, checked by the engine itself
                     play(seat, verb)
                 except RuleError as exc:
-                    raise RecordError(f"{_where(r_no, a_no)}: {exc.message}") from None
+                    raise RecordError(
+                        f"{_where(r_no, a_no)}: {_clip(exc.message, seats)}"
+                    ) from None
                 continue
             at = _where(r_no, a_no)
             if seat is None:
-                raise RecordError(f'{at}: "{name}" is not seated')
+                raise RecordError(f'{at}: "{cut(name)}" is not seated')
             if verb == "forfeit":  # gnav-bot's extension: a player leaves the match
                 try:
                     match.forfeit(index[name])
                 except RuleError as exc:
-                    raise RecordError(f"{at}: {exc.message}") from None
+                    raise RecordError(f"{at}: {_clip(exc.message, seats)}") from None
                 continue
             if match.phase != "play":
                 log = match.history[-1]
@@ -168,11 +178,11 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
                     raise RecordError(f"{at}: the deal is void (C1): the round has no actions")
                 raise RecordError(f"{at}: the round is over ({log.end}); no more actions")
             if verb not in ("stay", "swap"):
-                raise RecordError(f'{at}: "{verb}" is not an action: stay, swap or forfeit')
+                raise RecordError(f'{at}: "{cut(verb)}" is not an action: stay, swap or forfeit')
             try:
                 match.act(index[name], verb)
             except RuleError as exc:
-                raise RecordError(f"{at}: {exc.message}") from None
+                raise RecordError(f"{at}: {_clip(exc.message, seats)}") from None
     return match, outcome(match)
 
 

@@ -1,0 +1,109 @@
+"""JSON from files nobody vouches for: parsed into plain data or refused with one line.
+
+`json.loads` alone lets hostile input through as Python errors or as data that breaks later:
+an integer of more than 4,300 digits raises ValueError (CPython's int conversion limit), JSON
+nested about a thousand levels deep raises RecursionError, and a `\\ud800` escape yields a
+string with a lone surrogate that cannot be written as UTF-8. `loads` turns each into a
+`JsonError` with a short message; `shown` echoes a value in an error message, cut to
+`MAX_SHOWN` characters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+#: Deepest nesting accepted (a match record needs five levels).
+MAX_DEPTH = 64
+#: Most characters of an offending value an error message repeats.
+MAX_SHOWN = 80
+
+
+class JsonError(ValueError):
+    """JSON that cannot be used; the message is one short line."""
+
+
+def loads(text: str) -> Any:
+    """Parse `text` into plain data: no lone surrogates, at most `MAX_DEPTH` levels deep."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonError(
+            f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."
+        raise JsonError(f"not usable JSON: {shown(str(exc))}") from None
+    # Walk the data only when the text could hold what is refused (most files cannot).
+    strings = _may_hold_surrogates(text)
+    if strings or text.count("[") + text.count("{") > MAX_DEPTH:
+        check(data, strings=strings)
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    if _SURROGATE_ESCAPE.search(text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check(data: Any, *, strings: bool = True) -> None:
+    """Refuse nesting deeper than `MAX_DEPTH` and (with `strings`) strings with lone
+    surrogates; walked without recursion."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if strings:
+                _check_text(value)
+        elif isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if strings:
+                        _check_text(key)
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise JsonError(
+            f"a string holds a lone surrogate (\\u{ord(bad):04x}), which is not text: {shown(text)}"
+        ) from None
+
+
+def shown(value: Any, limit: int = MAX_SHOWN) -> str:
+    """`value` as an error message shows it: JSON (strings quoted), at most `limit`
+    characters of it, never a lone surrogate."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 256:
+        text = f"<an integer of about {int(abs(value).bit_length() * 0.30103) + 1} digits>"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (RecursionError, TypeError, ValueError):
+            text = "<a value>"
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cut(text: str, limit: int = MAX_SHOWN) -> str:
+    """A piece of text (a name) as an error message shows it: at most `limit` characters,
+    never a lone surrogate."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
