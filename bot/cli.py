@@ -32,7 +32,12 @@ def _replay(args: argparse.Namespace) -> int:
     from bot.engine.record import RecordError, replay_record
 
     try:
-        _, result = replay_record(load_record(args.file))
+        record = load_record(args.file)
+        from bot.games.karnaval.replay import is_karnaval_record, replay_command
+
+        if is_karnaval_record(record):  # a record naming another game: KARNAVAL_RECORD.md
+            return replay_command(args.file, record, compact=args.compact)
+        _, result = replay_record(record)
     except RecordError as exc:
         print(f"gnav-bot replay: {exc}", file=sys.stderr)
         return 2
