@@ -30,14 +30,13 @@ def load_record(path: str) -> Any:
 
 def _replay(args: argparse.Namespace) -> int:
     from bot.engine.record import RecordError, replay_record
+    from bot.games.karnaval.replay import replay_other_game
 
+    status = replay_other_game(args.file, compact=args.compact)
+    if status is not None:  # a record naming another game (KARNAVAL_RECORD.md)
+        return status
     try:
-        record = load_record(args.file)
-        from bot.games.karnaval.replay import is_karnaval_record, replay_command
-
-        if is_karnaval_record(record):  # a record naming another game: KARNAVAL_RECORD.md
-            return replay_command(args.file, record, compact=args.compact)
-        _, result = replay_record(record)
+        _, result = replay_record(load_record(args.file))
     except RecordError as exc:
         print(f"gnav-bot replay: {exc}", file=sys.stderr)
         return 2

@@ -1,8 +1,12 @@
-"""`gnav-bot replay` for Karnaval records: the glue between the command line and the engine.
+"""`gnav-bot replay` for records of other games than Gnav (Karnaval now).
 
-`bot.cli` parses the file and hands any record that names a `game` other than Gnav here. The
-record is checked again as strict RFC 8259 JSON (the Gnav reader tolerates NaN and Infinity);
-an invalid record prints its one error line (KARNAVAL_RECORD.md "Errors") and exits 2.
+`bot.cli` asks `replay_other_game` first. A file whose text never names a `"game"` is left to
+the Gnav reader at once (a Gnav record has no `game` key), so Gnav replays pay one extra read
+of the file and a substring search. Otherwise the text is parsed as strict RFC 8259 JSON (no
+byte-order mark, NaN, Infinity or trailing text): a record with a `game` other than "gnav" is
+handed to the Karnaval rules (KARNAVAL_RECORD.md), and a file that names a game but is not
+JSON is reported as `file: ...`, whatever game was meant. An invalid record prints its one error
+line on stderr (exit 2); a valid one prints the outcome JSON on stdout (exit 0).
 """
 
 from __future__ import annotations
@@ -11,12 +15,7 @@ import json
 import sys
 from typing import Any
 
-from bot.games.karnaval.engine.record import (
-    RecordError,
-    has_non_json_numbers,
-    parse_record,
-    replay_record,
-)
+from bot.games.karnaval.engine.record import RecordError, parse_record, replay_record
 
 
 def is_karnaval_record(record: Any) -> bool:
@@ -25,20 +24,34 @@ def is_karnaval_record(record: Any) -> bool:
     return isinstance(record, dict) and "game" in record and record["game"] != "gnav"
 
 
-def replay_command(path: str, record: Any, compact: bool = False) -> int:
-    """Replay a parsed Karnaval record read from `path`: print the outcome, return 0; or print
-    the error line on stderr and return 2."""
+def replay_other_game(path: str, compact: bool = False) -> int | None:
+    """Replay the record at `path` if it is not a Gnav record: the exit status, or None to
+    leave the file to the Gnav reader (no `"game"` in it, unreadable, or a Gnav record)."""
     try:
-        if has_non_json_numbers(record):
-            with open(path, encoding="utf-8") as f:
-                record = parse_record(f.read())  # the strict parser names the fault
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None  # the Gnav reader reports an unreadable file
+    if b'"game"' not in data:
+        return None
+    try:
+        text = data.decode("utf-8")
+        record = parse_record(text)
+    except UnicodeDecodeError:
+        return _fail("file: not valid JSON (not UTF-8 text)")
+    except RecordError as exc:
+        return _fail(exc.line)
+    if not is_karnaval_record(record):
+        return None
+    try:
         _, result = replay_record(record)
     except RecordError as exc:
-        print(exc.line, file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"file: cannot be read ({exc})", file=sys.stderr)
-        return 2
+        return _fail(exc.line)
     text = json.dumps(result, ensure_ascii=False, indent=None if compact else 1)
     sys.stdout.write(text + "\n")
     return 0
+
+
+def _fail(line: str) -> int:
+    print(line, file=sys.stderr)
+    return 2

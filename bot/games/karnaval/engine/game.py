@@ -333,10 +333,11 @@ def draw_winner(names: Sequence[str], rounds: Sequence[Mapping[int, str]]) -> in
             decided = r
         drawing = tied
     if decided is None:
-        who = " and ".join(names[s] for s in drawing)
+        tied = [names[s] for s in drawing]
+        who = ", ".join(tied[:-1]) + " and " + tied[-1]
         raise InvalidDraw(
             "K2", "karnaval.error.draw_undecided",
-            {"round": None, "players": who, "last": len(rounds)},
+            {"round": None, "players": tied, "last": len(rounds)},
             f"{who} tie for lowest in round {len(rounds)} and must draw again",
         )  # fmt: skip
     return drawing[0]

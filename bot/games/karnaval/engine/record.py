@@ -9,7 +9,6 @@ is wrong, the first fault met in the order of checks the record format lays down
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,17 +43,6 @@ def parse_record(text: str) -> Any:
         raise RecordError(f"file: not valid JSON ({exc})") from None
     except ValueError as exc:
         raise RecordError(f"file: not valid JSON ({exc})") from None
-
-
-def has_non_json_numbers(value: Any) -> bool:
-    """True when parsed data holds NaN or an infinity (which RFC 8259 JSON cannot write)."""
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, list):
-        return any(has_non_json_numbers(v) for v in value)
-    if isinstance(value, dict):
-        return any(has_non_json_numbers(v) for v in value.values())
-    return False
 
 
 def _is_str_list(value: Any) -> bool:
@@ -94,9 +82,8 @@ def new_match_from_record(record: Any) -> Karnaval:
         except RuleError as exc:
             r = exc.params.get("round")
             if exc.key == "karnaval.error.draw_undecided":
-                tied = [p for p in exc.params["players"].split(" and ")]
                 line = (
-                    f"draw: {_names_list(tied)} tie for lowest in round "
+                    f"draw: {_names_list(exc.params['players'])} tie for lowest in round "
                     f"{exc.params['last']} and must draw again"
                 )
                 raise RecordError(line, exc) from None
