@@ -1096,12 +1096,18 @@ class Karnaval:
             "draw": None
             if self.draw is None
             else [[[s, c] for s, c in sorted(r.items())] for r in self.draw],
+            "first": self.first,
             "deals": [
                 {
                     "hands": [list(h) for h in d.hands],
                     "stock": list(d.stock),
+                    "held": [list(h) for h in d.held],
                     "bids": [[s, b] for s, b in d.bids],
                     "plays": [[p.seat, list(p.cards), p.choice] for p in d.plays],
+                    "trick": len(d.trick),
+                    "tricks": list(d.tricks),
+                    "leads": d.leads,
+                    "scores": None if d.scores is None else list(d.scores),
                 }
                 for d in self.deals
             ],
@@ -1110,19 +1116,32 @@ class Karnaval:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Karnaval:
-        """Rebuild a match saved by `to_dict` (by replaying its deals)."""
+        """Rebuild a match saved by `to_dict`."""
         if data.get("format") != 1:
             raise ValueError(f"unknown Karnaval state format {data.get('format')!r}")
+        k = cls.__new__(cls)
+        k.names = list(data["names"])
+        k.n = len(k.names)
         draw = data["draw"]
-        k = cls(
-            data["names"],
-            None if draw is None else [{int(s): c for s, c in r} for r in draw],
-        )
-        for dd in data["deals"]:
-            k.start_deal(dd["hands"], dd["stock"])
-            for s, b in dd["bids"]:
-                k.bid(s, b)
-            for s, cards, choice in dd["plays"]:
-                k.play(s, cards, choice)
+        k.draw = None if draw is None else [{int(s): c for s, c in r} for r in draw]
+        k.first = int(data["first"])
+        k.deals = []
+        for i, dd in enumerate(data["deals"]):
+            plays = [Play(s, tuple(cards), choice) for s, cards, choice in dd["plays"]]
+            in_trick = int(dd["trick"])
+            k.deals.append(
+                Deal(
+                    index=i,
+                    hands=[list(h) for h in dd["hands"]],
+                    stock=list(dd["stock"]),
+                    held=[list(h) for h in dd["held"]],
+                    bids=[(s, b) for s, b in dd["bids"]],
+                    plays=plays,
+                    trick=plays[len(plays) - in_trick :] if in_trick else [],
+                    tricks=list(dd["tricks"]),
+                    leads=int(dd["leads"]),
+                    scores=None if dd["scores"] is None else list(dd["scores"]),
+                )
+            )
         k.pending = None if data["pending"] is None else tuple(data["pending"])
         return k

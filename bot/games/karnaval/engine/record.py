@@ -43,6 +43,8 @@ def parse_record(text: str) -> Any:
         raise RecordError(f"file: not valid JSON ({exc})") from None
     except ValueError as exc:
         raise RecordError(f"file: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise RecordError("file: not valid JSON (nested too deeply to read)") from None
 
 
 def _is_str_list(value: Any) -> bool:
