@@ -16,7 +16,14 @@ from bot.games.karnaval.engine.errors import (
     WrongPhase,
 )
 from bot.games.karnaval.engine.events import EVERYONE, Event
-from bot.games.karnaval.engine.game import Choice, Karnaval, Play, score
+from bot.games.karnaval.engine.game import (
+    Choice,
+    Karnaval,
+    Play,
+    draw_next,
+    draw_winner,
+    score,
+)
 
 __all__ = [
     "EVERYONE",
@@ -33,5 +40,7 @@ __all__ = [
     "Play",
     "RuleError",
     "WrongPhase",
+    "draw_next",
+    "draw_winner",
     "score",
 ]

@@ -343,6 +343,18 @@ def draw_winner(names: Sequence[str], rounds: Sequence[Mapping[int, str]]) -> in
     return drawing[0]
 
 
+def draw_next(n: int, rounds: Sequence[Mapping[int, str]]) -> list[int]:
+    """The seats that draw the next round (KC4): everyone first, then the seats tied for lowest
+    in the last round; [] once a round has a single lowest card (its seat is player 1)."""
+    drawing = list(range(n))
+    for rnd in rounds:
+        low = min(strength(rnd[s]) for s in drawing)
+        drawing = [s for s in drawing if strength(rnd[s]) == low]
+        if len(drawing) == 1:
+            return []
+    return drawing
+
+
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
