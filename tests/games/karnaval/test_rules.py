@@ -643,3 +643,37 @@ def test_k20_kc12_quarter_premium_penalty_and_winners() -> None:
     totals = k.totals()
     assert totals is not None
     assert k.winners == [s for s in k.order if totals[s] == max(totals)]
+
+
+def _kc10_by_definition(hand: list[str], led: str, trump: str | None) -> set[str]:
+    """KC10 read literally: a card is legal when, for some set of Karnavals set aside that keeps
+    it, K7 allows it among the cards not set aside (jokers always, K9)."""
+    from itertools import combinations
+
+    pairs = sorted({c for c in hand if c != "JK" and hand.count(c) == 2})
+    legal = {"JK"} & set(hand)
+    for r in range(len(pairs) + 1):
+        for aside in combinations(pairs, r):
+            rest = [c for c in hand if c not in aside]
+            same = [c for c in rest if c != "JK" and c[-1] == led]
+            trumps = [c for c in rest if c != "JK" and trump is not None and c[-1] == trump]
+            legal |= set(same or trumps or rest)
+    return legal
+
+
+def test_kc10_formula_agrees_with_the_definition_on_random_hands() -> None:
+    import random
+
+    rng = random.Random(7)
+    deck = full_deck()
+    for _ in range(3000):
+        # Small suits make pairs likely: draw from two suits and a few ranks.
+        pool = [c for c in deck if c == "JK" or (c[-1] in "SH" and c[:-1] in ("A", "K", "9", "7"))]
+        hand = rng.sample(pool, rng.randrange(1, 9))
+        led = rng.choice("SH")
+        trump = rng.choice(["S", "H", "D", None])
+        assert legal_follow_cards(hand, led, trump) == _kc10_by_definition(hand, led, trump), (
+            hand,
+            led,
+            trump,
+        )

@@ -421,7 +421,7 @@ class Karnaval:
 
     @property
     def phase(self) -> Phase:
-        """ "deal" (waiting for `start_deal`), "bid", "play" or "over"."""
+        """The match waits for: `deal` (`start_deal`), `bid`, `play`, or is `over`."""
         d = self.current
         if d is None or d.complete:
             return "over" if len(self.deals) >= self.deal_total else "deal"
