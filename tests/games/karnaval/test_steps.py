@@ -183,3 +183,11 @@ def test_to_dict_round_trip_keeps_a_half_made_play() -> None:
     assert k2.choices(1) == k.choices(1)
     k2.act(1, "give", "KH")
     assert k2.choices(1) == [Choice("take", "yes"), Choice("take", "no")]
+
+
+def test_k2_kc4_draw_events_are_public() -> None:
+    k = Karnaval(["Ann", "Bob", "Cy"], [{0: "6S", 1: "6H", 2: "9C"}, {0: "KS", 1: "QS"}])
+    events = k.draw_events()
+    assert [e.kind for e in events] == ["drew", "drew", "first_player"]
+    assert events[1].numbers == (2, 0, 1) and events[1].cards == ("KS", "QS")
+    assert events[-1].seat == 1 and all(e.public for e in events)

@@ -5,7 +5,8 @@ its own seat at the deal. Every other event is public and names only cards face 
 (the trump card, cards played, the draw).
 
 Kinds and their fields (`seat` is the acting seat, -1 when none):
-- `first_player` (seat: player 1; cards: the last round of the draw, numbers: its seats)
+- `drew` (one per round of the draw; numbers: round, then the drawing seats; cards: theirs)
+- `first_player` (seat: player 1, K2)
 - `dealt` (seat: dealer; numbers: deal, quarter, number, cards, leader; cards: trump card or ())
 - `hand` (private; cards: the seat's hand)
 - `bid` (seat; numbers: (bid,))

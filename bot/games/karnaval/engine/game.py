@@ -390,6 +390,15 @@ class Karnaval:
         self.deals: list[Deal] = []
         self.pending: tuple[str, ...] | None = None  # the half-made play of the seat to act
 
+    def draw_events(self) -> list[Event]:
+        """The public events of the draw for the first player (K2, KC1, KC4): each round's cards,
+        then who is player 1 (only `first_player` without a draw)."""
+        events = []
+        for r, rnd in enumerate(self.draw or [], 1):
+            seats = sorted(rnd)
+            events.append(Event("drew", cards=tuple(rnd[s] for s in seats), numbers=(r, *seats)))
+        return [*events, Event("first_player", self.first)]
+
     # --- structure ---
 
     @property
