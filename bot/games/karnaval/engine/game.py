@@ -617,7 +617,7 @@ class Karnaval:
                 {"player": self.names[turn], "given": name},
                 f"it is {self.names[turn]}'s turn, not {name}'s",
             )  # fmt: skip
-        cards = tuple(cards)
+        cards = (cards,) if isinstance(cards, str) else tuple(cards)
         if len(cards) not in (1, 2):
             raise IllegalPlay(
                 "record", "karnaval.error.play_malformed", {},
