@@ -14,54 +14,18 @@ from collections.abc import Sequence
 from typing import Any
 
 
-def load_record(path: str) -> Any:
-    """Read a match record file (`-`: standard input) and parse its JSON (RecordError when
-    unreadable, empty or malformed, or when it is an outcome rather than a record)."""
-    from bot.games.gnav.engine.record import RecordError, parse_record
-
-    name = "standard input" if path == "-" else path
-    try:
-        if path == "-":
-            text = sys.stdin.buffer.read().decode("utf-8")
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as exc:
-        raise RecordError(f"cannot read {name}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{name} is not UTF-8 text") from None
-    if not text.strip():
-        raise RecordError(f"{name}: empty file, no match record in it")
-    record = parse_record(text)
-    if _looks_like_an_outcome(record):
-        raise RecordError(
-            f"{name} looks like an outcome (what gnav-bot replay prints), not a match record "
-            "(MATCH_RECORD.md)"
-        )
-    return record
-
-
-def _looks_like_an_outcome(data: Any) -> bool:
-    """The JSON `gnav-bot replay` prints: winners, and rounds of events instead of actions."""
-    if not isinstance(data, dict) or "winners" not in data or "seats" in data:
-        return False
-    rounds = data.get("rounds")
-    return isinstance(rounds, list) and all(
-        isinstance(r, dict) and "events" in r and "actions" not in r for r in rounds
-    )
-
-
 def _replay(args: argparse.Namespace) -> int:
-    from bot.games.gnav.engine.record import RecordError, replay_record
+    from bot.games.replay import ReplayError, read_text, replay_text
 
     try:
-        _, result = replay_record(load_record(args.file))
-    except RecordError as exc:
-        print(f"gnav-bot replay: {exc}", file=sys.stderr)
+        text = read_text(args.file)
+        result = replay_text(text, "standard input" if args.file == "-" else args.file)
+    except ReplayError as exc:
+        print(exc.line, file=sys.stderr)
         return 2
     # One write of the whole text: json.dump would write it piece by piece (slow on MB records).
-    text = json.dumps(result, ensure_ascii=False, indent=None if args.compact else 1)
-    sys.stdout.write(text + "\n")
+    out = json.dumps(result, ensure_ascii=False, indent=None if args.compact else 1)
+    sys.stdout.write(out + "\n")
     return 0
 
 

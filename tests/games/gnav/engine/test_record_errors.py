@@ -354,7 +354,7 @@ def test_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "nowhere.json"
     done = run_gnav_bot("replay", str(path))
     assert done.returncode == 2
-    assert done.stderr == f"{PREFIX}cannot read {path}: No such file or directory\n"
+    assert done.stderr == f"file: cannot read {path}: No such file or directory\n"
 
 
 def test_file_not_utf8(tmp_path: Path) -> None:
@@ -363,7 +363,7 @@ def test_file_not_utf8(tmp_path: Path) -> None:
     path.write_bytes('{"seats": ["Bjørn"]}'.encode("latin-1"))
     done = run_gnav_bot("replay", str(path))
     assert done.returncode == 2
-    assert done.stderr == f"{PREFIX}{path} is not UTF-8 text\n"
+    assert done.stderr == f"file: {path} is not UTF-8 text\n"
 
 
 def test_parse_record_reports_json_errors() -> None:

@@ -12,8 +12,16 @@ VECTORS = Path(__file__).resolve().parents[3] / "vectors"
 
 
 def vector_records() -> list[Path]:
-    """Every record under tests/vectors (public and own), sorted; outcomes are beside them."""
-    return sorted(p for p in VECTORS.rglob("*.json") if not p.name.endswith(".outcome.json"))
+    """Every Gnav record under tests/vectors (public and own), sorted; outcomes are beside them.
+
+    Other games keep their vectors in a folder of their own (tests/vectors/karnaval/...).
+    """
+    return sorted(
+        p
+        for sub in ("public", "own")
+        for p in (VECTORS / sub).rglob("*.json")
+        if not p.name.endswith(".outcome.json")
+    )
 
 
 def outcome_path(record: Path) -> Path:

@@ -1,0 +1,1 @@
+"""Karnaval, the Russian trick-taking game with bids and pairs (../shared/KARNAVAL.md)."""
