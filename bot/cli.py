@@ -32,7 +32,13 @@ def _replay(args: argparse.Namespace) -> int:
     from bot.engine.record import RecordError, replay_record
 
     try:
-        _, result = replay_record(load_record(args.file))
+        record = load_record(args.file)
+        if isinstance(record, dict) and record.get("profile") == "gnavspiel":
+            from bot.games.gnavspiel.engine.record import replay_record as replay_gnavspiel
+
+            _, result = replay_gnavspiel(record)
+        else:
+            _, result = replay_record(record)
     except RecordError as exc:
         print(f"gnav-bot replay: {exc}", file=sys.stderr)
         return 2
