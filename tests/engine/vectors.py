@@ -12,8 +12,16 @@ VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 
 
 def vector_records() -> list[Path]:
-    """Every record under tests/vectors (public and own), sorted; outcomes are beside them."""
-    return sorted(p for p in VECTORS.rglob("*.json") if not p.name.endswith(".outcome.json"))
+    """Every Gnav record in tests/vectors/public and own, sorted; outcomes are beside them.
+
+    Other games keep their vectors in their own folders (tests/vectors/gnavspiel/...).
+    """
+    return sorted(
+        p
+        for folder in ("public", "own")
+        for p in (VECTORS / folder).glob("*.json")
+        if not p.name.endswith(".outcome.json")
+    )
 
 
 def outcome_path(record: Path) -> Path:
