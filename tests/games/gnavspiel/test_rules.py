@@ -165,7 +165,7 @@ def test_c15_a_player_who_answered_or_swapped_still_takes_its_turn() -> None:
     assert hand(m, "Dot") == "3" and m.deciders() == [3]
 
 
-# ----------------------------------------------------------------------------- G5, C10, C11, C16, C17
+# ----------------------------------------------------------- G5, C10, C11, C16, C17
 def test_g5_the_dealer_acts_last_pass_offer_first_player_or_draw() -> None:
     m = new_match({"Ann": "3", "Bob": "9", "Cid": "5"})
     play(m, "Ann pass", "Bob pass")
@@ -178,7 +178,7 @@ def test_g5_draw_puts_own_card_under_and_takes_the_top() -> None:
     assert texts(m, events)[:3] == ["pass Ann", "pass Bob", "draw Cid"]
     assert m.log is not None and m.log.hands[2] == 7
     assert not any(e.public and e.card == 7 for e in events)  # the drawn card stays hidden
-    assert [e for e in events if not e.public and e.detail == "draw"][0].audience == 2
+    assert next(e for e in events if not e.public and e.detail == "draw").audience == 2
 
 
 def test_g5_dealer_draws_taboo_king_shown_and_next_taken() -> None:

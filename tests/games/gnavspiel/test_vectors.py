@@ -77,7 +77,7 @@ def test_vector_through_the_cli(record: Path) -> None:
 def test_vector_export_replays_identically(record: Path) -> None:
     """Exported again, a record replays to the same outcome (minus a deal under way)."""
     match, got = replay_record(load_json(record))
-    again, got2 = replay_record(json.loads(json.dumps(export_record(match))))
+    _, got2 = replay_record(json.loads(json.dumps(export_record(match))))
     finished = [r for r in got["rounds"] if r["end"] is not None]
     assert got2["rounds"] == finished
     assert got2["result"] == got["result"]
