@@ -4,7 +4,8 @@ Run from the repository root: `.venv/bin/python -m benchmarks.gnavspiel_strategy
 figures; never a timed test). Options: `--matches N` per table size (default 400), `--seed S`
 (default 12), `--tune` to search the thresholds of `bot/games/gnavspiel/strategy.py` first
 (coordinate search on seeded single deals, printed as a `PARAMS` literal), `--deals N` for the
-tuning sample per candidate.
+tuning sample per candidate, `--weight W` how much the content baseline counts in tuning
+(default 0.5), `--sizes 2,3` to run some table sizes only.
 
 For every table size 2-6 and both readings of the baseline (offer below 7, always borrow, the
 dealer draws below 7; "literal" accepts an offer with a card above 7, as the brief words it,
@@ -46,9 +47,9 @@ def random_seat(rng: random.Random) -> Chooser:
     return pick
 
 
-def play_match(n: int, hero: int, hero_choose: Chooser, other: Chooser, seed: int) -> tuple[
-    int, int, int, int
-]:
+def play_match(
+    n: int, hero: int, hero_choose: Chooser, other: Chooser, seed: int
+) -> tuple[int, int, int, int]:
     """One whole match; returns (hero pays, hero deals, others' pays, others' deals) + winner
     as the hero's 1/0 in the last slot of a tuple."""
     rng = random.Random(seed)
@@ -107,9 +108,10 @@ def deal_pay_rate(n: int, deals: int, seed: int, hero: Chooser, other: Chooser) 
     return paid / deals
 
 
-def tune(deals: int, seed: int) -> None:
-    """Coordinate search of each table size's Params against a half-literal, half-content
-    field (the mean of both), printed as a literal."""
+def tune(deals: int, seed: int, sizes: list[int], weight: float) -> None:
+    """Coordinate search of each table size's Params against the two baselines (the pay rate
+    against content seats weighted `weight`, against literal ones 1 - weight), printed as a
+    literal."""
     grid: dict[str, list[object]] = {
         "offer": [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6],
         "accept_margin": [-0.1, 0.0, 0.05, 0.1, 0.2, 0.3],
@@ -117,15 +119,14 @@ def tune(deals: int, seed: int) -> None:
         "dealer_offers": [False, True],
         "content_weight": [0.0, 0.25, 0.5, 0.75, 1.0],
     }
-    for n in range(2, 7):
+    for n in sizes:
         best = strategy.PARAMS[n]
 
         def score(p: Params, n: int = n) -> float:
             strategy.PARAMS[n] = p
-            return (
-                deal_pay_rate(n, deals, seed, choose, literal)
-                + deal_pay_rate(n, deals, seed, choose, content)
-            ) / 2
+            return (1 - weight) * deal_pay_rate(
+                n, deals, seed, choose, literal
+            ) + weight * deal_pay_rate(n, deals, seed, choose, content)
 
         best_score = score(best)
         for _ in range(2):
@@ -145,19 +146,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--tune", action="store_true")
     parser.add_argument("--deals", type=int, default=3000)
+    parser.add_argument("--sizes", default="2,3,4,5,6", help="table sizes, e.g. 2,3")
+    parser.add_argument("--weight", type=float, default=0.5, help="content baseline weight")
     args = parser.parse_args(argv)
     cmd = "python -m benchmarks.gnavspiel_strategy " + " ".join(argv or sys.argv[1:])
     print(f"command: {cmd.strip()}")
     print(f"seeds: match i of table size n uses random.Random({args.seed} * 100003 + i)")
+    sizes = [int(x) for x in args.sizes.split(",")]
     start = time.perf_counter()
     if args.tune:
         print(f"tuning on {args.deals} seeded deals per candidate (seed {args.seed}):")
-        tune(args.deals, args.seed)
+        tune(args.deals, args.seed, sizes, args.weight)
     print(
         f"{'n':>2} {'baseline':>8} | {'strategy paid/deal':>18} {'baseline paid/deal':>18}"
         f" {'win rate':>8} {'fair':>5} | {'random paid/deal':>16} {'random win':>10}"
     )
-    for n in range(2, 7):
+    for n in sizes:
         for name, other in (("literal", literal), ("content", content)):
             sp, bp, sw = measure(n, args.matches, args.seed, choose, other)
             rp, _, rw = measure(n, args.matches, args.seed, random_seat(random.Random(n)), other)

@@ -13,8 +13,9 @@ looked content (passed or refused, G4). `choose(match, seat)` turns that into a 
 - accept an offer only when the own card is worse than what an offerer typically holds, never
   from the Joker holder; "stand" (G10) is never needed: a Q or K is safe anyway;
 - the dealer (G5) draws when the stock's expected card pays less often than its own, with the
-  two-taboo take-back counted; it offers the first player first when the table says so (C11
-  lets it still draw after a refusal);
+  two-taboo take-back counted; when the table says so it first offers the first player, if
+  that player looked content (it passed or refused: a refusal costs nothing, as C11 still
+  lets the dealer draw, and an acceptance brings a card its holder was content with);
 - a loan (G8, C19) is always taken: declining is going out.
 
 The thresholds per table size come from `benchmarks/gnavspiel_strategy.py`'s simulation.
@@ -46,19 +47,19 @@ class Params:
 #: Tuned per table size (players in the deal): `python -m benchmarks.gnavspiel_strategy`.
 PARAMS: dict[int, Params] = {
     2: Params(
-        offer=0.45, accept_margin=0.05, draw_margin=0.0, dealer_offers=False, content_weight=0.5
+        offer=0.25, accept_margin=0.05, draw_margin=-0.05, dealer_offers=True, content_weight=0.75
     ),
     3: Params(
-        offer=0.30, accept_margin=0.05, draw_margin=0.0, dealer_offers=False, content_weight=0.5
+        offer=0.25, accept_margin=0.0, draw_margin=-0.05, dealer_offers=True, content_weight=0.5
     ),
     4: Params(
-        offer=0.25, accept_margin=0.05, draw_margin=0.0, dealer_offers=False, content_weight=0.5
+        offer=0.2, accept_margin=-0.1, draw_margin=0.1, dealer_offers=True, content_weight=0.5
     ),
     5: Params(
-        offer=0.20, accept_margin=0.05, draw_margin=0.0, dealer_offers=False, content_weight=0.5
+        offer=0.2, accept_margin=-0.1, draw_margin=0.05, dealer_offers=True, content_weight=0.5
     ),
     6: Params(
-        offer=0.18, accept_margin=0.05, draw_margin=0.0, dealer_offers=False, content_weight=0.5
+        offer=0.2, accept_margin=-0.1, draw_margin=0.05, dealer_offers=True, content_weight=0.25
     ),
 }
 
@@ -225,7 +226,8 @@ def choose(match: Match, seat: int) -> Choice:
                 and view.card != JOKER
                 and offer.arg is not None
                 and int(offer.arg) != view.joker_at
-            ):
+                and int(offer.arg) in view.content
+            ):  # C11: a content first player refuses at no cost, then the dealer still draws
                 return offer
             return by_action["draw"]
         return by_action.get("pass") or by_action["stop"]

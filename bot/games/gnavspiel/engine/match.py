@@ -487,6 +487,13 @@ class Match:
         choice = next((c for c in choices if c.action == action), None)
         if choice is None:
             raise self._illegal(seat, action, [c.action for c in choices])
+        if arg is not None and choice.arg is None:
+            raise IllegalChoice(
+                "G4",
+                "gnavspiel.error.no_argument",
+                {"action": action, "arg": arg},
+                f'"{action}" takes no argument',
+            )
         if arg is not None and arg != choice.arg:
             raise IllegalChoice(
                 "C5",
