@@ -44,10 +44,12 @@ class Params:
     content_weight: float  # how much a content player counts as holding a higher card
 
 
-#: Tuned per table size (players in the deal): `python -m benchmarks.gnavspiel_strategy`.
+#: Tuned per table size (players in the deal) by `python -m benchmarks.gnavspiel_strategy
+#: --tune` (against both baseline readings, weight 0.5; two players against the content
+#: reading alone, `--sizes 2 --weight 1`, which keeps it ahead of both).
 PARAMS: dict[int, Params] = {
     2: Params(
-        offer=0.25, accept_margin=0.05, draw_margin=-0.05, dealer_offers=True, content_weight=0.75
+        offer=0.6, accept_margin=-0.1, draw_margin=0.0, dealer_offers=True, content_weight=0.75
     ),
     3: Params(
         offer=0.25, accept_margin=0.0, draw_margin=-0.05, dealer_offers=True, content_weight=0.5
