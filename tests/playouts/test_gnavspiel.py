@@ -5,8 +5,9 @@ agreed deals or none, variants) and plays random legal choices, with strategy se
 At every step: the 14 cards are conserved (G1, G3), chips + pot equal the start (G2, G8),
 nobody has fewer than 0 chips or more than 2 debts (G8), one seat decides at a time and its
 timeout choice is legal, no hidden card in a public event (G4, G5, G6), private events go to
-their own seat and tell the card it holds, `to_dict` round trips through JSON (and the
-restored match plays on). Per match: it ends with a winner whose balances add up to the start
+their own seat and tell the card it holds. `to_dict` round trips through JSON: a third of
+the matches are replaced by their restored copy at every step (and play on), the others are
+checked between deals. Per match: it ends with a winner whose balances add up to the start
 (C23), and its export replays to the same outcome.
 """
 
@@ -99,10 +100,11 @@ def play_match(seed: int, restore: bool) -> Match:
             events = m.act(seat, pick.action, pick.arg)
         _check_events(m, events)
         _check_state(m)
-        data = json.loads(json.dumps(m.to_dict()))
-        assert Match.from_dict(data).to_dict() == data
-        if restore:
-            m = Match.from_dict(data)
+        if restore or m.phase != "play":  # every step of a restored match, else per deal
+            data = json.loads(json.dumps(m.to_dict()))
+            assert Match.from_dict(data).to_dict() == data
+            if restore:
+                m = Match.from_dict(data)
     assert m.phase == "over" and m.result is not None
     assert sum(m.result.balance) == m.settings.chips * m.n  # C23
     assert m.result.takes == m.result.pot + sum(d for _, d in m.result.collects)
@@ -111,6 +113,6 @@ def play_match(seed: int, restore: bool) -> Match:
 
 @pytest.mark.parametrize("seed", seeds(150))
 def test_g1_g2_g8_c23_random_match_invariants_and_export_replay(seed: int) -> None:
-    m = play_match(seed, restore=seed % 4 == 0)
+    m = play_match(seed, restore=seed % 3 == 0)
     _, replayed = replay_record(json.loads(json.dumps(export_record(m))))
     assert replayed == outcome(m)
