@@ -74,7 +74,7 @@ def _karnaval(text: str) -> dict[str, Any] | None:
 
 
 def _gnav(text: str, name: str) -> dict[str, Any]:
-    """Replay a Gnav record (profiles norsk, tradisjonell)."""
+    """Replay a Gnav record (profiles norsk and tradisjonell, and gnavspiel's own engine)."""
     from bot.games.gnav.engine.record import RecordError, parse_record, replay_record
 
     try:
@@ -86,7 +86,12 @@ def _gnav(text: str, name: str) -> dict[str, Any]:
                 f"{name} looks like an outcome (what gnav-bot replay prints), not a match record "
                 "(MATCH_RECORD.md)"
             )
-        _, result = replay_record(record)
+        if isinstance(record, dict) and record.get("profile") == "gnavspiel":
+            from bot.games.gnavspiel.engine.record import replay_record as replay_gnavspiel
+
+            _, result = replay_gnavspiel(record)  # its RecordError is Gnav's (one wording)
+        else:
+            _, result = replay_record(record)
     except RecordError as exc:
         raise ReplayError(f"{GNAV_PREFIX}{exc}") from None
     return result

@@ -250,11 +250,6 @@ CASES: list[tuple[str, Any, str]] = [
         _record(profile="schwarz"),
         'profile "schwarz" is not known (known: norsk, tradisjonell)',
     ),
-    (
-        "g_gnavspiel_not_supported_yet",
-        _record(profile="gnavspiel"),
-        'profile "gnavspiel" is not supported yet (RULES.md section 3)',
-    ),
     ("record_not_an_object", [1, 2], "a match record is a JSON object"),
     ("rounds_not_a_list", _record(rounds={"deal": {}}), '"rounds" must be a list'),
     (
@@ -335,6 +330,20 @@ def test_invalid_record_cli_exits_2_with_one_line(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == PREFIX + message + "\n"
+
+
+def test_gnavspiel_records_go_to_their_own_engine(tmp_path: Path) -> None:
+    """The Gnav engine refuses a gnavspiel record; `gnav-bot replay` hands it to the gnavspiel
+    engine (bot/games/gnavspiel), which wants a stock, not a bag."""
+    record = _record(profile="gnavspiel")
+    with pytest.raises(RecordError) as info:
+        replay_record(record)
+    assert str(info.value) == 'profile "gnavspiel" is not supported yet (RULES.md section 3)'
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    done = run_gnav_bot("replay", str(path))
+    assert done.returncode == 2
+    assert done.stderr == PREFIX + "round 1: the stock must list every card not dealt, top first\n"
 
 
 def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:

@@ -1,0 +1,1 @@
+"""Tests of the Gnavspiel engine, records and strategy (RULES.md section 3)."""
