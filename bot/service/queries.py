@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.service.core import Reply, ServiceCore
+from bot.service.ports import PlayerStats
 from bot.service.table import Table, TableKey, User
 
 
@@ -20,44 +21,28 @@ class Queries(ServiceCore):
         """A player's statistics in this chat."""
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        found = await self.repo.player_stats(tk.chat_key, user.key)
+        found = await self.repo.player_stats(tk.chat_key, user.key, self.rules.name)
         if found is None:
             return Reply(cat.t("stats.none", name=user.name), public=True)
-        return Reply(
-            cat.t(
-                "stats.line",
-                name=found.name,
-                matches=found.matches,
-                wins=found.wins,
-                rounds=found.rounds,
-                lives_lost=found.lives_lost,
-                times_paid=found.times_paid,
-                refusals=found.refusals,
-            ),
-            public=True,
-        )
+        return Reply(self.rules.render_stats(found.name, found.counters, cat), public=True)
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        rows = await self.repo.top(tk.chat_key, limit)
+        rows = self._ranked(await self.repo.chat_stats(tk.chat_key, self.rules.name))[:limit]
         if not rows:
             return Reply(cat.t("top.none"), public=True)
         lines = [cat.t("top.title")]
         for i, r in enumerate(rows, 1):
-            lines.append(
-                cat.t(
-                    "top.line",
-                    n=i,
-                    name=r.name,
-                    wins=r.wins,
-                    matches=r.matches,
-                    lives_lost=r.lives_lost,
-                    rounds=r.rounds,
-                )
-            )
+            lines.append(self.rules.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True)
+
+    def _ranked(self, rows: list[PlayerStats]) -> list[PlayerStats]:
+        """Players who have played, best first by the game's key, then by name and user."""
+        top_key = self.rules.top_key
+        played = [r for r in rows if any(r.counters.values())]
+        return sorted(played, key=lambda r: (top_key(r.counters), r.name.casefold(), r.user))
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
