@@ -18,12 +18,7 @@ from bot.service.ports import (
     StatDelta,
     TableRow,
 )
-from storage.common import (
-    DuplicateMatchError,
-    dump_json,
-    load_json,
-    stat_rows,
-)
+from storage.common import DuplicateMatchError, dump_json, load_json, stat_rows
 
 
 def _json_copy(value: Any) -> Any:

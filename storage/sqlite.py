@@ -31,13 +31,7 @@ from bot.service.ports import (
     StatDelta,
     TableRow,
 )
-from storage.common import (
-    DuplicateMatchError,
-    dump_json,
-    group_stats,
-    load_json,
-    stat_rows,
-)
+from storage.common import DuplicateMatchError, dump_json, group_stats, load_json, stat_rows
 from storage.migrations import migrate_sqlite
 
 log = logging.getLogger(__name__)
