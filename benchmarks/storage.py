@@ -123,7 +123,9 @@ class GroupCommitRun:
                 finished = None
                 if saves % 10 == 9:  # a round ends: statistics for the seats
                     stats = [
-                        StatDelta("tg:-100", s["user"], s["name"], rounds=1, lives_lost=1)
+                        StatDelta(
+                            "tg:-100", s["user"], s["name"], "gnav", {"rounds": 1, "lives_lost": 1}
+                        )
                         for s in state["seats"]
                     ]
                 if saves % 50 == 49:  # a match ends: its record is kept

@@ -1,8 +1,8 @@
-"""Helpers shared by the storage back-ends: JSON encoding, statistics arithmetic, `top` order."""
+"""Helpers shared by the storage back-ends: JSON encoding and statistics rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -34,37 +34,40 @@ def load_json(text: str) -> Any:
     return orjson.loads(text)
 
 
-#: The counters of a statistics row, in storage column order.
-STAT_FIELDS: tuple[str, ...] = (
-    "matches",
-    "wins",
-    "rounds",
-    "lives_lost",
-    "times_paid",
-    "refusals",
-)
+#: A player's name under statistics: (chat, game, user, name).
+NameRow = tuple[str, str, str, str]
+#: One counter's increment: (chat, game, user, counter, increment).
+CounterRow = tuple[str, str, str, str, int]
 
 
-def add_stats(table: dict[tuple[str, str], PlayerStats], delta: StatDelta) -> None:
-    """Add one delta to an in-memory statistics table."""
-    key = (delta.chat, delta.user)
-    row = table.get(key)
-    if row is None:
-        row = table[key] = PlayerStats(user=delta.user, name=delta.name)
-    row.name = delta.name
-    for name in STAT_FIELDS:
-        setattr(row, name, getattr(row, name) + getattr(delta, name))
+def stat_rows(deltas: Iterable[StatDelta]) -> tuple[list[NameRow], list[CounterRow]]:
+    """The rows a save writes for its statistics deltas, summed per key and sorted by key.
+
+    Every delta's player gets a name row (the last name given wins); counters that add up to
+    nothing are left out. Sorting makes concurrent transactions lock rows in one order.
+    """
+    names: dict[tuple[str, str, str], str] = {}
+    sums: dict[tuple[str, str, str, str], int] = {}
+    for d in deltas:
+        names[(d.chat, d.game, d.user)] = d.name
+        for counter, value in d.counters.items():
+            key = (d.chat, d.game, d.user, counter)
+            sums[key] = sums.get(key, 0) + value
+    name_rows = [(*key, name) for key, name in sorted(names.items())]
+    counter_rows = [(*key, value) for key, value in sorted(sums.items()) if value]
+    return name_rows, counter_rows
 
 
-def top_key(stats: PlayerStats) -> tuple[float, float, float, str]:
-    """Sort key of `top`: most wins, then fewest lives lost per round, then most matches."""
-    per_round = stats.lives_lost / stats.rounds if stats.rounds else 0.0
-    return (-stats.wins, per_round, -stats.matches, stats.name.casefold())
-
-
-def rank_top(rows: Iterable[PlayerStats], limit: int) -> list[PlayerStats]:
-    """The best `limit` rows by `top_key` (players with at least one match)."""
-    return sorted((r for r in rows if r.matches or r.rounds), key=top_key)[:limit]
+def group_stats(game: str, rows: Iterable[Sequence[Any]]) -> list[PlayerStats]:
+    """PlayerStats from (user, name, counter, value) rows (counter None: no counters yet)."""
+    found: dict[str, PlayerStats] = {}
+    for user, name, counter, value in rows:
+        stats = found.get(user)
+        if stats is None:
+            stats = found[user] = PlayerStats(user=user, name=name, game=game, counters={})
+        if counter is not None:
+            stats.counters[counter] = int(value)
+    return [found[u] for u in sorted(found)]
 
 
 class DuplicateMatchError(ValueError):

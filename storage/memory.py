@@ -18,7 +18,7 @@ from bot.service.ports import (
     StatDelta,
     TableRow,
 )
-from storage.common import DuplicateMatchError, add_stats, dump_json, load_json, rank_top
+from storage.common import DuplicateMatchError, dump_json, load_json, stat_rows
 
 
 def _json_copy(value: Any) -> Any:
@@ -33,15 +33,27 @@ class MemoryRepository:
         self.tables: dict[str, TableRow] = {}
         self.settings: dict[str, dict[str, Any]] = {}
         self.players: dict[str, dict[str, Any]] = {}
-        self.stats: dict[tuple[str, str], PlayerStats] = {}
+        #: Statistics: the player's name per (chat, game, user), and that player's counters.
+        self.stat_names: dict[tuple[str, str, str], str] = {}
+        self.stat_counters: dict[tuple[str, str, str], dict[str, int]] = {}
         self.matches: list[FinishedMatch] = []
         self._match_ids: set[str] = set()
+        self._keys_by_id: dict[str, set[str]] = {}  # table id -> keys of rows carrying it
         self.saves = 0
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any (a copy)."""
         row = self.tables.get(key)
         return copy.deepcopy(row) if row else None
+
+    async def load_table_by_id(self, table_id: str) -> TableRow | None:
+        """The stored table whose row carries `table_id`, if any (a copy)."""
+        rows = [self.tables[k] for k in self._keys_by_id.get(table_id, ())]
+        if not rows:
+            return None
+        rows.sort(key=lambda r: r.key)
+        rows.sort(key=lambda r: (r.status == "closed", -r.updated_at))
+        return copy.deepcopy(rows[0])
 
     async def load_active_tables(self) -> list[TableRow]:
         """Every table that is not closed."""
@@ -72,9 +84,17 @@ class MemoryRepository:
             stored_match = copy.copy(finished)
             stored_match.record = _json_copy(finished.record)
             stored_match.winners = _json_copy(finished.winners)
+        if current is not None and current.table_id is not None:
+            self._keys_by_id[current.table_id].discard(row.key)
+        if row.table_id is not None:
+            self._keys_by_id.setdefault(row.table_id, set()).add(row.key)
         self.tables[row.key] = stored_row
-        for delta in stats:
-            add_stats(self.stats, delta)
+        name_rows, counter_rows = stat_rows(stats)
+        for chat, game, user, name in name_rows:
+            self.stat_names[(chat, game, user)] = name
+        for chat, game, user, counter, value in counter_rows:
+            counters = self.stat_counters.setdefault((chat, game, user), {})
+            counters[counter] = counters.get(counter, 0) + value
         if stored_match is not None:
             self.matches.append(stored_match)
             self._match_ids.add(stored_match.match_id)
@@ -98,14 +118,18 @@ class MemoryRepository:
         """Store what is known of a player."""
         self.players[user] = _json_copy(data)
 
-    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
-        """One player's statistics in a chat."""
-        found = self.stats.get((chat, user))
-        return copy.copy(found) if found else None
+    async def player_stats(self, chat: str, user: str, game: str) -> PlayerStats | None:
+        """One player's statistics of `game` in a chat."""
+        name = self.stat_names.get((chat, game, user))
+        if name is None:
+            return None
+        counters = dict(self.stat_counters.get((chat, game, user), {}))
+        return PlayerStats(user=user, name=name, game=game, counters=counters)
 
-    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
-        """The chat's best players."""
-        return rank_top([s for (c, _), s in self.stats.items() if c == chat], limit)
+    async def chat_stats(self, chat: str, game: str) -> list[PlayerStats]:
+        """Every player's statistics of `game` in a chat, by user."""
+        users = sorted(u for (c, g, u) in self.stat_names if c == chat and g == game)
+        return [p for u in users if (p := await self.player_stats(chat, u, game)) is not None]
 
     async def last_finished_match(self, table_key: str) -> FinishedMatch | None:
         """The newest finished match of a table."""

@@ -33,6 +33,10 @@ class MigrationError(RuntimeError):
     """A migration step failed; the store stays at the previous version."""
 
 
+#: The counter columns of the statistics table of versions 1 and 2 (Gnav's), which version 3
+#: turns into rows of `stat_counters` under the game "gnav".
+_GNAV_COUNTERS_V1 = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
+
 # JSON columns hold text written by `storage.common.dump_json`; a json_valid() CHECK would parse
 # every saved state again and cost about a seventh of the group-commit rate.
 SQLITE_MIGRATIONS: tuple[Migration, ...] = (
@@ -90,6 +94,48 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX matches_by_table ON matches (table_key, seq)",
         ),
     ),
+    Migration(
+        3,
+        "statistics per game: a player's name and one row per counter; Gnav's carried over",
+        (
+            """CREATE TABLE stat_players (
+                chat TEXT NOT NULL,
+                game TEXT NOT NULL,
+                user TEXT NOT NULL,
+                name TEXT NOT NULL,
+                PRIMARY KEY (chat, game, user)
+            ) WITHOUT ROWID""",
+            """CREATE TABLE stat_counters (
+                chat TEXT NOT NULL,
+                game TEXT NOT NULL,
+                user TEXT NOT NULL,
+                counter TEXT NOT NULL,
+                value INTEGER NOT NULL,
+                PRIMARY KEY (chat, game, user, counter)
+            ) WITHOUT ROWID""",
+            "INSERT INTO stat_players (chat, game, user, name) "
+            "SELECT chat, 'gnav', user, name FROM stats",
+            "INSERT INTO stat_counters (chat, game, user, counter, value) "
+            + " UNION ALL ".join(
+                f"SELECT chat, 'gnav', user, '{c}', {c} FROM stats WHERE {c} <> 0"
+                for c in _GNAV_COUNTERS_V1
+            ),
+            "DROP TABLE stats",
+        ),
+    ),
+    Migration(
+        4,
+        "a table's random id in its own indexed column, to find a table by it",
+        (
+            "ALTER TABLE tables ADD COLUMN table_id TEXT",
+            "UPDATE tables SET table_id = json_extract(state, '$.table_id') "
+            "WHERE json_type(state, '$.table_id') = 'text'",
+            # Not unique: a table moved to a new chat id keeps its id beside its closed stub,
+            # and short random ids of tables closed long ago may meet a new one. The lookup
+            # prefers the open table (see `load_table_by_id`).
+            "CREATE INDEX tables_by_id ON tables (table_id)",
+        ),
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
@@ -143,6 +189,48 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
         (
             "CREATE INDEX tables_active ON tables (key) WHERE status <> 'closed'",
             "CREATE INDEX matches_by_table ON matches (table_key, seq)",
+        ),
+    ),
+    Migration(
+        3,
+        "statistics per game: a player's name and one row per counter; Gnav's carried over",
+        (
+            """CREATE TABLE stat_players (
+                chat TEXT NOT NULL,
+                game TEXT NOT NULL,
+                "user" TEXT NOT NULL,
+                name TEXT NOT NULL,
+                PRIMARY KEY (chat, game, "user")
+            )""",
+            """CREATE TABLE stat_counters (
+                chat TEXT NOT NULL,
+                game TEXT NOT NULL,
+                "user" TEXT NOT NULL,
+                counter TEXT NOT NULL,
+                value BIGINT NOT NULL,
+                PRIMARY KEY (chat, game, "user", counter)
+            )""",
+            'INSERT INTO stat_players (chat, game, "user", name) '
+            "SELECT chat, 'gnav', \"user\", name FROM stats",
+            'INSERT INTO stat_counters (chat, game, "user", counter, value) '
+            "SELECT s.chat, 'gnav', s.\"user\", c.counter, c.value FROM stats AS s "
+            "CROSS JOIN LATERAL (VALUES "
+            + ", ".join(f"('{c}', s.{c})" for c in _GNAV_COUNTERS_V1)
+            + ") AS c (counter, value) WHERE c.value <> 0",
+            "DROP TABLE stats",
+        ),
+    ),
+    Migration(
+        4,
+        "a table's random id in its own indexed column, to find a table by it",
+        (
+            "ALTER TABLE tables ADD COLUMN table_id TEXT",
+            "UPDATE tables SET table_id = state ->> 'table_id' "
+            "WHERE jsonb_typeof(state -> 'table_id') = 'string'",
+            # Not unique: a table moved to a new chat id keeps its id beside its closed stub,
+            # and short random ids of tables closed long ago may meet a new one. The lookup
+            # prefers the open table (see `load_table_by_id`).
+            "CREATE INDEX tables_by_id ON tables (table_id)",
         ),
     ),
 )

@@ -22,25 +22,43 @@ from bot.service.ports import (
     StatDelta,
     TableRow,
 )
-from storage.common import STAT_FIELDS, DuplicateMatchError, dump_json, rank_top
+from storage.common import (
+    DuplicateMatchError,
+    dump_json,
+    group_stats,
+    stat_rows,
+)
 from storage.migrations import migrate_postgres
 
-_TABLE_COLUMNS = "key, version, status, deadline, updated_at, state"
-_STAT_COLUMNS = '"user", name, ' + ", ".join(STAT_FIELDS)
+_TABLE_COLUMNS = "key, version, status, deadline, updated_at, state, table_id"
 
 _INSERT_TABLE = (
-    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6) "
+    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) "
     "ON CONFLICT (key) DO NOTHING"
 )
 _UPDATE_TABLE = (
-    "UPDATE tables SET version = $2, status = $3, deadline = $4, updated_at = $5, state = $6 "
-    "WHERE key = $1 AND version = $7"
+    "UPDATE tables SET version = $2, status = $3, deadline = $4, updated_at = $5, state = $6, "
+    "table_id = $7 WHERE key = $1 AND version = $8"
 )
-_UPSERT_STATS = (
-    f'INSERT INTO stats (chat, "user", name, {", ".join(STAT_FIELDS)}) '
-    f"VALUES ({', '.join(f'${i}' for i in range(1, len(STAT_FIELDS) + 4))}) "
-    'ON CONFLICT (chat, "user") DO UPDATE SET name = EXCLUDED.name, '
-    + ", ".join(f"{f} = stats.{f} + EXCLUDED.{f}" for f in STAT_FIELDS)
+_UPSERT_STAT_NAME = (
+    'INSERT INTO stat_players (chat, game, "user", name) VALUES ($1, $2, $3, $4) '
+    'ON CONFLICT (chat, game, "user") DO UPDATE SET name = EXCLUDED.name'
+)
+_UPSERT_STAT_COUNTER = (
+    'INSERT INTO stat_counters (chat, game, "user", counter, value) VALUES ($1, $2, $3, $4, $5) '
+    'ON CONFLICT (chat, game, "user", counter) '
+    "DO UPDATE SET value = stat_counters.value + EXCLUDED.value"
+)
+_SELECT_BY_ID = (
+    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1 "
+    "ORDER BY status = 'closed', updated_at DESC, key LIMIT 1"
+)
+#: A player's name and counters (one row per counter; a NULL counter when there is none).
+_SELECT_STATS = (
+    'SELECT p."user", p.name, c.counter, c.value FROM stat_players AS p '
+    "LEFT JOIN stat_counters AS c "
+    'ON c.chat = p.chat AND c.game = p.game AND c."user" = p."user" '
+    "WHERE p.chat = $1 AND p.game = $2"
 )
 _INSERT_MATCH = (
     "INSERT INTO matches (match_id, chat, table_key, game, record, winners, finished_at) "
@@ -131,15 +149,17 @@ class PostgresRepository:
             state=row["state"],
             deadline=row["deadline"],
             updated_at=row["updated_at"],
+            table_id=row["table_id"],
         )
-
-    @staticmethod
-    def _stats(row: asyncpg.Record) -> PlayerStats:
-        return PlayerStats(user=row["user"], name=row["name"], **{f: row[f] for f in STAT_FIELDS})
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any."""
         row = await self._pool.fetchrow(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE key = $1", key)
+        return self._table_row(row) if row is not None else None
+
+    async def load_table_by_id(self, table_id: str) -> TableRow | None:
+        """The stored table carrying `table_id`: one not closed first, then the newest."""
+        row = await self._pool.fetchrow(_SELECT_BY_ID, table_id)
         return self._table_row(row) if row is not None else None
 
     async def load_active_tables(self) -> list[TableRow]:
@@ -157,20 +177,15 @@ class PostgresRepository:
         """What is known of a player."""
         return await self._pool.fetchval('SELECT data FROM players WHERE "user" = $1', user)
 
-    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
-        """One player's statistics in a chat."""
-        row = await self._pool.fetchrow(
-            f'SELECT {_STAT_COLUMNS} FROM stats WHERE chat = $1 AND "user" = $2', chat, user
-        )
-        return self._stats(row) if row is not None else None
+    async def player_stats(self, chat: str, user: str, game: str) -> PlayerStats | None:
+        """One player's statistics of `game` in a chat."""
+        rows = await self._pool.fetch(f'{_SELECT_STATS} AND p."user" = $3', chat, game, user)
+        found = group_stats(game, rows)
+        return found[0] if found else None
 
-    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
-        """The chat's best players, ranked in Python by `storage.common.top_key` (as SQLite)."""
-        rows = await self._pool.fetch(
-            f"SELECT {_STAT_COLUMNS} FROM stats WHERE chat = $1 AND (matches <> 0 OR rounds <> 0)",
-            chat,
-        )
-        return rank_top((self._stats(r) for r in rows), limit)
+    async def chat_stats(self, chat: str, game: str) -> list[PlayerStats]:
+        """Every player's statistics of `game` in a chat, by user."""
+        return group_stats(game, await self._pool.fetch(_SELECT_STATS, chat, game))
 
     async def last_finished_match(self, table_key: str) -> FinishedMatch | None:
         """The newest finished match of a table (the one stored last)."""
@@ -207,10 +222,16 @@ class PostgresRepository:
         table must not exist yet), DuplicateMatchError when `finished.match_id` is already
         stored; in both cases nothing of this save is stored. Returns once committed.
         """
-        table = (row.key, row.version, row.status, row.deadline, row.updated_at, _json(row.state))
-        stat_params = [
-            (d.chat, d.user, d.name, *(getattr(d, f) for f in STAT_FIELDS)) for d in stats
-        ]
+        table = (
+            row.key,
+            row.version,
+            row.status,
+            row.deadline,
+            row.updated_at,
+            _json(row.state),
+            row.table_id,
+        )
+        name_params, counter_params = stat_rows(stats)
         record = winners = None
         if finished is not None:
             record, winners = _json(finished.record), _json(finished.winners)
@@ -226,8 +247,10 @@ class PostgresRepository:
                 raise ConflictError(
                     f"table {row.key}: stored version {found}, expected {expected_version}"
                 )
-            if stat_params:
-                await conn.executemany(_UPSERT_STATS, stat_params)
+            if name_params:
+                await conn.executemany(_UPSERT_STAT_NAME, name_params)
+            if counter_params:
+                await conn.executemany(_UPSERT_STAT_COUNTER, counter_params)
             if finished is not None:
                 try:
                     await conn.execute(

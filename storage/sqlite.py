@@ -33,7 +33,7 @@ from bot.service.ports import (
     StoreLost,
     TableRow,
 )
-from storage.common import STAT_FIELDS, DuplicateMatchError, dump_json, load_json, rank_top
+from storage.common import DuplicateMatchError, dump_json, group_stats, load_json, stat_rows
 from storage.migrations import migrate_sqlite
 
 log = logging.getLogger(__name__)
@@ -42,20 +42,34 @@ log = logging.getLogger(__name__)
 #: mode survives a crash of the process (SIGKILL) but may lose the newest commits on power loss.
 Synchronous = Literal["FULL", "NORMAL"]
 
-_TABLE_COLUMNS = "key, version, status, deadline, updated_at, state"
+_TABLE_COLUMNS = "key, version, status, deadline, updated_at, state, table_id"
 
 _INSERT_TABLE = (
-    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (key) DO NOTHING"
 )
 _UPDATE_TABLE = (
-    "UPDATE tables SET version = ?, status = ?, deadline = ?, updated_at = ?, state = ? "
-    "WHERE key = ? AND version = ?"
+    "UPDATE tables SET version = ?, status = ?, deadline = ?, updated_at = ?, state = ?, "
+    "table_id = ? WHERE key = ? AND version = ?"
 )
-_UPSERT_STATS = (
-    f"INSERT INTO stats (chat, user, name, {', '.join(STAT_FIELDS)}) "
-    f"VALUES (?, ?, ?, {', '.join('?' for _ in STAT_FIELDS)}) "
-    "ON CONFLICT (chat, user) DO UPDATE SET name = excluded.name, "
-    + ", ".join(f"{f} = {f} + excluded.{f}" for f in STAT_FIELDS)
+_UPSERT_STAT_NAME = (
+    "INSERT INTO stat_players (chat, game, user, name) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (chat, game, user) DO UPDATE SET name = excluded.name"
+)
+_UPSERT_STAT_COUNTER = (
+    "INSERT INTO stat_counters (chat, game, user, counter, value) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (chat, game, user, counter) DO UPDATE SET value = value + excluded.value"
+)
+_SELECT_BY_ID = (
+    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ? "
+    "ORDER BY status = 'closed', updated_at DESC, key LIMIT 1"
+)
+#: A player's name and counters (one row per counter; a NULL counter when there is none).
+_SELECT_STATS = (
+    "SELECT p.user, p.name, c.counter, c.value FROM stat_players AS p "
+    "LEFT JOIN stat_counters AS c "
+    "ON c.chat = p.chat AND c.game = p.game AND c.user = p.user "
+    "WHERE p.chat = ? AND p.game = ?"
 )
 _INSERT_MATCH = (
     "INSERT INTO matches (match_id, chat, table_key, game, record, winners, finished_at) "
@@ -288,7 +302,7 @@ class SqliteRepository:
 
     @staticmethod
     def _table_row(row: Sequence[Any]) -> TableRow:
-        key, version, status, deadline, updated_at, state = row
+        key, version, status, deadline, updated_at, state, table_id = row
         return TableRow(
             key=key,
             version=version,
@@ -296,11 +310,17 @@ class SqliteRepository:
             state=load_json(state),
             deadline=deadline,
             updated_at=updated_at,
+            table_id=table_id,
         )
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any."""
         rows = await self._fetchall(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE key = ?", (key,))
+        return self._table_row(rows[0]) if rows else None
+
+    async def load_table_by_id(self, table_id: str) -> TableRow | None:
+        """The stored table carrying `table_id`: one not closed first, then the newest."""
+        rows = await self._fetchall(_SELECT_BY_ID, (table_id,))
         return self._table_row(rows[0]) if rows else None
 
     async def load_active_tables(self) -> list[TableRow]:
@@ -320,26 +340,15 @@ class SqliteRepository:
         rows = await self._fetchall("SELECT data FROM players WHERE user = ?", (user,))
         return load_json(rows[0][0]) if rows else None
 
-    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
-        """One player's statistics in a chat."""
-        rows = await self._fetchall(
-            f"SELECT user, name, {', '.join(STAT_FIELDS)} FROM stats WHERE chat = ? AND user = ?",
-            (chat, user),
-        )
-        return PlayerStats(*rows[0]) if rows else None
+    async def player_stats(self, chat: str, user: str, game: str) -> PlayerStats | None:
+        """One player's statistics of `game` in a chat."""
+        rows = await self._fetchall(f"{_SELECT_STATS} AND p.user = ?", (chat, game, user))
+        found = group_stats(game, rows)
+        return found[0] if found else None
 
-    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
-        """The chat's best players, ranked by `storage.common.top_key`.
-
-        The ranking is done in Python so that every back-end orders ties identically (name
-        comparison uses `str.casefold`); a chat holds at most a few thousand players.
-        """
-        rows = await self._fetchall(
-            f"SELECT user, name, {', '.join(STAT_FIELDS)} FROM stats "
-            "WHERE chat = ? AND (matches <> 0 OR rounds <> 0)",
-            (chat,),
-        )
-        return rank_top((PlayerStats(*r) for r in rows), limit)
+    async def chat_stats(self, chat: str, game: str) -> list[PlayerStats]:
+        """Every player's statistics of `game` in a chat, by user."""
+        return group_stats(game, await self._fetchall(_SELECT_STATS, (chat, game)))
 
     async def last_finished_match(self, table_key: str) -> FinishedMatch | None:
         """The newest finished match of a table (the one stored last)."""
@@ -384,10 +393,9 @@ class SqliteRepository:
             row.deadline,
             row.updated_at,
             dump_json(row.state),
+            row.table_id,
         )
-        stat_params = [
-            (d.chat, d.user, d.name, *(getattr(d, f) for f in STAT_FIELDS)) for d in stats
-        ]
+        name_params, counter_params = stat_rows(stats)
         match_params = (
             (
                 finished.match_id,
@@ -413,8 +421,10 @@ class SqliteRepository:
                     f"table {key}: stored version {found[0] if found else None}, "
                     f"expected {expected_version}"
                 )
-            if stat_params:
-                conn.executemany(_UPSERT_STATS, stat_params)
+            if name_params:
+                conn.executemany(_UPSERT_STAT_NAME, name_params)
+            if counter_params:
+                conn.executemany(_UPSERT_STAT_COUNTER, counter_params)
             if match_params is not None:
                 try:
                     conn.execute(_INSERT_MATCH, match_params)
@@ -423,7 +433,7 @@ class SqliteRepository:
                         f"finished match {match_params[0]} is already stored"
                     ) from exc
 
-        await self._submit(apply, compound=bool(stat_params) or match_params is not None)
+        await self._submit(apply, compound=bool(name_params) or match_params is not None)
 
     async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
         """Remember a channel's settings (committed on return)."""

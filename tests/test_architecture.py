@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -281,3 +282,92 @@ def test_replay_imports_no_platform_library() -> None:
     loaded = {m.partition(".")[0] for m in modules.split()}
     assert not loaded & set(PLATFORM_LIBRARIES)
     assert not {m for m in loaded if m in ("adapters", "storage")}
+
+
+#: Gnav's own statistics counters: the service, storage and adapters never name them.
+GNAV_WORDS = re.compile(r"\b(lives_lost|times_paid|refusals)\b")
+#: The one place allowed to name them: the migration turning Gnav's old columns into rows.
+GNAV_WORDS_ALLOWED_IN = {"storage.migrations"}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+        ):
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _gnav_words(path: Path) -> list[str]:
+    """Where a module names a Gnav counter: identifiers, attributes, keywords and strings
+    (SQL, keys); prose in comments and docstrings may still speak of refusals."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = _docstrings(tree)
+    bad = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.keyword):
+            names = [node.arg or ""]
+        elif isinstance(node, ast.alias):
+            names = [node.name, node.asname or ""]
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
+            names = [node.value]
+        for text in names:
+            for m in GNAV_WORDS.finditer(text):
+                bad.append(f"line {getattr(node, 'lineno', '?')}: {m.group()}")
+    return bad
+
+
+GENERIC = _modules("bot/service", "storage", "adapters")
+
+
+def test_generic_code_is_found() -> None:
+    """The checker sees the service, storage and adapters (a wrong path passes vacuously)."""
+    assert {"bot.service.queries", "storage.sqlite", "storage.migrations"} <= set(GENERIC)
+    assert any(name.startswith("adapters.telegram") for name in GENERIC)
+
+
+@pytest.mark.parametrize("name", sorted(set(GENERIC) - GNAV_WORDS_ALLOWED_IN))
+def test_service_storage_and_adapters_name_no_gnav_counter(name: str) -> None:
+    """Statistics are the game's: its counters are data here, never code or columns."""
+    bad = _gnav_words(GENERIC[name])
+    assert not bad, f"{name}: " + "; ".join(bad)
+
+
+def test_the_gnav_word_checker_flags_code_not_prose(tmp_path: Path) -> None:
+    """The checker itself: identifiers, keywords, SQL and keys count; comments and docs not."""
+    path = tmp_path / "fake.py"
+    path.write_text(
+        '"""Refusals and lives_lost in a docstring are prose."""\n'
+        "# lives_lost in a comment is prose too\n"
+        "def f(refusals):\n"
+        '    """times_paid here is prose."""\n'
+        "    x.lives_lost = g(times_paid=1)\n"
+        '    return "SELECT refusals FROM stats", {"lives_lost": 1}, "no refusal"\n',
+        encoding="utf-8",
+    )
+    assert [b.partition(":")[0] for b in _gnav_words(path)] == [
+        "line 3",
+        "line 5",
+        "line 5",
+        "line 6",
+        "line 6",
+    ]

@@ -121,6 +121,13 @@ class ServiceCore:
         """The rules of the game `table` plays."""
         return self.games[table.game]
 
+    def _channel_game(self, tk: TableKey) -> GameRules:
+        """The game a channel plays now: its open table's, else the default one."""
+        table = self._tables.get(tk.key)
+        if table is not None and table.status != "closed":
+            return self.game_of(table)
+        return self.games[self.default_game]
+
     def _lock(self, key: str) -> asyncio.Lock:
         lock = self._locks.get(key)
         if lock is None:

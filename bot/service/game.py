@@ -8,7 +8,7 @@ second implementation, not a rewrite of the service.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -78,6 +78,9 @@ class GameRules(Protocol):
     public_choices: bool
     #: The catalog key of that button's label ("My piece", "My hand").
     view_label: str
+    #: The statistics counters, in display order. The service counts "matches" and "wins"
+    #: itself at each match's end; `Outcome.round_stats` adds the game's own.
+    stat_counters: tuple[str, ...]
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
         """A new match between `names` (seat order) with the table's settings."""
@@ -169,4 +172,16 @@ class GameRules(Protocol):
 
     def rules_text(self, cat: Catalog, profile: str) -> str:
         """The rules summary for help."""
+        ...
+
+    def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
+        """Sort key of the chat's top list, best first (ascending; absent counters are 0)."""
+        ...
+
+    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """A player's statistics line (absent counters are 0)."""
+        ...
+
+    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Line `n` (from 1) of the chat's top list."""
         ...

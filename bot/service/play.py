@@ -258,7 +258,15 @@ class Play(ServiceCore):
             s = table.seats[seat]
             if s.bot:
                 continue
-            out.append(StatDelta(chat=table.key.chat_key, user=s.user, name=s.name, **counters))
+            out.append(
+                StatDelta(
+                    chat=table.key.chat_key,
+                    user=s.user,
+                    name=s.name,
+                    game=table.game,
+                    counters=dict(counters),
+                )
+            )
         return out
 
     def _match_deltas(self, table: Table) -> list[StatDelta]:
@@ -268,8 +276,8 @@ class Play(ServiceCore):
                 chat=table.key.chat_key,
                 user=s.user,
                 name=s.name,
-                matches=1,
-                wins=1 if i in winners else 0,
+                game=table.game,
+                counters={"matches": 1, "wins": 1 if i in winners else 0},
             )
             for i, s in enumerate(table.seats)
             if not s.bot

@@ -86,31 +86,26 @@ class SystemClock:
 
 @dataclass(slots=True)
 class StatDelta:
-    """What one round or match adds to a player's statistics in one chat."""
+    """What one round or match adds to a player's statistics of one game in one chat.
+
+    `counters` maps the game's counter names (`GameRules.stat_counters`) to what they grow by.
+    """
 
     chat: str
     user: str
     name: str
-    matches: int = 0
-    wins: int = 0
-    rounds: int = 0
-    lives_lost: int = 0
-    times_paid: int = 0
-    refusals: int = 0
+    game: str
+    counters: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
 class PlayerStats:
-    """A player's statistics in one chat."""
+    """A player's statistics of one game in one chat: the game's counters (absent ones are 0)."""
 
     user: str
     name: str
-    matches: int = 0
-    wins: int = 0
-    rounds: int = 0
-    lives_lost: int = 0
-    times_paid: int = 0
-    refusals: int = 0
+    game: str
+    counters: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -136,6 +131,8 @@ class TableRow:
     state: dict[str, Any]
     deadline: float | None = None
     updated_at: float = field(default=0.0)
+    #: The table's random id (None for a row without one), to find the table by it.
+    table_id: str | None = None
 
 
 class PlatformError(Exception):
@@ -169,6 +166,14 @@ class Repository(Protocol):
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any."""
+        ...
+
+    async def load_table_by_id(self, table_id: str) -> TableRow | None:
+        """The stored table carrying `table_id`, if any.
+
+        Several rows may carry one id (a table moved to a new chat id leaves a closed row
+        behind): a table that is not closed wins, then the one updated last.
+        """
         ...
 
     async def load_active_tables(self) -> list[TableRow]:
@@ -205,12 +210,12 @@ class Repository(Protocol):
         """Store what is known of a player."""
         ...
 
-    async def player_stats(self, chat: str, user: str) -> PlayerStats | None:
-        """One player's statistics in a chat."""
+    async def player_stats(self, chat: str, user: str, game: str) -> PlayerStats | None:
+        """One player's statistics of `game` in a chat."""
         ...
 
-    async def top(self, chat: str, limit: int = 10) -> list[PlayerStats]:
-        """The chat's best players: most wins, then fewest lives lost per round."""
+    async def chat_stats(self, chat: str, game: str) -> list[PlayerStats]:
+        """The statistics of every player of `game` in a chat (by user; ranking is the game's)."""
         ...
 
     async def last_finished_match(self, table_key: str) -> FinishedMatch | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 from bot.service.core import Reply, ServiceCore
+from bot.service.game import GameRules
 from bot.service.names import clean_name
+from bot.service.ports import PlayerStats
 from bot.service.table import Table, TableKey, User
 
 
@@ -24,21 +26,13 @@ class Queries(ServiceCore):
             return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        found = await self.repo.player_stats(tk.chat_key, user.key)
+        rules = self._channel_game(tk)
+        found = await self.repo.player_stats(tk.chat_key, user.key, rules.name)
         if found is None:
             name = clean_name(user.name)
             return Reply(cat.t("stats.none", name=name), public=True, literals=(name,))
         return Reply(
-            cat.t(
-                "stats.line",
-                name=found.name,
-                matches=found.matches,
-                wins=found.wins,
-                rounds=found.rounds,
-                lives_lost=found.lives_lost,
-                times_paid=found.times_paid,
-                refusals=found.refusals,
-            ),
+            rules.render_stats(found.name, found.counters, cat),
             public=True,
             literals=(found.name,),
         )
@@ -50,23 +44,22 @@ class Queries(ServiceCore):
             return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        rows = await self.repo.top(tk.chat_key, limit)
+        rules = self._channel_game(tk)
+        stats = await self.repo.chat_stats(tk.chat_key, rules.name)
+        rows = self._ranked(rules, stats)[:limit]
         if not rows:
             return Reply(cat.t("top.none"), public=True)
         lines = [cat.t("top.title")]
         for i, r in enumerate(rows, 1):
-            lines.append(
-                cat.t(
-                    "top.line",
-                    n=i,
-                    name=r.name,
-                    wins=r.wins,
-                    matches=r.matches,
-                    lives_lost=r.lives_lost,
-                    rounds=r.rounds,
-                )
-            )
+            lines.append(rules.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
+
+    @staticmethod
+    def _ranked(rules: GameRules, rows: list[PlayerStats]) -> list[PlayerStats]:
+        """Players who have played, best first by the game's key, then by name and user."""
+        top_key = rules.top_key
+        played = [r for r in rows if any(r.counters.values())]
+        return sorted(played, key=lambda r: (top_key(r.counters), r.name.casefold(), r.user))
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""

@@ -165,6 +165,7 @@ class Table:
             state=state,
             deadline=self.deadline,
             updated_at=self.updated_at,
+            table_id=self.table_id,
         )
 
     @classmethod

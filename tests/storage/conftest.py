@@ -133,3 +133,29 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
 async def _close_all(handles: list[Any]) -> None:
     for repo in handles:
         await repo.close()
+
+
+# -- a store at schema version 2 (statistics as Gnav columns, no table id column) ----------
+
+#: Gnav statistics rows of a version 2 store: (chat, user, name, matches, wins, rounds,
+#: lives lost, times paid, refusals dealt). Zeros, a player with no counter, odd names.
+V2_STATS = [
+    ("tg:1", "tg:10", "Åse", 5, 2, 40, 9, 3, 7),
+    ("tg:1", "tg:11", "Bjørn 🂡", 1, 0, 3, 3, 0, 0),
+    ("tg:1", "tg:12", "Idle", 0, 0, 0, 0, 0, 0),
+    ("tg:2", "tg:10", "Åse in another chat", 2**40, 1, 0, 0, 0, 2),
+]
+#: Tables of a version 2 store: key and state (table ids: one each, a duplicate, none, a number).
+V2_TABLES = [
+    ("tg:1", {"table_id": "aaa", "seats": []}),
+    ("tg:2", {"table_id": "bbb"}),
+    ("tg:3", {"table_id": "bbb"}),
+    ("tg:4", {"old": True}),
+    ("tg:5", {"table_id": 12}),
+]
+
+
+def v2_counters(row: tuple[Any, ...]) -> dict[str, int]:
+    """The counters a version 2 statistics row becomes (zeros are not kept)."""
+    names = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
+    return {n: v for n, v in zip(names, row[3:], strict=True) if v}

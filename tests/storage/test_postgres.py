@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
-from bot.service.ports import ConflictError, FinishedMatch, TableRow
+from bot.service.ports import ConflictError, FinishedMatch, PlayerStats, StatDelta, TableRow
 from storage.migrations import (
     POSTGRES_MIGRATIONS,
     SchemaTooNewError,
     latest_version,
     migrate_postgres,
 )
-from tests.storage.conftest import PG_DSN
+from tests.storage.conftest import PG_DSN, V2_STATS, V2_TABLES, v2_counters
 
 asyncpg = pytest.importorskip("asyncpg")
 
@@ -48,7 +49,9 @@ async def test_a_version_1_schema_is_upgraded(pg_schema: str) -> None:
         assert "tables_active" not in {r[0] for r in await conn.fetch(indexes, pg_schema)}
         repo = await PostgresRepository.open(PG_DSN, schema=pg_schema)
         try:
-            assert await _versions(pg_schema) == [1, 2]
+            assert await _versions(pg_schema) == list(
+                range(1, latest_version(POSTGRES_MIGRATIONS) + 1)
+            )
             assert {"tables_active", "matches_by_table"} <= {
                 r[0] for r in await conn.fetch(indexes, pg_schema)
             }
@@ -60,6 +63,61 @@ async def test_a_version_1_schema_is_upgraded(pg_schema: str) -> None:
             await repo.close()
     finally:
         await conn.close()
+
+
+async def test_a_version_2_schema_keeps_every_statistic_and_finds_tables_by_id(
+    pg_schema: str,
+) -> None:
+    conn = await _connect(pg_schema)
+    try:
+        assert await migrate_postgres(conn, target=2) == 2
+        await conn.executemany(
+            'INSERT INTO stats (chat, "user", name, matches, wins, rounds, lives_lost, '
+            "times_paid, refusals) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            V2_STATS,
+        )
+        await conn.executemany(
+            "INSERT INTO tables (key, version, status, deadline, updated_at, state) "
+            "VALUES ($1, 3, 'playing', NULL, 1.5, $2::jsonb)",
+            [(key, json.dumps(state)) for key, state in V2_TABLES],
+        )
+    finally:
+        await conn.close()
+
+    repo = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    try:
+        assert await _versions(pg_schema) == list(range(1, latest_version(POSTGRES_MIGRATIONS) + 1))
+        assert await repo.pool.fetchval("SELECT to_regclass('stats')") is None
+        for row in V2_STATS:
+            chat, user, name = row[:3]
+            assert await repo.player_stats(chat, user, "gnav") == PlayerStats(
+                user, name, "gnav", v2_counters(row)
+            )
+            assert await repo.player_stats(chat, user, "karnaval") is None
+        assert [p.user for p in await repo.chat_stats("tg:1", "gnav")] == [
+            "tg:10",
+            "tg:11",
+            "tg:12",
+        ]
+        # The counters go on growing where they were.
+        await repo.save_table(
+            TableRow("new", 1, "lobby", {}),
+            expected_version=None,
+            stats=[StatDelta("tg:1", "tg:10", "Åse", "gnav", {"wins": 1, "refusals": 1})],
+        )
+        found = await repo.player_stats("tg:1", "tg:10", "gnav")
+        assert found is not None
+        assert found.counters == {**v2_counters(V2_STATS[0]), "wins": 3, "refusals": 8}
+        # Table ids come from the state (a string only); a tie goes to the first key.
+        rows = [await repo.load_table(key) for key, _ in V2_TABLES]
+        assert [r.table_id if r else "gone" for r in rows] == ["aaa", "bbb", "bbb", None, None]
+        assert await repo.load_table_by_id("aaa") == TableRow(
+            "tg:1", 3, "playing", V2_TABLES[0][1], None, 1.5, "aaa"
+        )
+        assert await repo.load_table_by_id("bbb") == rows[1]
+        assert await repo.load_table_by_id("12") is None
+    finally:
+        await repo.close()
 
 
 async def test_processes_starting_together_migrate_once(pg_schema: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.service.ports import ConflictError, FinishedMatch, PlayerStats, StatDelta, TableRow
-from storage.common import DuplicateMatchError, rank_top
+from storage.common import DuplicateMatchError
 from tests.storage.conftest import Store
 
 
@@ -20,6 +20,7 @@ def table(
     state: dict[str, Any] | None = None,
     deadline: float | None = None,
     updated_at: float = 1_700_000_000.25,
+    table_id: str | None = None,
 ) -> TableRow:
     """A table row with a small but varied state."""
     return TableRow(
@@ -29,6 +30,7 @@ def table(
         state=state if state is not None else {"version": version, "seats": ["a", "b"]},
         deadline=deadline,
         updated_at=updated_at,
+        table_id=table_id,
     )
 
 
@@ -45,9 +47,16 @@ def match(match_id: str, table_key: str, *, chat: str = "chat", at: float = 10.0
     )
 
 
-def delta(user: str, *, chat: str = "chat", name: str | None = None, **counts: int) -> StatDelta:
+def delta(
+    user: str, *, chat: str = "chat", name: str | None = None, game: str = "gnav", **counts: int
+) -> StatDelta:
     """A statistics delta."""
-    return StatDelta(chat=chat, user=user, name=name or user.upper(), **counts)
+    return StatDelta(chat=chat, user=user, name=name or user.upper(), game=game, counters=counts)
+
+
+def stats(user: str, name: str, game: str = "gnav", **counts: int) -> PlayerStats:
+    """A player's statistics as a store returns them."""
+    return PlayerStats(user=user, name=name, game=game, counters=counts)
 
 
 # -- tables ---------------------------------------------------------------------------------
@@ -134,6 +143,46 @@ async def test_loaded_rows_are_copies(store: Store) -> None:
     assert (await store.repo.load_table("t")) == table("t", 1, state={"list": [1]})
 
 
+async def test_a_table_is_found_by_its_id(store: Store) -> None:
+    assert await store.repo.load_table_by_id("abc") is None
+    await store.repo.save_table(table("t", 1, table_id="abc"), expected_version=None)
+    await store.repo.save_table(table("u", 1, table_id="xyz"), expected_version=None)
+    await store.repo.save_table(table("v", 1), expected_version=None)  # a row without an id
+    assert await store.repo.load_table_by_id("abc") == table("t", 1, table_id="abc")
+    assert await store.repo.load_table_by_id("xyz") == table("u", 1, table_id="xyz")
+    assert await store.repo.load_table("v") == table("v", 1)
+    # A table keeps its id from version to version.
+    await store.repo.save_table(table("t", 2, table_id="abc"), expected_version=1)
+    assert await store.repo.load_table_by_id("abc") == table("t", 2, table_id="abc")
+    # A new table in the same place (same key) has a new id: the old one finds nothing.
+    await store.repo.save_table(table("t", 3, status="lobby", table_id="def"), expected_version=2)
+    assert await store.repo.load_table_by_id("abc") is None
+    assert await store.repo.load_table_by_id("def") == table("t", 3, status="lobby", table_id="def")
+    if store.reopen is not None:
+        repo = await store.reopen()
+        assert await repo.load_table_by_id("xyz") == table("u", 1, table_id="xyz")
+
+
+async def test_of_rows_sharing_an_id_the_open_one_then_the_newest_is_found(store: Store) -> None:
+    """A table moved to a new chat id keeps its id, and leaves a closed row behind with it."""
+    old = table("old", 1, status="closed", updated_at=50.0, table_id="abc")
+    older = table("older", 1, status="closed", updated_at=10.0, table_id="abc")
+    moved = table("moved", 1, updated_at=20.0, table_id="abc")
+    for row in (old, older, moved):
+        await store.repo.save_table(row, expected_version=None)
+    assert await store.repo.load_table_by_id("abc") == moved
+    await store.repo.save_table(
+        table("moved", 2, status="closed", updated_at=30.0, table_id="abc"), expected_version=1
+    )
+    assert await store.repo.load_table_by_id("abc") == old
+    await store.repo.save_table(table("old", 2, updated_at=5.0, table_id="new"), expected_version=1)
+    found = await store.repo.load_table_by_id("abc")
+    assert found is not None and found.key == "moved"
+    assert await store.repo.load_table_by_id("new") == table(
+        "old", 2, updated_at=5.0, table_id="new"
+    )
+
+
 # -- statistics -----------------------------------------------------------------------------
 
 
@@ -151,43 +200,75 @@ async def test_statistics_accumulate(store: Store) -> None:
             delta("u1", chat="other", matches=1),
         ],
     )
-    assert await store.repo.player_stats("chat", "u1") == PlayerStats(
-        user="u1",
-        name="New",
-        matches=1,
-        wins=1,
-        rounds=3,
-        lives_lost=1,
-        times_paid=1,
-        refusals=2,
+    assert await store.repo.player_stats("chat", "u1", "gnav") == stats(
+        "u1", "New", matches=1, wins=1, rounds=3, lives_lost=1, times_paid=1, refusals=2
     )
-    assert await store.repo.player_stats("other", "u1") == PlayerStats(
-        user="u1", name="U1", matches=1
-    )
-    assert await store.repo.player_stats("chat", "nobody") is None
+    assert await store.repo.player_stats("other", "u1", "gnav") == stats("u1", "U1", matches=1)
+    assert await store.repo.player_stats("chat", "nobody", "gnav") is None
+    assert await store.repo.player_stats("chat", "u1", "karnaval") is None
 
 
-async def test_top_ranks_wins_then_lives_lost_per_round_then_matches_then_name(
-    store: Store,
-) -> None:
+async def test_statistics_are_kept_per_game(store: Store) -> None:
+    """Each game has its own counters (any names) and its own name row per chat and player."""
+    await store.repo.save_table(
+        table("t", 1),
+        expected_version=None,
+        stats=[
+            delta("u1", name="Gnav name", matches=1, rounds=4),
+            delta("u1", name="Karnaval name", game="karnaval", matches=1, tricks=7, wins=1),
+            delta("u2", game="karnaval", tricks=2),
+        ],
+    )
+    await store.repo.save_table(
+        table("t", 2),
+        expected_version=1,
+        stats=[delta("u1", game="karnaval", name="Renamed", tricks=3, wins=0)],
+    )
+    assert await store.repo.player_stats("chat", "u1", "gnav") == stats(
+        "u1", "Gnav name", matches=1, rounds=4
+    )
+    assert await store.repo.player_stats("chat", "u1", "karnaval") == stats(
+        "u1", "Renamed", "karnaval", matches=1, tricks=10, wins=1
+    )
+    assert await store.repo.chat_stats("chat", "karnaval") == [
+        stats("u1", "Renamed", "karnaval", matches=1, tricks=10, wins=1),
+        stats("u2", "U2", "karnaval", tricks=2),
+    ]
+    assert await store.repo.chat_stats("chat", "gnav") == [
+        stats("u1", "Gnav name", matches=1, rounds=4)
+    ]
+
+
+async def test_counters_that_add_nothing_are_not_kept(store: Store) -> None:
+    """A zero delta stores no counter, yet the player is known (with the name last given)."""
+    await store.repo.save_table(
+        table("t", 1),
+        expected_version=None,
+        stats=[delta("u1", name="A", wins=0), delta("u1", name="B", rounds=1), delta("u2")],
+    )
+    assert await store.repo.chat_stats("chat", "gnav") == [
+        stats("u1", "B", rounds=1),
+        stats("u2", "U2"),
+    ]
+
+
+async def test_chat_stats_lists_every_player_of_the_chat_and_game(store: Store) -> None:
     deltas = [
         delta("few", name="Few", matches=2, wins=1, rounds=10, lives_lost=1),
         delta("best", name="Best", matches=5, wins=4, rounds=20, lives_lost=10),
-        delta("careful", name="Careful", matches=5, wins=4, rounds=20, lives_lost=2),
         delta("busy", name="busy", matches=9, wins=1, rounds=10, lives_lost=1),
-        delta("zed", name="Zed", matches=2, wins=1, rounds=10, lives_lost=1),
-        delta("adam", name="adam", matches=2, wins=1, rounds=10, lives_lost=1),
         delta("rounds", name="Rounds only", rounds=3, lives_lost=3),
-        delta("idle", name="Idle"),  # nothing played: not ranked
+        delta("idle", name="Idle"),
         delta("elsewhere", chat="other", matches=50, wins=50, rounds=50),
+        delta("few", game="karnaval", matches=1),
     ]
     await store.repo.save_table(table("t", 1), expected_version=None, stats=deltas)
-    ranked = [p.user for p in await store.repo.top("chat")]
-    assert ranked == ["careful", "best", "busy", "adam", "few", "zed", "rounds"]
-    assert [p.user for p in await store.repo.top("chat", limit=2)] == ["careful", "best"]
-    assert await store.repo.top("empty") == []
-    everyone = [await store.repo.player_stats("chat", d.user) for d in deltas[:-1]]
-    assert await store.repo.top("chat") == rank_top([p for p in everyone if p], 10)
+    everyone = await store.repo.chat_stats("chat", "gnav")
+    assert [p.user for p in everyone] == ["best", "busy", "few", "idle", "rounds"]
+    for found in everyone:
+        assert found == await store.repo.player_stats("chat", found.user, "gnav")
+    assert await store.repo.chat_stats("empty", "gnav") == []
+    assert await store.repo.chat_stats("chat", "other game") == []
 
 
 # -- finished matches -----------------------------------------------------------------------
@@ -237,10 +318,8 @@ async def _two_saves_with_history(store: Store) -> None:
 
 async def _assert_history_unchanged(store: Store) -> None:
     assert await store.repo.load_table("t") == table("t", 2)
-    assert await store.repo.player_stats("chat", "u1") == PlayerStats(
-        user="u1", name="U1", matches=1
-    )
-    assert await store.repo.player_stats("chat", "u2") is None
+    assert await store.repo.player_stats("chat", "u1", "gnav") == stats("u1", "U1", matches=1)
+    assert await store.repo.player_stats("chat", "u2", "gnav") is None
     assert await store.repo.last_finished_match("t") == match("m1", "t")
 
 
@@ -293,8 +372,8 @@ async def test_concurrent_saves_of_200_tables_all_land(store: Store) -> None:
             k, 2, status="closed" if i % 2 else "playing"
         )
     assert len(await store.repo.load_active_tables()) == 100
-    everyone = await store.repo.player_stats("chat", "everyone")
-    assert everyone is not None and everyone.rounds == 200
+    everyone = await store.repo.player_stats("chat", "everyone", "gnav")
+    assert everyone == stats("everyone", "EVERYONE", rounds=200)
 
 
 async def test_a_concurrent_conflicting_pair_yields_one_conflict(store: Store) -> None:
@@ -351,14 +430,14 @@ async def test_conflicts_in_a_crowd_leave_the_others_stored(store: Store) -> Non
     )
     for i, (k, result) in enumerate(zip(keys, results, strict=True)):
         loaded = await store.repo.load_table(k)
-        stats = await store.repo.player_stats("chat", f"u{i}")
+        found = await store.repo.player_stats("chat", f"u{i}", "gnav")
         if i % 3:
             assert result is None
-            assert loaded == table(k, 2) and stats is not None and stats.matches == 1
+            assert loaded == table(k, 2) and found == stats(f"u{i}", f"U{i}", matches=1)
             assert await store.repo.last_finished_match(k) == match(f"m{i}", k)
         else:
             assert isinstance(result, ConflictError)
-            assert loaded == table(k, 1) and stats is None
+            assert loaded == table(k, 1) and found is None
             assert await store.repo.last_finished_match(k) is None
 
 
@@ -379,7 +458,7 @@ async def test_everything_survives_a_reopen(store: Store) -> None:
     repo = await store.reopen()
     assert await repo.load_table("t") == table("t", 1, deadline=5.5)
     assert await repo.load_active_tables() == [table("t", 1, deadline=5.5)]
-    assert await repo.player_stats("chat", "u1") == PlayerStats("u1", "U1", matches=1, wins=1)
+    assert await repo.player_stats("chat", "u1", "gnav") == stats("u1", "U1", matches=1, wins=1)
     assert await repo.last_finished_match("t") == match("m1", "t")
     assert await repo.load_settings("c") == {"lives": 4}
     assert await repo.load_player("u1") == {"name": "U"}

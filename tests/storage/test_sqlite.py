@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.service.ports import ConflictError, FinishedMatch, StatDelta, TableRow
+from bot.service.ports import ConflictError, FinishedMatch, PlayerStats, StatDelta, TableRow
 from storage.migrations import (
     SQLITE_MIGRATIONS,
     Migration,
@@ -23,8 +24,10 @@ from storage.migrations import (
     migrate_sqlite,
 )
 from storage.sqlite import SqliteRepository, connect, raw_commit_rate
+from tests.storage.conftest import V2_STATS, V2_TABLES, v2_counters
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+NEXT = latest_version(SQLITE_MIGRATIONS) + 1  # a version no step of this release has
 
 
 def table(key: str, version: int, **state: Any) -> TableRow:
@@ -85,7 +88,7 @@ async def test_a_version_1_database_is_upgraded(tmp_path: Path) -> None:
 
     repo = await SqliteRepository.open(path)
     try:
-        assert await writer_pragma(repo, "user_version") == 2
+        assert await writer_pragma(repo, "user_version") == latest_version(SQLITE_MIGRATIONS)
         assert {"tables_active", "matches_by_table"} <= schema_objects(path)
         loaded = await repo.load_table("t")
         assert loaded == TableRow("t", 4, "playing", {"old": True}, None, 1.5)
@@ -93,6 +96,64 @@ async def test_a_version_1_database_is_upgraded(tmp_path: Path) -> None:
         found = await repo.last_finished_match("t")
         assert found == FinishedMatch("m", "c", "t", "gnav", {}, ["u"], 2.0)
         await repo.save_table(table("t", 5), expected_version=4)
+    finally:
+        await repo.close()
+
+
+async def test_a_version_2_database_keeps_every_statistic_and_finds_tables_by_id(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v2.db"
+    conn = await connect(path)
+    assert await migrate_sqlite(conn, target=2) == 2
+    await conn.executemany(
+        "INSERT INTO stats (chat, user, name, matches, wins, rounds, lives_lost, times_paid, "
+        "refusals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        V2_STATS,
+    )
+    await conn.executemany(
+        "INSERT INTO tables (key, version, status, deadline, updated_at, state) "
+        "VALUES (?, 3, 'playing', NULL, 1.5, ?)",
+        [(key, json.dumps(state)) for key, state in V2_TABLES],
+    )
+    await conn.close()
+
+    repo = await SqliteRepository.open(path)
+    try:
+        assert await writer_pragma(repo, "user_version") == latest_version(SQLITE_MIGRATIONS)
+        assert "stats" not in schema_objects(path)
+        for row in V2_STATS:
+            chat, user, name = row[:3]
+            assert await repo.player_stats(chat, user, "gnav") == PlayerStats(
+                user, name, "gnav", v2_counters(row)
+            )
+            assert await repo.player_stats(chat, user, "karnaval") is None
+        assert [p.user for p in await repo.chat_stats("tg:1", "gnav")] == [
+            "tg:10",
+            "tg:11",
+            "tg:12",
+        ]
+        # The counters go on growing where they were.
+        await repo.save_table(
+            table("new", 1),
+            expected_version=None,
+            stats=[StatDelta("tg:1", "tg:10", "Åse", "gnav", {"wins": 1, "refusals": 1})],
+        )
+        found = await repo.player_stats("tg:1", "tg:10", "gnav")
+        assert found is not None and found.counters == {
+            **v2_counters(V2_STATS[0]),
+            "wins": 3,
+            "refusals": 8,
+        }
+
+        # Table ids come from the state (a string only); a tie goes to the first key.
+        rows = [await repo.load_table(key) for key, _ in V2_TABLES]
+        assert [r.table_id if r else "gone" for r in rows] == ["aaa", "bbb", "bbb", None, None]
+        assert await repo.load_table_by_id("aaa") == TableRow(
+            "tg:1", 3, "playing", V2_TABLES[0][1], None, 1.5, "aaa"
+        )
+        assert await repo.load_table_by_id("bbb") == rows[1]
+        assert await repo.load_table_by_id("12") is None
     finally:
         await repo.close()
 
@@ -108,13 +169,13 @@ async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
 async def test_a_failing_migration_step_leaves_the_previous_version(tmp_path: Path) -> None:
     steps = (
         *SQLITE_MIGRATIONS,
-        Migration(3, "broken", ("CREATE TABLE extra (x INTEGER)", "NOT SQL AT ALL")),
+        Migration(NEXT, "broken", ("CREATE TABLE extra (x INTEGER)", "NOT SQL AT ALL")),
     )
     conn = await connect(tmp_path / "m.db")
     try:
         with pytest.raises(MigrationError):
             await migrate_sqlite(conn, steps=steps)
-        assert [r[0] for r in await conn.execute_fetchall("PRAGMA user_version")] == [2]
+        assert [r[0] for r in await conn.execute_fetchall("PRAGMA user_version")] == [NEXT - 1]
         names = [r[0] for r in await conn.execute_fetchall("SELECT name FROM sqlite_master")]
         assert "extra" not in names
     finally:
@@ -158,7 +219,7 @@ async def test_a_write_that_aborts_the_transaction_fails_alone(tmp_path: Path) -
             repo.save_table(
                 table("t", 2),
                 expected_version=1,
-                stats=[StatDelta("chat", "u", "U", rounds=1)],
+                stats=[StatDelta("chat", "u", "U", "gnav", {"rounds": 1})],
             ),
             repo._submit(broken, compound=False),
             repo.save_table(table("t", 3), expected_version=2),
@@ -171,8 +232,9 @@ async def test_a_write_that_aborts_the_transaction_fails_alone(tmp_path: Path) -
         assert repo.transactions == 2  # the first save, then the batch once retried
         assert await repo.load_table("before") == table("before", 1)
         assert await repo.load_table("t") == table("t", 3)
-        stats = await repo.player_stats("chat", "u")
-        assert stats is not None and stats.rounds == 1  # applied once, not once per attempt
+        stats = await repo.player_stats("chat", "u", "gnav")
+        # Applied once, not once per attempt.
+        assert stats is not None and stats.counters == {"rounds": 1}
     finally:
         await repo.close()
 
@@ -248,7 +310,7 @@ CHILD = textwrap.dedent(
             await repo.save_table(
                 TableRow("last", 1, "playing", {"pad": "x" * 3000}),
                 expected_version=None,
-                stats=[StatDelta("chat", "u", "U", rounds=1)],
+                stats=[StatDelta("chat", "u", "U", "gnav", {"rounds": 1})],
             )
             os.kill(os.getpid(), signal.SIGKILL)  # right after save_table returned
 
@@ -257,9 +319,8 @@ CHILD = textwrap.dedent(
             while True:
                 new = (version or 0) + 1
                 row = TableRow(f"t{i}", new, "playing", {"n": new, "pad": "x" * 3000})
-                await repo.save_table(
-                    row, expected_version=version, stats=[StatDelta("chat", "u", "U", rounds=1)]
-                )
+                stats = [StatDelta("chat", "u", "U", "gnav", {"rounds": 1})]
+                await repo.save_table(row, expected_version=version, stats=stats)
                 version = new
                 print(f"t{i} {new}", flush=True)
 
@@ -292,8 +353,8 @@ async def test_a_save_survives_sigkill_right_after_it_returned(tmp_path: Path) -
     try:
         loaded = await repo.load_table("last")
         assert loaded is not None and loaded.state == {"pad": "x" * 3000}
-        stats = await repo.player_stats("chat", "u")
-        assert stats is not None and stats.rounds == 1
+        stats = await repo.player_stats("chat", "u", "gnav")
+        assert stats is not None and stats.counters == {"rounds": 1}
     finally:
         await repo.close()
 
@@ -328,9 +389,9 @@ async def test_every_acknowledged_save_survives_sigkill_mid_stream(tmp_path: Pat
             if loaded is not None:
                 assert loaded.state["n"] == loaded.version
             total_rounds += stored
-        stats = await repo.player_stats("chat", "u")
+        stats = await repo.player_stats("chat", "u", "gnav")
         # Every stored table version carried one round: the statistics committed with it.
-        assert stats is not None and stats.rounds == total_rounds
+        assert stats is not None and stats.counters == {"rounds": total_rounds}
     finally:
         await repo.close()
 

@@ -8,7 +8,7 @@ bot strategy for bot seats' choices.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.games.gnav.engine.errors import RuleError
@@ -46,6 +46,7 @@ class GnavRules:
     max_players = 20
     public_choices = True
     view_label = "button.piece"
+    stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
 
     # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
@@ -260,6 +261,29 @@ class GnavRules:
         if profile == "tradisjonell":
             text += "\n\n" + cat.t("rules.tradisjonell")
         return text
+
+    # ------------------------------------------------------------------ statistics
+    def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
+        """Most wins, then fewest lives lost per round, then most matches."""
+        rounds = counters.get("rounds", 0)
+        per_round = counters.get("lives_lost", 0) / rounds if rounds else 0.0
+        return (-counters.get("wins", 0), per_round, -counters.get("matches", 0))
+
+    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Matches, wins, rounds, lives lost, times paid at a reveal and refusals dealt."""
+        return cat.t("stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters})
+
+    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Wins in matches, and lives lost in rounds."""
+        return cat.t(
+            "top.line",
+            n=n,
+            name=name,
+            wins=counters.get("wins", 0),
+            matches=counters.get("matches", 0),
+            lives_lost=counters.get("lives_lost", 0),
+            rounds=counters.get("rounds", 0),
+        )
 
 
 def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
