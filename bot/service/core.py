@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service.game import GameRuleError, GameRules
-from bot.service.i18n import Catalog, catalog
+from bot.service.i18n import Catalog, catalog, with_game_messages
 from bot.service.names import clean_name
 from bot.service.outbox import Outbox
 from bot.service.ports import (
+    Button,
     Clock,
     ConflictError,
     Delivery,
@@ -59,6 +60,9 @@ class Reply:
     #: Pieces of `text` people chose (names, values they typed): shown as typed, never as a
     #: link, a command, a mention or markup (see `Screen.literals`).
     literals: tuple[str, ...] = ()
+    #: Buttons for the sender only (a private hand to choose from), where the platform can
+    #: show them with a private reply (Discord's ephemeral message); a popup shows the text.
+    buttons: tuple[tuple[Button, ...], ...] = ()
 
 
 class ServiceError(Exception):
@@ -94,6 +98,8 @@ class ServiceCore:
         self.games: dict[str, GameRules] = dict(games)
         #: The game of a new table when the channel chose none: the first registered.
         self.default_game = next(iter(self.games))
+        #: Catalogs per language with the games' own messages merged in (built when first used).
+        self._catalogs: dict[str, Catalog] = {}
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.bot_delay = bot_delay
@@ -178,8 +184,14 @@ class ServiceCore:
         return self._catalog(settings.language if settings else "en", platform or "")
 
     def _catalog(self, language: str, platform: str) -> Catalog:
-        """A language's catalog, with the platform's way of writing commands."""
-        return catalog(language).bind(
+        """A language's catalog (the service's texts and every hosted game's), with the
+        platform's way of writing commands."""
+        merged = self._catalogs.get(language)
+        if merged is None:
+            merged = self._catalogs[language] = with_game_messages(
+                catalog(language), [g.messages for g in self.games.values()]
+            )
+        return merged.bind(
             c=self.command_prefix.get(platform, "/gnav "),
             minutes=round(self.lobby_idle / 60),
         )

@@ -82,6 +82,11 @@ class GameRules(Protocol):
     #: itself at each match's end; `Outcome.round_stats` adds the game's own.
     stat_counters: tuple[str, ...]
 
+    def messages(self, language: str) -> Mapping[str, str]:
+        """The game's own catalog entries in `language` (keys under the game's name), merged
+        into the service's catalogs; empty where they live in the service's catalogs."""
+        ...
+
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
         """A new match between `names` (seat order) with the table's settings."""
         ...

@@ -7,6 +7,7 @@ Norwegian calls ("Jeg står", "Hest forbi!"...) stay in Norwegian in every langu
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from string import Formatter
@@ -83,6 +84,22 @@ def catalog(language: str) -> Catalog:
         language = DEFAULT_LANGUAGE
     english = None if language == DEFAULT_LANGUAGE else catalog(DEFAULT_LANGUAGE)
     return Catalog(language, _load(language), english)
+
+
+def with_game_messages(
+    base: Catalog, sources: Sequence[Callable[[str], Mapping[str, str]]]
+) -> Catalog:
+    """`base` with the messages of hosted games added (each game's `messages(language)`), and
+    the same for its English fallback. A game's keys are its own (`karnaval.*`): one that
+    would replace a service message is refused, so no game can change another's texts."""
+    fallback = None if base.fallback is None else with_game_messages(base.fallback, sources)
+    messages = dict(base.messages)
+    for source in sources:
+        for key, template in source(base.language).items():
+            if key in base.messages and base.messages[key] != template:
+                raise ValueError(f"a game may not replace the message {key!r}")
+            messages[key] = template
+    return Catalog(base.language, messages, fallback, dict(base.defaults))
 
 
 def placeholders(template: str) -> set[str]:

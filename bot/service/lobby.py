@@ -35,7 +35,7 @@ class Lobby(ServiceCore):
         settings = await self._channel_settings(tk)
         fresh = Table(
             key=tk,
-            table_id=new_id(),
+            table_id=new_id(10),  # in every button token: long enough never to clash
             game=self.default_game,
             settings=settings,
             status="lobby",

@@ -4,10 +4,13 @@ new rounds, forfeits, private messages and statistics."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
+from dataclasses import replace
 
 from bot.service import tokens
 from bot.service.core import MAX_ALERT, Reply, ServiceCore, ServiceError, fit_text
 from bot.service.game import LogLine, Outcome
+from bot.service.i18n import Catalog
 from bot.service.ports import (
     FinishedMatch,
     Screen,
@@ -99,8 +102,15 @@ class Play(ServiceCore):
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
-        text = self.game_of(table).piece_text(table.match, seat, self._cat(table))
-        return Reply(fit_text(text, MAX_ALERT), alert=True)
+        rules = self.game_of(table)
+        cat = self._cat(table)
+        if rules.public_choices:
+            # The choices are on the table message: this is only what the seat may see.
+            text = rules.piece_text(table.match, seat, cat)
+            return Reply(fit_text(text, MAX_ALERT), alert=True)
+        screen = self._private_screen(table, seat, cat)
+        # A popup (Telegram) shows the text only; where the platform can, the buttons too.
+        return Reply(screen.text, alert=True, buttons=screen.buttons)
 
     async def press(self, tk: TableKey, user: User, token: str) -> Reply:
         """A button press: the token names the table, its version and the action."""
@@ -113,11 +123,14 @@ class Play(ServiceCore):
             return Reply(
                 self._catalog(settings.language, tk.platform).t("error.bad_button"), ok=False
             )
-        async with self._lock(tk.key):
-            table = await self._load(tk.key)
-        if table is None or table.table_id != decoded.table_id:
+        found = await self._key_of(decoded.table_id, tk)
+        if found is None:
             settings = await self._channel_settings(tk)
             return Reply(self._catalog(settings.language, tk.platform).t("error.stale"), ok=False)
+        if found != tk:
+            # Pressed elsewhere (a private chat, an inline result): the table is found by its
+            # id, and rights that belong to the other chat (admin) do not carry over.
+            tk, user = found, replace(user, admin=False)
         action = decoded.action
         if action == "join":
             return await self.join(tk, user)
@@ -130,6 +143,21 @@ class Play(ServiceCore):
         if action == "next":
             return await self.next_round(tk, user, decoded.seq)
         return await self.act(tk, user, action, decoded.seq, decoded.arg)
+
+    async def _key_of(self, table_id: str, tk: TableKey) -> TableKey | None:
+        """Where the open table with `table_id` lives: usually the chat pressed in (`tk`),
+        else wherever it is (cached, or stored); None when no open table has that id."""
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+        if table is not None and table.table_id == table_id and table.status != "closed":
+            return tk
+        for cached in self._tables.values():
+            if cached.table_id == table_id and cached.status != "closed":
+                return cached.key
+        row = await self.repo.load_table_by_id(table_id)
+        if row is None or row.status == "closed":
+            return None
+        return TableKey.parse(row.key)
 
     async def _after_step(
         self,
@@ -162,7 +190,7 @@ class Play(ServiceCore):
             table.status = "closed"
             table.closed_reason = "humans_out"
         table.seq += 1
-        self._refresh_choices(table)
+        moved = self._refresh_choices(table)
         self._arm(table)
         await self._save(table, stats=stats, finished=finished)
         # Committed: now people may be told.
@@ -174,9 +202,11 @@ class Play(ServiceCore):
             self._repost(table, round_freeze)
         else:
             self._show(table)
+        # After the public news, what it means for each seat whose own choices changed.
+        self._tell_choices(table, moved)
         self._schedule(table)
 
-    def _refresh_choices(self, table: Table) -> None:
+    def _refresh_choices(self, table: Table) -> list[int]:
         """Move the version of every seat whose choices changed, and only theirs.
 
         A seat's buttons carry its own version, so a private keyboard stays valid while other
@@ -187,6 +217,7 @@ class Play(ServiceCore):
         match = table.match
         rules = self.game_of(table)
         deciders = set(rules.deciders(match)) if table.status == "playing" else set()
+        moved = []
         for i, seat in enumerate(table.seats):
             mark = ""
             if i in deciders:
@@ -194,6 +225,8 @@ class Play(ServiceCore):
             if mark != seat.mark:
                 seat.mark = mark
                 seat.seq = table.seq
+                moved.append(i)
+        return moved
 
     def _settle(self, table: Table) -> list[Outcome]:
         """Seats that forfeited during the round take their timeout choice at once (no waiting)."""
@@ -226,6 +259,32 @@ class Play(ServiceCore):
         outcome = self.game_of(table).forfeit(match, seat)
         table.log.extend(outcome.log)
         await self._after_step(table, outcome)
+
+    def _private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
+        """What one seat sees privately: the game's text and, for a game whose choices are
+        private, the seat's choices as buttons carrying the seat's own version."""
+        rules = self.game_of(table)
+        text = rules.piece_text(table.match, seat, cat)
+        rows = () if rules.public_choices else tuple(self._choice_rows(table, [seat], cat))
+        return Screen(text, rows, literals=tuple(table.names))
+
+    def _tell_choices(self, table: Table, seats: Iterable[int]) -> None:
+        """Send each person among `seats` (whose choices just changed) their private screen
+        with its buttons, where private messages reach them; the others pull it in the chat
+        (the view button, or the platform's inline mode)."""
+        rules = self.game_of(table)
+        if rules.public_choices or table.status != "playing":
+            return
+        cat = self._cat(table)
+        deciders = set(rules.deciders(table.match))
+        for seat in seats:
+            s = table.seats[seat]
+            if s.bot or seat not in deciders:
+                continue
+            info = self._players.get(s.user)
+            if info is not None and info.get("reachable") is False:
+                continue  # never retry a player the platform refused for good
+            self.outbox.tell(table.key.key, s.user, self._private_screen(table, seat, cat))
 
     def _tell_private(self, table: Table, outcome: Outcome) -> None:
         if not outcome.private:

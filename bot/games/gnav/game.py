@@ -48,6 +48,10 @@ class GnavRules:
     view_label = "button.piece"
     stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
 
+    def messages(self, language: str) -> dict[str, str]:
+        """Gnav's texts are in the service's catalogs (bot/i18n) for now."""
+        return {}
+
     # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
         """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
