@@ -159,8 +159,8 @@ class ServiceCore:
         return self._catalog(settings.language if settings else "en", platform or "")
 
     def _catalog(self, language: str, platform: str) -> Catalog:
-        """A language's catalog, with the platform's way of writing commands."""
-        return catalog(language).bind(
+        """A language's catalog, with the platform's own wording and way of writing commands."""
+        return catalog(language).for_platform(platform).bind(
             c=self.command_prefix.get(platform, "/gnav "),
             minutes=round(self.lobby_idle / 60),
         )
