@@ -160,9 +160,13 @@ class ServiceCore:
 
     def _catalog(self, language: str, platform: str) -> Catalog:
         """A language's catalog, with the platform's own wording and way of writing commands."""
-        return catalog(language).for_platform(platform).bind(
-            c=self.command_prefix.get(platform, "/gnav "),
-            minutes=round(self.lobby_idle / 60),
+        return (
+            catalog(language)
+            .for_platform(platform)
+            .bind(
+                c=self.command_prefix.get(platform, "/gnav "),
+                minutes=round(self.lobby_idle / 60),
+            )
         )
 
     async def _channel_settings(self, tk: TableKey) -> TableSettings:

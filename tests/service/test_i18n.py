@@ -286,6 +286,9 @@ def test_a_platform_has_its_own_wording_where_it_has_one() -> None:
     assert "(" not in cat.t("turn.now", name="Ada", seconds=600)
     assert "600" in catalog("nb").t("turn.now", name="Ada", seconds=600)
     assert cat.t("ev.win", p="Ada") == catalog("nb").t("ev.win", p="Ada")  # none: the common
-    assert catalog("en").for_platform("telegram").t("turn.now", name="A", seconds=9).endswith(
-        "(9 s): stay or swap."
+    assert (
+        catalog("en")
+        .for_platform("telegram")
+        .t("turn.now", name="A", seconds=9)
+        .endswith("(9 s): stay or swap.")
     )
