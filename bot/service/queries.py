@@ -84,7 +84,7 @@ class Queries(ServiceCore):
         settings = await self._current_settings(tk)
         return Reply(
             self.games[self.default_game].rules_text(
-                self._catalog(settings.language, tk.platform), settings.profile
+                self._catalog(settings.language, tk.platform), settings
             ),
             public=True,
         )
