@@ -202,7 +202,7 @@ async def test_three_friends_play_a_whole_match_in_a_group(tg: FakeTelegram) -> 
         data = json.loads(record.content)
         assert len(data["rounds"]) == 2
         asked = bench.say(bob, group, "/gnav_stats")
-        assert "1 wins" in (await bench.reply_to(group, asked)).text
+        assert "wins 1 ·" in (await bench.reply_to(group, asked)).text
         asked = bench.say(carl, group, "/gnav_top")
         assert "1. Bob" in (await bench.reply_to(group, asked)).text
 
