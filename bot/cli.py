@@ -116,7 +116,7 @@ def _play(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(main())
     except KeyboardInterrupt:
-        saved = "The match is saved: run gnav-bot play again to continue."
+        saved = options.cat().t("console.saved")
         console.print("\n" + saved)
         if console.output_gone:  # `| tee` ended with the same Ctrl-C
             print("\n" + saved, file=sys.stderr)

@@ -33,11 +33,16 @@ class ConsoleNotifier:
         return ref
 
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Print the log lines the edit adds (the seat list and turn line are not repeated)."""
-        before = _log_part(self._shown.get(message_ref, []))
+        """Print the log lines the edit adds (the seat list and turn line are not repeated).
+
+        An edit that turns the message into another screen (a lobby edited once the first
+        round was dealt: the new round's message follows with those lines) prints nothing.
+        """
+        shown = self._shown.get(message_ref, [])
+        before = _log_part(shown)
         lines = screen.text.split("\n")
         after = _log_part(lines)
-        if after[: len(before)] == before:
+        if lines[0] in shown and after[: len(before)] == before:
             for line in after[len(before) :]:
                 self.console.print(Text(line))
         self._shown[message_ref] = lines

@@ -20,17 +20,16 @@ from rich.console import Console
 from rich.text import Text
 
 from adapters.console.stdin import LineReader
+from bot.service.i18n import Catalog, catalog
 from bot.service.service import TableService
 from bot.service.table import Table, TableKey, User
 
 TABLE = TableKey("console", "local")
 
-HELP = (
-    "Commands: stay (s) · swap (w) · piece (p) · next (n) · rules · help (h) · quit (q).\n"
-    "On your turn: stay keeps your piece, swap asks your left neighbour (the dealer swaps with "
-    "the bag)."
-)
+#: The commands, in the order of the catalog's `console.words` groups.
+COMMANDS = ("stay", "swap", "piece", "rules", "help", "quit")
 
+#: English words work in every language; `next` is what Enter between rounds means.
 _ALIASES = {
     "s": "stay",
     "stay": "stay",
@@ -50,6 +49,16 @@ _ALIASES = {
 }
 
 
+def aliases(cat: Catalog) -> dict[str, str]:
+    """What can be typed in the catalog's language (its `console.words`), English too."""
+    words = dict(_ALIASES)
+    groups = cat.t("console.words").split(" · ")
+    for command, group in zip(COMMANDS, groups, strict=True):
+        for word in group.split():
+            words[word.casefold()] = command
+    return words
+
+
 @dataclass(slots=True)
 class PlayOptions:
     """What `gnav-bot play` was asked for."""
@@ -62,6 +71,12 @@ class PlayOptions:
     new: bool = False
     #: The options given on the command line (not defaults): a saved match ignores them.
     given: tuple[str, ...] = field(default=())
+    #: The language the table speaks, once known (a saved match keeps its own).
+    spoken: str = ""
+
+    def cat(self) -> Catalog:
+        """The catalog of the table's language."""
+        return catalog(self.spoken or self.language)
 
 
 class PlayConsole(Console):
@@ -100,26 +115,22 @@ async def play(
         if options.new:
             abandoned = await _abandon(service, me, console)
             if abandoned:
-                console.print(Text("The saved match was abandoned; a new one starts.", "dim"))
+                console.print(Text(options.cat().t("console.abandoned"), "dim"))
             table = None
         else:
             await service.resume()
             table = await service.status(TABLE)
         if table is None or table.status == "closed":
+            options.spoken = options.language
             await _new_match(service, me, options, console, pause=reader.tty)
         else:
-            console.print(Text("Continuing the saved match (use --new for a fresh one).", "dim"))
-            ignored = _ignored(table, me, options)
+            options.spoken = table.settings.language
+            console.print(Text(options.cat().t("console.continuing"), "dim"))
+            ignored = " ".join(_ignored(table, me, options))
             if ignored:
-                console.print(
-                    Text(
-                        f"Ignored for the saved match: {' '.join(ignored)}. To start a fresh "
-                        f"match with them: gnav-bot play --new {' '.join(ignored)}",
-                        "bold",
-                    )
-                )
-        console.print(Text(HELP, style="dim"))
-        return await _loop(service, me, console, reader)
+                console.print(Text(options.cat().t("console.ignored", options=ignored), "bold"))
+        console.print(Text(options.cat().t("console.help"), style="dim"))
+        return await _loop(service, me, console, reader, options.cat())
     finally:
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
@@ -217,7 +228,11 @@ async def _ask(service: TableService, reader: LineReader, seq: int) -> object:
             await asyncio.gather(read, return_exceptions=True)
 
 
-async def _loop(service: TableService, me: User, console: Console, reader: LineReader) -> int:
+async def _loop(
+    service: TableService, me: User, console: Console, reader: LineReader, cat: Catalog
+) -> int:
+    words = aliases(cat)
+    help_text = cat.t("console.help")
     prompted_seq = -1
     while True:
         await service.outbox.drain()
@@ -234,9 +249,9 @@ async def _loop(service: TableService, me: User, console: Console, reader: LineR
         if table.seq != prompted_seq:
             if my_turn:
                 piece = await service.my_piece(TABLE, me)
-                prompt = f"{piece.text}  Your turn: stay or swap? "
+                prompt = cat.t("console.prompt.turn", piece=piece.text)
             else:
-                prompt = "Enter: the next round (q: quit) "
+                prompt = cat.t("console.prompt.next")
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")
             prompted_seq = table.seq
@@ -249,19 +264,19 @@ async def _loop(service: TableService, me: User, console: Console, reader: LineR
             console.print(Text(line, style="italic"))  # echo what the pipe said
         if line is None:
             console.print()
-            console.print(Text("Input ended: the match is saved; run again to continue.", "dim"))
+            console.print(Text(cat.t("console.input_ended"), "dim"))
             return 0
-        command = "next" if not line and not my_turn else _ALIASES.get(line.casefold())
+        command = "next" if not line and not my_turn else words.get(line.casefold())
         if command is None:
             if line:
-                console.print(Text(f'"{line}" is not a command. {HELP}'))
+                console.print(Text(f"{cat.t('console.not_command', line=line)}\n{help_text}"))
             prompted_seq = -1
             continue
         if command == "quit":
-            console.print(Text("The match is saved: run gnav-bot play again to continue.", "dim"))
+            console.print(Text(cat.t("console.saved"), "dim"))
             return 0
         if command == "help":
-            console.print(Text(HELP))
+            console.print(Text(help_text))
             prompted_seq = -1
             continue
         if command == "rules":

@@ -185,13 +185,13 @@ class ServiceCore:
 
     def _catalog(self, language: str, platform: str) -> Catalog:
         """A language's catalog (the service's texts and every hosted game's), with the
-        platform's way of writing commands."""
+        platform's own wording and way of writing commands."""
         merged = self._catalogs.get(language)
         if merged is None:
             merged = self._catalogs[language] = with_game_messages(
                 catalog(language), [g.messages for g in self.games.values()]
             )
-        return merged.bind(
+        return merged.for_platform(platform).bind(
             c=self.command_prefix.get(platform, "/gnav "),
             minutes=round(self.lobby_idle / 60),
         )

@@ -175,8 +175,8 @@ class GameRules(Protocol):
         """A short private text: what `seat` holds now (at most 200 characters)."""
         ...
 
-    def rules_text(self, cat: Catalog, profile: str) -> str:
-        """The rules summary for help."""
+    def rules_text(self, cat: Catalog, settings: Any) -> str:
+        """The rules summary for help, for the table's settings (its game's own included)."""
         ...
 
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:

@@ -2,6 +2,14 @@
 
 Catalogs are JSON files in `bot/i18n/<lang>.json` mapping keys to `str.format` templates. The
 Norwegian calls ("Jeg står", "Hest forbi!"...) stay in Norwegian in every language.
+
+A template that depends on a number is a plural entry: an object of CLDR plural categories
+(`{"one": "{count} life", "other": "{count} lives"}`; Russian also has "few" and "many"), every
+language giving its own categories and always "other". `t(key, count=n)` picks the form by the
+language's CLDR rule (Babel) and fills `{count}` too.
+
+A platform may have its own wording of a message: the key `<platform>:<key>` (e.g.
+`console:turn.now`), used by `for_platform(platform)` views and by nothing else.
 """
 
 from __future__ import annotations
@@ -12,6 +20,14 @@ from functools import cache
 from importlib import resources
 from string import Formatter
 from typing import Any
+
+from babel import Locale
+
+#: CLDR plural categories a plural entry may give ("other" is required).
+PLURAL_FORMS: tuple[str, ...] = ("zero", "one", "two", "few", "many", "other")
+
+#: A catalog value: a template, or a plural entry (CLDR category -> template).
+Template = str | dict[str, str]
 
 #: Languages a table may choose: English, Norwegian bokmål, Russian, Portuguese.
 LANGUAGES: tuple[str, ...] = ("en", "nb", "ru", "pt")
@@ -33,43 +49,82 @@ class Catalog:
     def __init__(
         self,
         language: str,
-        messages: dict[str, str],
+        messages: dict[str, Template],
         fallback: Catalog | None,
         defaults: dict[str, Any] | None = None,
+        platform: str = "",
     ) -> None:
         self.language = language
         self.messages = messages
         self.fallback = fallback
         self.defaults = defaults or {}
+        self.platform = platform
 
-    def template(self, key: str) -> str:
-        """The raw template of `key` (KeyError when no catalog has it)."""
-        template = self.messages.get(key)
-        if template is None:
-            if self.fallback is None:
-                raise KeyError(f"no message {key!r}")
-            return self.fallback.template(key)
-        return template
+    def _lookup(self, key: str) -> Template:
+        if self.platform:
+            own = self._find(f"{self.platform}:{key}")
+            if own is not None:
+                return own
+        found = self._find(key)
+        if found is None:
+            raise KeyError(f"no message {key!r}")
+        return found
 
-    def t(self, key: str, /, **params: Any) -> str:
-        """The message `key` filled with `params` (and the bound parameters)."""
-        template = self.messages.get(key)
-        if template is None:
-            template = self.template(key)
+    def _find(self, key: str) -> Template | None:
+        found = self.messages.get(key)
+        if found is None and self.fallback is not None:
+            return self.fallback._find(key)
+        return found
+
+    def template(self, key: str, count: float | None = None) -> str:
+        """The raw template of `key` (of `count`'s plural form); KeyError when none has it."""
+        found = self._lookup(key)
+        if isinstance(found, dict):
+            return found.get(self.plural_form(count), found["other"])
+        return found
+
+    def plural_form(self, count: float | None) -> str:
+        """The CLDR plural category of `count` in this language ("other" without a count)."""
+        if count is None:
+            return "other"
+        return _plural_form(self.language, count)
+
+    def t(self, key: str, /, count: float | None = None, **params: Any) -> str:
+        """The message `key` filled with `params` (and the bound parameters); a plural entry
+        takes the form of `count`, which fills `{count}` too."""
+        template = self.template(key, count)
+        if count is not None:
+            params["count"] = count
         if self.defaults:
             return template.format_map({**self.defaults, **params})
         return template.format_map(params)
 
     def bind(self, **defaults: Any) -> Catalog:
         """This catalog with parameters every message may use (e.g. the command prefix)."""
-        return Catalog(self.language, self.messages, self.fallback, {**self.defaults, **defaults})
+        return Catalog(
+            self.language,
+            self.messages,
+            self.fallback,
+            {**self.defaults, **defaults},
+            self.platform,
+        )
+
+    def for_platform(self, platform: str) -> Catalog:
+        """This catalog preferring a platform's own wording (`<platform>:<key>`) where it has
+        one."""
+        return Catalog(self.language, self.messages, self.fallback, self.defaults, platform)
 
     def has(self, key: str) -> bool:
         """True when this catalog (or its fallback) has `key`."""
         return key in self.messages or (self.fallback is not None and self.fallback.has(key))
 
 
-def _load(language: str) -> dict[str, str]:
+@cache
+def _plural_form(language: str, count: float) -> str:
+    return str(Locale.parse(language).plural_form(abs(count)))
+
+
+def _load(language: str) -> dict[str, Template]:
     path = resources.files("bot.i18n").joinpath(f"{language}.json")
     if language != DEFAULT_LANGUAGE and not path.is_file():
         return {}  # every message then comes from the English fallback
@@ -87,7 +142,7 @@ def catalog(language: str) -> Catalog:
 
 
 def with_game_messages(
-    base: Catalog, sources: Sequence[Callable[[str], Mapping[str, str]]]
+    base: Catalog, sources: Sequence[Callable[[str], Mapping[str, Template]]]
 ) -> Catalog:
     """`base` with the messages of hosted games added (each game's `messages(language)`), and
     the same for its English fallback. A game's keys are its own (`karnaval.*`): one that
@@ -99,9 +154,17 @@ def with_game_messages(
             if key in base.messages and base.messages[key] != template:
                 raise ValueError(f"a game may not replace the message {key!r}")
             messages[key] = template
-    return Catalog(base.language, messages, fallback, dict(base.defaults))
+    return Catalog(base.language, messages, fallback, dict(base.defaults), base.platform)
 
 
-def placeholders(template: str) -> set[str]:
-    """The named fields of a template (for checking translations)."""
+def placeholders(template: Template) -> set[str]:
+    """The named fields of a template, of every form of a plural entry (for checking
+    translations)."""
+    if isinstance(template, dict):
+        return set().union(*(placeholders(form) for form in template.values()))
     return {name for _, name, _, _ in Formatter().parse(template) if name}
+
+
+def plural_forms(language: str) -> set[str]:
+    """The CLDR plural categories `language` uses (what its plural entries must give)."""
+    return set(Locale.parse(language).plural_form.tags) | {"other"}

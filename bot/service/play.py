@@ -20,6 +20,9 @@ from bot.service.table import ACTED, Table, TableKey, User
 
 log = logging.getLogger(__name__)
 
+#: The most choices and deals the bots make to finish a match no person is left in.
+MAX_PLAYOUT_STEPS = 10_000
+
 
 class Play(ServiceCore):
     """Commands of a match under way and what follows each step."""
@@ -185,25 +188,83 @@ class Play(ServiceCore):
             table.status = "closed"
             table.closed_reason = "finished"
         elif self._no_humans_left(table):
-            finished = self._finished_match(table, winners=[])
-            stats.extend(self._match_deltas(table))
-            table.status = "closed"
-            table.closed_reason = "humans_out"
+            await self._bots_finish(table, outcomes, stats, round_freeze)
+            return
         table.seq += 1
         moved = self._refresh_choices(table)
         self._arm(table)
         await self._save(table, stats=stats, finished=finished)
-        # Committed: now people may be told.
-        for o in outcomes:
-            self._tell_private(table, o)
+        # Committed: now people may be told: the public event first, then what it means for
+        # each player.
         if new_round:
             self._repost(table, freeze)
         elif round_over:
             self._repost(table, round_freeze)
         else:
             self._show(table)
-        # After the public news, what it means for each seat whose own choices changed.
+        for o in outcomes:
+            self._tell_private(table, o)
+        # Then what it means for each seat whose own choices changed.
         self._tell_choices(table, moved)
+        self._schedule(table)
+
+    async def _bots_finish(
+        self,
+        table: Table,
+        outcomes: list[Outcome],
+        stats: list[StatDelta],
+        round_freeze: Screen | None,
+    ) -> None:
+        """No person is left in the match, only bots: they play it to its end at once, the
+        whole is committed once, then the table shows where the people left and one message
+        the result (never a replay round by round)."""
+        rules = self.game_of(table)
+        match = table.match
+        table.status = "closed"
+        table.closed_reason = "humans_out"
+        left_screen = self.render(table, buttons=False)  # the state the last person saw
+        rounds_before = rules.round_number(match)
+        for _ in range(MAX_PLAYOUT_STEPS):
+            if rules.finished(match):
+                break
+            if not rules.in_round(match):
+                rules.start_round(match, self.rng)
+                continue
+            deciders = rules.deciders(match)
+            if not deciders:
+                break  # a game with nobody to choose in a round: cannot go on
+            seat = deciders[0]
+            if table.seats[seat].bot:
+                choice = rules.bot_choice(match, seat, self.rng)
+            else:  # a person leaving at the end of the round: the timeout choice
+                choice = rules.timeout_choice(match, seat)
+            rules.act(match, seat, choice.action, choice.arg)
+        table.log = []
+        winners = rules.winners(match) if rules.finished(match) else []
+        if rules.finished(match):
+            table.closed_reason = "finished"
+        stats.extend(self._match_deltas(table))
+        finished = self._finished_match(table, winners=winners)
+        table.seq += 1
+        self._refresh_choices(table)
+        self._arm(table)
+        await self._save(table, stats=stats, finished=finished)
+        cat = self._cat(table)
+        more = rules.round_number(match) - rounds_before
+        names = ", ".join(table.seats[i].name for i in winners)
+        if not winners:
+            result = cat.t("result.unfinished", count=more)
+        else:
+            key = "result.bots_winner" if len(winners) == 1 else "result.bots_winners"
+            result = cat.t(key, count=more, names=names)
+        key = table.key.key
+        if round_freeze is None:
+            self.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
+        else:
+            self.outbox.post_table(key, left_screen, round_freeze)
+        for o in outcomes:
+            self._tell_private(table, o, round_no=rounds_before)
+        self.outbox.post(key, Screen(f"{result}\n{cat.t('closed.finished')}"))
         self._schedule(table)
 
     def _refresh_choices(self, table: Table) -> list[int]:
@@ -286,9 +347,11 @@ class Play(ServiceCore):
                 continue  # never retry a player the platform refused for good
             self.outbox.tell(table.key.key, s.user, self._private_screen(table, seat, cat))
 
-    def _tell_private(self, table: Table, outcome: Outcome) -> None:
+    def _tell_private(self, table: Table, outcome: Outcome, round_no: int | None = None) -> None:
         if not outcome.private:
             return
+        if round_no is None:
+            round_no = self.game_of(table).round_number(table.match)
         cat = self._cat(table)
         for seat, line in outcome.private:
             s = table.seats[seat]
@@ -299,7 +362,7 @@ class Play(ServiceCore):
                 continue  # never retry a player the platform refused for good
             text = cat.t(
                 "private.header",
-                round=self.game_of(table).round_number(table.match),
+                round=round_no,
                 table=table.key.key,
             )
             text = f"{text}\n{self.game_of(table).render_line(line, cat)}"

@@ -85,11 +85,11 @@ class Queries(ServiceCore):
         return Reply(cat.t("export.done"), document=(f"gnav-{match_id}.json", body))
 
     async def rules_help(self, tk: TableKey) -> Reply:
-        """The rules of the table's profile."""
+        """The rules of the channel's game, as its settings have them."""
         settings = await self._current_settings(tk)
         return Reply(
-            self.games[self.default_game].rules_text(
-                self._catalog(settings.language, tk.platform), settings.profile
+            self._channel_game(tk).rules_text(
+                self._catalog(settings.language, tk.platform), settings
             ),
             public=True,
         )

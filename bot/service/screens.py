@@ -40,7 +40,7 @@ class Screens(ServiceCore):
         rows: list[tuple[Button, ...]] = []
         s = table.settings
         if table.status == "lobby":
-            lines.append(cat.t("lobby.title", profile=s.profile, lives=s.lives))
+            lines.append(cat.t("lobby.title", count=s.lives, profile=s.profile, lives=s.lives))
             lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots))
             for i, seat in enumerate(table.seats, 1):
                 host = cat.t("lobby.host_mark") if seat.user == table.host else ""

@@ -209,3 +209,87 @@ def test_keys_typed_before_the_question_are_not_its_answer(tmp_path: Path) -> No
         assert term.wait(timeout=5) == 130
     finally:
         term.close()
+
+
+def _play_through(term: Terminal, answer: bytes, timeout: float = 60) -> int:
+    """Answer every question (`answer` on a turn, Enter between rounds) until the end."""
+    deadline = time.monotonic() + timeout
+    turns = nexts = 0
+    while term.poll() is None:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no end within {timeout} s:\n{term.text}")
+        term._pump(0.05)
+        text = term.text
+        if text.count(TURN) > turns:
+            turns = text.count(TURN)
+            term.type(answer)
+        elif text.count(NEXT) > nexts:
+            nexts = text.count(NEXT)
+            term.type(b"\n")
+    return term.wait(timeout=5)
+
+
+def _rounds(text: str) -> list[list[str]]:
+    """The output cut at each round's table message (the part before the first one first)."""
+    parts: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.startswith("🎲 Gnav · round"):
+            parts.append([])
+        parts[-1].append(line.strip())
+    return parts
+
+
+def test_a_person_knocked_out_sees_the_match_end_with_a_winner(tmp_path: Path) -> None:
+    # Seed 7, one life each, always "swap": Tester is out in round 2 with three bots left.
+    term = _play(tmp_path / "gnav.sqlite3", "--lives", "1")
+    try:
+        status = _play_through(term, b"swap\n")
+    finally:
+        term.close()
+    text = term.text
+    assert status == 0, text
+    assert "❌ Tester is out" in text
+    assert "No player is left" not in text
+    result = [line for line in text.splitlines() if "🏆" in line]
+    assert len(result) == 1 and "won the match" in result[0], text
+    assert text.rstrip().endswith("The match is over. gnav-bot play starts a new one."), text
+
+
+def test_no_result_before_its_reveal_and_none_twice(tmp_path: Path) -> None:
+    term = _play(tmp_path / "gnav.sqlite3", "--lives", "1")
+    try:
+        assert _play_through(term, b"swap\n") == 0
+    finally:
+        term.close()
+    text = term.text
+    assert "pays a life" not in text and "wins the match" not in text
+    before, *rounds = _rounds(text)
+    assert not any(line.startswith(("👊", "💤", "💸", "❌")) for line in before), before
+    for lines in rounds:
+        reveal = next((i for i, line in enumerate(lines) if "Reveal of round" in line), None)
+        for i, line in enumerate(lines):
+            if line.startswith(("💸", "❌")):
+                assert reveal is not None and i > reveal, lines  # results after the reveal
+            if line.startswith(("👊", "💤", "💸", "❌", "🔁", "🙋")):
+                assert lines.count(line) == 1, f"twice: {line!r}\n{lines}"
+            if line == "—":
+                assert i + 1 < len(lines) and lines[i + 1] and not lines[i + 1].startswith("▶")
+            if "After a swap" in line:  # the public swap first, then what it means for you
+                assert lines[i - 1].startswith("🔁") and "Tester" in lines[i - 1], lines
+
+
+def test_the_terminal_speaks_the_tables_language(tmp_path: Path) -> None:
+    term = _play(tmp_path / "gnav.sqlite3", "--language", "ru", "--players", "3")
+    try:
+        term.wait_for("Твой ход: стою или меняю?")
+        term.type(b"\xd1\x81\xd1\x82\xd0\xbe\xd1\x8e\n")  # "стою"
+        term.wait_for("Tester: «Jeg står»")
+        term.type(b"\x03")
+        assert term.wait(timeout=5) == 130
+    finally:
+        term.close()
+    text = term.text
+    assert "стою (с)" in text  # the local words, in help
+    for english in ("Your turn", "Type:", "Turn time", "press Join", "(600", "Bot seats"):
+        assert english not in text, english
+    assert "Партия сохранена" in text

@@ -457,11 +457,11 @@ async def test_three_people_play_a_whole_match_in_a_channel(world: World) -> Non
 
         # Statistics, the best players and the record, after the match.
         stats = await slash(world, alice, "stats")
-        assert not stats.ephemeral and "1 wins" in await answered(world, stats)
+        assert not stats.ephemeral and "wins 1 ·" in await answered(world, stats)
         bobs = await slash(world, alice, "stats", {"player": bob})
-        assert "bob: 1 matches, 0 wins" in await answered(world, bobs)
+        assert "bob: matches 1 · wins 0" in await answered(world, bobs)
         top = await slash(world, carl, "top")
-        assert "1. alice: 1 wins" in await answered(world, top)
+        assert "1. alice: wins 1 ·" in await answered(world, top)
         export = await slash(world, carl, "export")
         assert export.ephemeral
         call = next(

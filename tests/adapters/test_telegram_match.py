@@ -202,7 +202,7 @@ async def test_three_friends_play_a_whole_match_in_a_group(tg: FakeTelegram) -> 
         data = json.loads(record.content)
         assert len(data["rounds"]) == 2
         asked = bench.say(bob, group, "/gnav_stats")
-        assert "1 wins" in (await bench.reply_to(group, asked)).text
+        assert "wins 1 ·" in (await bench.reply_to(group, asked)).text
         asked = bench.say(carl, group, "/gnav_top")
         assert "1. Bob" in (await bench.reply_to(group, asked)).text
 
@@ -253,6 +253,7 @@ async def test_a_player_who_blocks_the_bot_falls_back_to_the_popup(tg: FakeTeleg
         )
         assert refused[0].description == USER_BLOCKED
         await bench.wait_table(group, "Carl Berg's turn", button="Stay")
+        await bench.idle()  # the table is told first, then Carl's DM is tried (issue 11, 4)
         assert await bench.service.reachable(f"telegram:{carl.id}") is False
         piece = await bench.press(carl, group, "My piece")
         assert piece.show_alert and "you hold V" in (piece.text or "")

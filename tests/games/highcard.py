@@ -264,7 +264,7 @@ class HighCard:
             return cat.t("highcard.no_hand")
         return cat.t("highcard.hand", cards=", ".join(map(str, match.hands[seat])))
 
-    def rules_text(self, cat: Catalog, profile: str) -> str:
+    def rules_text(self, cat: Catalog, settings: Any) -> str:
         """One line of rules."""
         return cat.t("highcard.rules")
 

@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
-from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES, Catalog, catalog, placeholders
+from bot.service.i18n import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    PLURAL_FORMS,
+    Catalog,
+    Template,
+    catalog,
+    placeholders,
+    plural_forms,
+)
 
 TRANSLATIONS = tuple(lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE)
 
@@ -37,10 +46,10 @@ _COMMAND = re.compile(r"/gnav\w*")
 _SETTING = re.compile(r"\b\w+=\w+")
 
 
-def _raw(language: str) -> dict[str, str]:
+def _raw(language: str) -> dict[str, Template]:
     """A catalog file as written, `_comment` included; duplicate keys are an error."""
 
-    def no_duplicates(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    def no_duplicates(pairs: list[tuple[str, Template]]) -> dict[str, Template]:
         keys = [k for k, _ in pairs]
         dupes = sorted({k for k in keys if keys.count(k) > 1})
         assert not dupes, f"{language}.json repeats {dupes}"
@@ -50,7 +59,7 @@ def _raw(language: str) -> dict[str, str]:
     return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
 
 
-def _messages(language: str) -> dict[str, str]:
+def _messages(language: str) -> dict[str, Template]:
     return {k: v for k, v in _raw(language).items() if not k.startswith("_")}
 
 
@@ -61,7 +70,17 @@ def _pairs() -> list[tuple[str, str]]:
     return [(lang, key) for lang in TRANSLATIONS for key in sorted(ENGLISH)]
 
 
-def _dummy(template: str) -> dict[str, Any]:
+def _forms(template: Template) -> list[str]:
+    """A template's texts: itself, or every form of a plural entry."""
+    return list(template.values()) if isinstance(template, dict) else [template]
+
+
+def _text(template: Template) -> str:
+    """All of a template's forms, for checks that look for words in it."""
+    return "\n".join(_forms(template))
+
+
+def _dummy(template: Template) -> dict[str, Any]:
     return {name: f"<{name}>" for name in placeholders(template)}
 
 
@@ -88,7 +107,21 @@ def test_same_keys_as_english(language: str) -> None:
 def test_file_has_a_comment_and_only_text(language: str) -> None:
     raw = _raw(language)
     assert isinstance(raw.get("_comment"), str) and raw["_comment"].strip()
-    assert all(isinstance(v, str) and v.strip() for v in raw.values())
+    for key, value in raw.items():
+        assert all(isinstance(v, str) and v.strip() for v in _forms(value)), key
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_plural_entries_give_the_languages_forms(language: str) -> None:
+    """A plural entry gives every CLDR category the language uses (Russian: one, few, many),
+    and "other"; no category the language never selects."""
+    needed = plural_forms(language) - {"many"} if language == "pt" else plural_forms(language)
+    plurals = {k: v for k, v in _messages(language).items() if isinstance(v, dict)}
+    assert plurals
+    for key, forms in plurals.items():
+        assert isinstance(ENGLISH[key], dict), f"{key} is plural only in {language}"
+        assert set(forms) <= set(PLURAL_FORMS), key
+        assert needed <= set(forms), f"{key}: no {sorted(needed - set(forms))}"
 
 
 @pytest.mark.parametrize("language", TRANSLATIONS)
@@ -105,22 +138,29 @@ def test_templates_are_translated(language: str) -> None:
 def test_same_placeholders(language: str, key: str) -> None:
     template = _messages(language)[key]
     assert placeholders(template) == placeholders(ENGLISH[key])
+    for form in _forms(template):
+        assert placeholders(form) | {"count"} >= placeholders(ENGLISH[key]) - {"count"}
 
 
 @pytest.mark.parametrize(("language", "key"), _pairs())
 def test_template_formats(language: str, key: str) -> None:
     template = _messages(language)[key]
     params = _dummy(ENGLISH[key])
-    text = template.format(**params)
-    assert catalog(language).t(key, **params) == text
-    for value in params.values():
-        assert value in text
-    assert "{" not in text and "}" not in text
+    params.pop("count", None)
+    cat = catalog(language)
+    for n in (1, 2, 5, 21):
+        count = {"count": n} if isinstance(template, dict) else {}
+        text = cat.t(key, **count, **params)
+        if not isinstance(template, dict):
+            assert text == template.format(**params)
+        for value in params.values():
+            assert value in text
+        assert "{" not in text and "}" not in text
 
 
 @pytest.mark.parametrize(("language", "key"), _pairs())
 def test_norwegian_calls_kept(language: str, key: str) -> None:
-    english, template = ENGLISH[key], _messages(language)[key]
+    english, template = _text(ENGLISH[key]), _text(_messages(language)[key])
     for call in CALLS:
         if call in english:
             assert call in template, f"{key}: {call!r} not kept"
@@ -133,13 +173,16 @@ def test_norwegian_calls_kept(language: str, key: str) -> None:
 
 @pytest.mark.parametrize(("language", "key"), _pairs())
 def test_commands_settings_and_emoji_kept(language: str, key: str) -> None:
-    english, template = ENGLISH[key], _messages(language)[key]
-    assert sorted(_COMMAND.findall(template)) == sorted(_COMMAND.findall(english))
-    assert sorted(_SETTING.findall(template)) == sorted(_SETTING.findall(english))
-    assert _emoji(template) == _emoji(english)
-    assert template.count("\n") == english.count("\n")
-    # Leading/trailing spaces are layout (" (host)" is appended to a name).
-    assert _edges(template) == _edges(english)
+    english = ENGLISH[key]
+    if isinstance(english, dict):  # a plural entry's forms are checked against "other"
+        english = english["other"]
+    for template in _forms(_messages(language)[key]):
+        assert sorted(_COMMAND.findall(template)) == sorted(_COMMAND.findall(english))
+        assert sorted(_SETTING.findall(template)) == sorted(_SETTING.findall(english))
+        assert _emoji(template) == _emoji(english)
+        assert template.count("\n") == english.count("\n")
+        # Leading/trailing spaces are layout (" (host)" is appended to a name).
+        assert _edges(template) == _edges(english)
 
 
 # ------------------------------------------------------------------ buttons
@@ -195,9 +238,10 @@ def test_sample_messages(language: str) -> None:
     assert "Ada" in hugg and "Bo" in hugg and "«Hugg av!»" in hugg and "Dragon" in hugg
     kiss = cat.t("ev.bag_kiss", p="Ada")
     assert kiss.count("Ada") == 2 and "«Kiss, bytt om!»" in kiss
-    assert "«Stå for gjøk!»" in cat.t("ev.gjok", q="Bo")
+    gjok = cat.t("ev.gjok", q="Bo", p="Ada")  # says who asked (issue 11, item 9)
+    assert "«Stå for gjøk!»" in gjok and "Ada" in gjok and "Bo" in gjok
     assert "«Jeg bytter»" in cat.t("ev.swap", p="Ada", q="Bo")
-    title = cat.t("lobby.title", profile="norsk", lives=3)
+    title = cat.t("lobby.title", count=3, profile="norsk", lives=3)
     assert "norsk" in title and "3" in title
     assert cat.t("seat.lives", lives=2) == "♥2"
     assert cat.t("reveal.hand", name="Ada", piece="Gjøk") == "Ada: Gjøk"
@@ -210,8 +254,41 @@ def test_sample_messages(language: str) -> None:
     discord_help = cat.bind(c="/gnav ").t("help.text")
     assert "/gnav settings" in discord_help and "/gnav new" in discord_help
     assert cat.t("lobby.host_mark").startswith(" ")
-    rules = cat.t("rules.norsk")
+    rules = cat.t("rules.norsk", lives=cat.t("rules.lives", count=1))
     for call in CALLS:
-        assert call in rules or call == "Hus forbi!"
+        assert call in rules
     # Extra parameters are ignored (the service passes `table=` to the header).
     assert "3" in cat.t("private.header", round=3, table="t1")
+
+
+def test_russian_has_three_plural_forms() -> None:
+    cat = catalog("ru")
+    assert cat.t("rules.lives", count=1) == "1 жизнь"
+    assert cat.t("rules.lives", count=3) == "3 жизни"
+    assert cat.t("rules.lives", count=5) == "5 жизней"
+    assert cat.t("rules.lives", count=21) == "21 жизнь"
+    assert cat.t("rules.lives", count=22) == "22 жизни"
+    assert cat.t("rules.lives", count=11) == "11 жизней"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_one_life_reads_in_the_singular(language: str) -> None:
+    cat = catalog(language)
+    one, three = cat.t("rules.lives", count=1), cat.t("rules.lives", count=3)
+    assert one.startswith("1 ") and three.startswith("3 ")
+    if language != "nb":  # Norwegian "liv" is the same in both numbers
+        assert one[2:] != three[2:]
+    assert "1 lives" not in cat.t("lobby.title", count=1, profile="norsk", lives=1)
+
+
+def test_a_platform_has_its_own_wording_where_it_has_one() -> None:
+    cat = catalog("nb").for_platform("console")
+    assert "(" not in cat.t("turn.now", name="Ada", seconds=600)
+    assert "600" in catalog("nb").t("turn.now", name="Ada", seconds=600)
+    assert cat.t("ev.win", p="Ada") == catalog("nb").t("ev.win", p="Ada")  # none: the common
+    assert (
+        catalog("en")
+        .for_platform("telegram")
+        .t("turn.now", name="A", seconds=9)
+        .endswith("(9 s): stay or swap.")
+    )

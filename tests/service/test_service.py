@@ -341,7 +341,7 @@ async def test_stats_top_and_export_replays(harness: Harness) -> None:
     await play_to_end(harness)
     svc = harness.service
     stats = await svc.stats(CHANNEL, ALICE)
-    assert "1 matches" in stats.text
+    assert "matches 1 ·" in stats.text
     top = await svc.top(CHANNEL)
     assert "Alice" in top.text and "Bob" in top.text
     export = await svc.export(CHANNEL)

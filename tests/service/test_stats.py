@@ -60,8 +60,8 @@ async def test_top_ranks_wins_then_lives_lost_per_round_then_matches_then_name(
     top = (await harness.service.top(CHANNEL)).text.splitlines()
     names = [line.split(". ", 1)[1].split(":")[0] for line in top[1:]]
     assert names == ["Careful", "Best", "busy", "adam", "Few", "Zed", "Rounds only"]
-    assert top[1] == "1. Careful: 4 wins in 5 matches (2 lives lost in 20 rounds)"
-    assert top[-1] == "7. Rounds only: 0 wins in 0 matches (3 lives lost in 3 rounds)"
+    assert top[1] == "1. Careful: wins 4 · matches 5 (lives lost 2 · rounds 20)"
+    assert top[-1] == "7. Rounds only: wins 0 · matches 0 (lives lost 3 · rounds 3)"
     assert len((await harness.service.top(CHANNEL, limit=2)).text.splitlines()) == 3
     empty = await harness.service.top(TableKey("test", "nobody here"))
     assert empty.text == catalog("en").t("top.none")
@@ -71,10 +71,11 @@ async def test_stats_show_absent_counters_as_zero(harness: Harness) -> None:
     await store_stats(harness, delta(ALICE.key, "Alice", rounds=2), delta(BOB.key, "Bob"))
     alice = await harness.service.stats(CHANNEL, ALICE)
     assert alice.text == (
-        "Alice: 0 matches, 0 wins, 2 rounds, 0 lives lost, paid at 0 reveals, 0 refusals dealt."
+        "Alice: matches 0 · wins 0 · rounds 2 · lives lost 0 · paid at a reveal 0 · "
+        "refusals dealt 0."
     )
     bob = await harness.service.stats(CHANNEL, BOB)
-    assert bob.text.startswith("Bob: 0 matches, 0 wins, 0 rounds")
+    assert bob.text.startswith("Bob: matches 0 · wins 0 · rounds 0")
     carl = await harness.service.stats(CHANNEL, User("test:3", "Carl"))
     assert carl.text == catalog("en").t("stats.none", name="Carl")
 

@@ -138,16 +138,28 @@ class GnavRules:
                 return outcome
 
     def act(self, match: Match, seat: int, action: str, arg: str | None = None) -> Outcome:
-        """Apply stay/swap; RuleError from the engine when not allowed (N8, T3)."""
+        """Apply stay/swap; a refusal of the engine (N8, T3...) under a catalog key of its own.
+
+        A request to swap that is not simply granted (a Hest or Hus passes it on, a Gjøk,
+        Dragon or Katt refuses it) is announced with the asker's «Jeg bytter» first (N25).
+        """
         if arg is not None:
-            raise GameRuleError("N8", "error.unknown_action", {"action": action})
+            raise GameRuleError("N9", "error.unknown_action", {"action": action})
+        partner = None
+        if action == "swap" and match.phase == "play" and match.turn == seat:
+            pos = match.pos
+            if pos < len(match.order) - 1:
+                partner = match.order[pos + 1]
         try:
             events = match.act(seat, action)  # type: ignore[arg-type]
         except RuleError as exc:
-            raise GameRuleError(
-                exc.rule, "error.rule", {"message": exc.message}, exc.message
-            ) from exc
-        return self._collect(match, events, Outcome())
+            raise _refusal(match, seat, action, exc) from exc
+        out = Outcome()
+        first = next((e for e in events if e.audience == EVERYONE), None)
+        if partner is not None and first is not None and first.kind != "swap":
+            names = match.seats
+            out.log.append(("ev.ask", {"p": names[seat], "q": names[partner]}))
+        return self._collect(match, events, out, asker=seat)
 
     def forfeit(self, match: Match, seat: int) -> Outcome:
         """The seat leaves the match (at the reveal if a round is under way)."""
@@ -163,7 +175,9 @@ class GnavRules:
         """The bot strategy's choice from public knowledge and its own piece."""
         return _STAY if decide(BotView.from_match(match, seat), rng) == "stay" else _SWAP
 
-    def _collect(self, match: Match, events: list[Event], out: Outcome) -> Outcome:
+    def _collect(
+        self, match: Match, events: list[Event], out: Outcome, asker: int | None = None
+    ) -> Outcome:
         names = match.seats
         for e in events:
             if e.audience != EVERYONE:
@@ -171,7 +185,9 @@ class GnavRules:
                     key = f"private.{e.detail}"
                     out.private.append((e.audience, (key, {"piece": piece_name(e.rank)})))
                 continue
-            line = _event_line(e, names)
+            if out.round_over and e.kind in _REVEAL_RESULTS:
+                continue  # told by the reveal (render_reveal), once and after the pieces
+            line = _event_line(e, names, asker)
             if line is not None:
                 out.log.append(line)
             if e.kind == "reveal":
@@ -197,7 +213,6 @@ class GnavRules:
         acting = match.acting_dealer
         out = cat.t("seat.out")
         sitting = cat.t("seat.sitting_out")
-        lives_t = cat.template("seat.lives")
         in_match = match.in_match
         sitting_out = match.sitting_out
         playing = match.phase == "play"
@@ -207,14 +222,15 @@ class GnavRules:
                 marks.append("▶")
             if seat == dealer:
                 marks.append(cat.t("seat.dealer_mark"))
-            elif seat == acting and playing:
-                marks.append(cat.t("seat.acting_dealer_mark"))
-            lives = lives_t.format(lives=match.lives[seat])
-            text = f"{' '.join(marks)} {name} · {lives}".strip()
+            text = f"{' '.join(marks)} {name}".strip()
+            if seat != dealer and seat == acting and playing:
+                text += f" {cat.t('seat.acting_dealer_mark')}"
             if not in_match[seat]:
-                text += f" · {out}"
-            elif seat in sitting_out:
-                text += f" · {sitting}"
+                text += f" · {out}"  # no lives shown: a Dragon may have taken them below 0
+            else:
+                text += f" · {cat.t('seat.lives', lives=match.lives[seat])}"
+                if seat in sitting_out:
+                    text += f" · {sitting}"
             lines.append(text)
         return lines
 
@@ -233,7 +249,7 @@ class GnavRules:
             key = "reveal.pays_narr" if e.detail == "narr" else "reveal.pays_lowest"
             lines.append(cat.t(key, name=names[seat], piece=piece_name(rank)))
         lives = ", ".join(
-            f"{names[s]} {log.lives[s]}" for s in range(len(names)) if s < len(log.lives)
+            f"{names[s]} {max(0, log.lives[s])}" for s in range(len(names)) if s < len(log.lives)
         )
         lines.append(cat.t("reveal.lives", lives=lives))
         for seat in log.eliminated:
@@ -259,9 +275,12 @@ class GnavRules:
         key = "piece.sitting_out" if seat in match.sitting_out else "piece.hold"
         return cat.t(key, piece=piece_name(rank), round=len(match.history))
 
-    def rules_text(self, cat: Catalog, profile: str) -> str:
-        """The rules summary of a profile."""
-        text = cat.t("rules.norsk")
+    def rules_text(self, cat: Catalog, settings: Any) -> str:
+        """The rules summary of the table's profile, with its lives (a settings object with
+        `profile` and `lives`; a profile name alone counts 3 lives)."""
+        profile = getattr(settings, "profile", settings)
+        lives = int(getattr(settings, "lives", 3))
+        text = cat.t("rules.norsk", lives=cat.t("rules.lives", count=lives))
         if profile == "tradisjonell":
             text += "\n\n" + cat.t("rules.tradisjonell")
         return text
@@ -290,17 +309,47 @@ class GnavRules:
         )
 
 
-def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
+#: Results the reveal tells: not repeated as log lines of the round that ends with it.
+_REVEAL_RESULTS = frozenset({"pay", "out", "win"})
+
+
+def _refusal(match: Match, seat: int, action: str, exc: RuleError) -> GameRuleError:
+    """The engine's refusal (English) as a catalog key with parameters, its rule id once."""
+    rule = exc.rule
+    names = match.seats
+    params: dict[str, Any] = {}
+    if rule == "T3":
+        key = "rule.T3.narr_must_swap"
+    elif rule == "N8" and match.turn is not None:
+        key = "rule.N8.not_your_turn"
+        params = {"name": names[match.turn]}
+    elif rule == "N9" and action not in ("stay", "swap"):
+        key = "rule.N9.unknown_action"
+        params = {"action": action[:40]}
+    elif rule == "N23":
+        key = "rule.N23.match_over"
+    elif rule == "N24":
+        key = "rule.N24.round_over"
+    elif rule == "N22":
+        key = "rule.N22.not_in_match"
+    else:
+        key = "rule.other"
+    return GameRuleError(rule, key, params, exc.message)
+
+
+def _event_line(e: Event, names: Sequence[str], asker: int | None = None) -> LogLine | None:
     kind = e.kind
     s = e.seats
+    who = names[asker] if asker is not None else "?"
     if kind in ("knock", "sit_out", "stay", "forfeit", "win"):
         return (f"ev.{kind}", {"p": names[s[0]]})
     if kind == "gjok":
-        return ("ev.gjok", {"q": names[s[0]]})
+        return ("ev.gjok", {"q": names[s[0]], "p": who})
     if kind == "swap":
         return ("ev.swap", {"p": names[s[0]], "q": names[s[1]]})
     if kind == "forbi":
-        return ("ev.forbi_hest" if e.rank == HEST else "ev.forbi_hus", {"q": names[s[0]]})
+        key = "ev.forbi_hest" if e.rank == HEST else "ev.forbi_hus"
+        return (key, {"q": names[s[0]], "p": who})
     if kind in ("hugg_av", "kiss"):
         return (f"ev.{kind}", {"q": names[s[0]], "p": names[s[1]]})
     if kind in ("bag_swap", "bag_hugg_av", "bag_kiss", "bag_gjok"):
