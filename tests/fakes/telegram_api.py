@@ -24,9 +24,17 @@ Typical use::
         tg.user_sends(alice, group, f"/gnav@{tg.bot_username}")
         reply = await tg.wait_for_message(group)
 
+Inline mode is modelled too: with ``FakeTelegram(inline_mode=True, inline_feedback=True)``
+(BotFather's ``/setinline`` and ``/setinlinefeedback``; ``getMe`` reports
+``supports_inline_queries``), ``tg.user_types_inline(user, chat, query)`` queues an
+``inline_query`` update and returns its id, ``await tg.wait_for_inline_answer(query_id)``
+returns the results the bot gave ``answerInlineQuery`` (validated like the real server), and
+``tg.user_picks_inline(user, chat, query_id, result_id)`` posts the result's text in the
+chat as the user's message ``via_bot`` and queues ``chosen_inline_result``.
+
 Everything runs on the test's event loop; no thread is involved.  The fake keeps the
 world state (users, chats, members, messages, forum topics, pending updates, answered
-callback queries) and records every HTTP call in order, so tests can assert on what the
+callback and inline queries) and records every HTTP call in order, so tests can assert on what the
 bot did, wait for it (the bot reacts asynchronously) and inject faults (flood control,
 arbitrary errors).
 
@@ -40,9 +48,21 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
 * Privacy mode treats every ``/command`` without ``@bot`` as meant for this bot (Telegram
   delivers it only if this bot was the last bot to write in the group).
 * Entity detection covers bot commands, ``@mentions``, hashtags and http(s) URLs; link
-  normalisation is approximate; ``tg-time``, text mentions, media, inline-mode messages
-  and webhook delivery are not modelled.  Files exist only as ``sendDocument`` uploads
+  normalisation is approximate; ``tg-time``, text mentions, media and webhook delivery
+  are not modelled.  Files exist only as ``sendDocument`` uploads
   (kept in the call record and the message's ``document``; nothing is served back).
+* Inline mode: only ``article`` results with a text ``input_message_content`` are
+  modelled (other result types and contents are refused as "not modelled by the fake
+  server").  Inline feedback is on or off (BotFather also offers 1-50 %).  Location
+  queries, group bans on inline bots, pagination by itself (``next_offset`` is stored;
+  pass ``offset=`` to ``user_types_inline``) and ``answerWebAppQuery`` are not modelled.
+  Telegram's answer cache is keyed by (query, offset), plus the user for ``is_personal``
+  answers.  Inline messages (picked results with an inline keyboard) can be edited by
+  ``inline_message_id`` with editMessageText/editMessageReplyMarkup only.  An unanswered
+  query expires after ``inline_query_ttl`` seconds (None: never).  An empty article text
+  is refused by the Bot API server ("Input message content is not specified") and a blank
+  one by TDLib ("text must be non-empty"), so Telegram's own ``MESSAGE_EMPTY`` is never
+  seen; the description of results that are not JSON at all is approximate.
 * Message ids count per chat (Telegram shares one counter across a bot's private chats
   and basic groups).
 * When a request breaks two rules the real order of checks was followed where the server
@@ -53,6 +73,7 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import itertools
 import json
@@ -66,6 +87,7 @@ from typing import Any, Final, Literal, TypeVar
 from aiohttp import web
 
 __all__ = [
+    "ARTICLE_TITLE_EMPTY",
     "BOT_COMMAND_INVALID",
     "BOT_TO_BOT",
     "BUTTON_DATA_INVALID",
@@ -76,13 +98,18 @@ __all__ = [
     "GROUP_UPGRADED",
     "MESSAGE_NOT_MODIFIED",
     "MESSAGE_TOO_LONG",
+    "NEXT_OFFSET_INVALID",
     "QUERY_ID_INVALID",
+    "RESULT_ID_DUPLICATE",
+    "RESULT_ID_EMPTY",
+    "RESULT_ID_INVALID",
     "TEXT_TOO_LONG",
     "USER_BLOCKED",
     "WEBHOOK_ACTIVE_CONFLICT",
     "CallbackAnswer",
     "ChatRef",
     "FakeChat",
+    "FakeInlineQuery",
     "FakeMessage",
     "FakeTelegram",
     "FakeUser",
@@ -118,6 +145,11 @@ QUERY_ID_INVALID: Final = (
 GROUP_UPGRADED: Final = "Bad Request: group chat was upgraded to a supergroup chat"
 CHAT_NOT_FOUND: Final = "Bad Request: chat not found"
 BOT_COMMAND_INVALID: Final = "Bad Request: BOT_COMMAND_INVALID"
+RESULT_ID_EMPTY: Final = "Bad Request: RESULT_ID_EMPTY"
+RESULT_ID_INVALID: Final = "Bad Request: RESULT_ID_INVALID"
+RESULT_ID_DUPLICATE: Final = "Bad Request: RESULT_ID_DUPLICATE"
+ARTICLE_TITLE_EMPTY: Final = "Bad Request: ARTICLE_TITLE_EMPTY"
+NEXT_OFFSET_INVALID: Final = "Bad Request: NEXT_OFFSET_INVALID"
 GET_UPDATES_CONFLICT: Final = (
     "Conflict: terminated by other getUpdates request; make sure that only one bot instance "
     "is running"
@@ -168,6 +200,28 @@ _MAX_CALLBACK_DATA_BYTES: Final = 64
 _MAX_CALLBACK_ANSWER_CHARS: Final = 200
 _MAX_CAPTION_LENGTH: Final = 1024
 _LONG_POLL_MAX_TIMEOUT: Final = 50
+_MAX_INLINE_RESULTS: Final = 50
+_MAX_INLINE_RESULT_ID_BYTES: Final = 64
+_MAX_INLINE_CACHE_TIME: Final = 24 * 60 * 60
+_DEFAULT_INLINE_CACHE_TIME: Final = 300
+#: Inline result types of the Bot API; only ``article`` is modelled.
+_INLINE_RESULT_TYPES: Final = frozenset(
+    {
+        "article",
+        "audio",
+        "contact",
+        "document",
+        "game",
+        "gif",
+        "location",
+        "mpeg4_gif",
+        "photo",
+        "sticker",
+        "venue",
+        "video",
+        "voice",
+    }
+)
 
 _CANONICAL_METHODS: Final = (
     "getMe",
@@ -185,6 +239,7 @@ _CANONICAL_METHODS: Final = (
     "editMessageReplyMarkup",
     "deleteMessage",
     "answerCallbackQuery",
+    "answerInlineQuery",
     "getChat",
     "getChatMember",
     "getChatAdministrators",
@@ -208,6 +263,8 @@ _JSON_PARAMS: Final = frozenset(
         "link_preview_options",
         "media",
         "permissions",
+        "results",
+        "button",
     }
 )
 _INT_PARAMS: Final = frozenset(
@@ -235,6 +292,7 @@ _BOOL_PARAMS: Final = frozenset(
         "allow_sending_without_reply",
         "disable_web_page_preview",
         "allow_paid_broadcast",
+        "is_personal",
     }
 )
 
@@ -242,11 +300,20 @@ _BOOL_PARAMS: Final = frozenset(
 class _ApiError(Exception):
     """An error answer: HTTP status ``code`` and the envelope's ``description``."""
 
-    def __init__(self, code: int, description: str, parameters: JSONDict | None = None):
+    def __init__(
+        self,
+        code: int,
+        description: str,
+        parameters: JSONDict | None = None,
+        *,
+        message: str | None = None,
+    ):
         super().__init__(description)
         self.code = code
         self.description = description
         self.parameters = parameters
+        #: For a 400 built by ``_bad_request``: the message before the server reworded it.
+        self.message = message
 
     def envelope(self) -> JSONDict:
         body: JSONDict = {"ok": False, "error_code": self.code, "description": self.description}
@@ -261,8 +328,8 @@ def _bad_request(message: str) -> _ApiError:
     Server error names such as ``BUTTON_DATA_INVALID`` keep their case.
     """
     if len(message) >= 2 and (message[1] == "_" or message[1].isupper()):
-        return _ApiError(400, f"Bad Request: {message}")
-    return _ApiError(400, f"Bad Request: {message[:1].lower()}{message[1:]}")
+        return _ApiError(400, f"Bad Request: {message}", message=message)
+    return _ApiError(400, f"Bad Request: {message[:1].lower()}{message[1:]}", message=message)
 
 
 # --------------------------------------------------------------------------------------
@@ -1067,7 +1134,7 @@ def _parse_text(text: str, parse_mode: str, entities_json: Any) -> tuple[str, li
         try:
             return parser(text)
         except _ParseError as exc:
-            raise _ApiError(400, f"Bad Request: can't parse entities: {exc}") from None
+            raise _bad_request(f"Can't parse entities: {exc}") from None
     entities: list[JSONDict] = []
     if isinstance(entities_json, list):
         for raw in entities_json:
@@ -1098,6 +1165,59 @@ def _fix_text(text: str, entities: list[JSONDict]) -> tuple[str, list[JSONDict]]
     for entity in kept:
         entity["offset"] -= lead
     return text, _sort_entities(kept + _find_entities(text, kept))
+
+
+# --------------------------------------------------------------------------------------
+# JSON object fields, as TDLib's JsonObject reads them
+# --------------------------------------------------------------------------------------
+
+
+def _json_string(obj: Mapping[str, Any], name: str, *, required: bool = False) -> str:
+    """``JsonObject::get_{optional,required}_string_field`` (a number is taken as text)."""
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise _bad_request(f'Can\'t find field "{name}"')
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    raise _bad_request(f'Field "{name}" must be of type String')
+
+
+def _json_bool(obj: Mapping[str, Any], name: str) -> bool:
+    """``JsonObject::get_optional_bool_field``."""
+    value = obj.get(name)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _bad_request(f'Field "{name}" must be of type Boolean')
+    return value
+
+
+def _reply_markup_kind(value: Mapping[str, Any]) -> str | None:
+    """Which ``ReplyMarkup`` the Bot API server builds from the object (None: none)."""
+    if value.get("keyboard"):
+        return "keyboard"
+    if value.get("inline_keyboard"):
+        return "inline"
+    if value.get("hide_keyboard") or value.get("remove_keyboard"):
+        return "remove"
+    if value.get("force_reply") or value.get("force_reply_keyboard"):
+        return "force_reply"
+    return None
+
+
+@contextlib.contextmanager
+def _reworded(prefix: str) -> Iterator[None]:
+    """Prefix a 400 raised inside, as the server wraps nested parse errors."""
+    try:
+        yield
+    except _ApiError as exc:
+        if exc.message is None:
+            raise
+        raise _bad_request(prefix + exc.message) from None
 
 
 # --------------------------------------------------------------------------------------
@@ -1189,6 +1309,10 @@ class FakeMessage:
     caption: str | None = None
     #: The uploaded bytes of ``document`` (not part of the message JSON).
     content: bytes | None = None
+    #: A user's message sent by picking an inline result: the bot it was sent via.
+    via_bot_id: int | None = None
+    #: Set on inline messages that carry an inline keyboard (the bot edits them by it).
+    inline_message_id: str | None = None
 
     def links(self) -> list[tuple[str, str]]:
         """What a client makes tappable in the text: (entity type, the text it covers) for
@@ -1277,6 +1401,36 @@ class CallbackAnswer:
     show_alert: bool = False
     url: str | None = None
     cache_time: int = 0
+
+
+@dataclass
+class FakeInlineQuery:
+    """An inline query created by ``user_types_inline`` and, once answered, the bot's answer."""
+
+    id: str
+    user_id: int
+    #: The chat the user typed in (an inline query does not tell the bot which one).
+    chat_id: int | None
+    query: str
+    offset: str
+    created: float
+    answered: bool = False
+    #: The results as validated and stored by the server (article results only).
+    results: list[JSONDict] = field(default_factory=list)
+    cache_time: int = _DEFAULT_INLINE_CACHE_TIME
+    is_personal: bool = False
+    next_offset: str = ""
+    button: JSONDict | None = None
+    #: Answered from Telegram's cache of an earlier answer: no update reached the bot.
+    from_cache: bool = False
+
+    def result(self, result_id: str) -> JSONDict:
+        """The answered result with that id (KeyError if none)."""
+        for candidate in self.results:
+            if candidate["id"] == result_id:
+                return candidate
+        ids = [r["id"] for r in self.results]
+        raise KeyError(f"inline query {self.id} has no result {result_id!r}: {ids}")
 
 
 #: A chat given as the object, its id, or a user (meaning that user's private chat).
@@ -1390,8 +1544,14 @@ class FakeTelegram:
 
     ``privacy_mode`` (on by default, as for every new bot) hides ordinary group messages
     from the bot unless it is an administrator: it still gets commands (``/cmd`` and
-    ``/cmd@this_bot``), replies to its own messages (or to messages it received) and
-    service messages.
+    ``/cmd@this_bot``), replies to its own messages (or to messages it received), messages
+    sent via the bot (inline mode) and service messages.
+
+    ``inline_mode`` (BotFather's ``/setinline``, off for a new bot) lets users type
+    ``@bot query`` anywhere (:meth:`user_types_inline`) and pick a result
+    (:meth:`user_picks_inline`); ``inline_feedback`` (``/setinlinefeedback``, modelled as
+    off or 100 %) makes picking a result send a ``chosen_inline_result`` update.  Both are
+    plain attributes a test may flip at any time.
     """
 
     def __init__(
@@ -1403,6 +1563,9 @@ class FakeTelegram:
         privacy_mode: bool = True,
         first_update_id: int = 500_000_001,
         callback_query_ttl: float | None = None,
+        inline_mode: bool = False,
+        inline_feedback: bool = False,
+        inline_query_ttl: float | None = None,
         host: str = "127.0.0.1",
     ):
         bot_id = _to_integer(token.split(":", 1)[0])
@@ -1414,6 +1577,13 @@ class FakeTelegram:
         #: Seconds after which an unanswered callback query can no longer be answered
         #: (None: never expires).
         self.callback_query_ttl = callback_query_ttl
+        #: BotFather's /setinline: users can query the bot inline (getMe reports it).
+        self.inline_mode = inline_mode
+        #: BotFather's /setinlinefeedback (100 %): picking a result sends chosen_inline_result.
+        self.inline_feedback = inline_feedback
+        #: Seconds after which an unanswered inline query can no longer be answered
+        #: (None: never expires; Telegram gives the bot about 10 s).
+        self.inline_query_ttl = inline_query_ttl
         self.bot = FakeUser(id=bot_id, first_name=bot_name, username=bot_username, is_bot=True)
         self.users: dict[int, FakeUser] = {bot_id: self.bot}
         anonymous = FakeUser(
@@ -1438,6 +1608,11 @@ class FakeTelegram:
         self._next_set_webhook = 0.0
         self._commands: dict[tuple[tuple[str, int, int], str], list[JSONDict]] = {}
         self._callbacks: dict[str, CallbackAnswer] = {}
+        self._inline_queries: dict[str, FakeInlineQuery] = {}
+        #: Telegram's cache of inline answers: (query, offset) -> [(expiry, user id for a
+        #: personal answer or None, the answered query)].
+        self._inline_cache: dict[tuple[str, str], list[tuple[float, int | None, FakeInlineQuery]]]
+        self._inline_cache = {}
         self._faults: list[_Fault] = []
         self._calls: list[RecordedCall] = []
         self._changed = asyncio.Event()
@@ -1446,6 +1621,8 @@ class FakeTelegram:
         self._group_ids = itertools.count(4_100_000_001)
         self._supergroup_ids = itertools.count(1_002_100_000_001)
         self._callback_ids = itertools.count(4_242_000_000_000_000_001)
+        self._inline_query_ids = itertools.count(3_131_000_000_000_000_001)
+        self._inline_message_ids = itertools.count(1)
         self._app: web.Application | None = None
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -1464,6 +1641,7 @@ class FakeTelegram:
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
             "answercallbackquery": self._answer_callback_query,
+            "answerinlinequery": self._answer_inline_query,
             "getchat": self._get_chat,
             "getchatmember": self._get_chat_member,
             "getchatadministrators": self._get_chat_administrators,
@@ -1771,13 +1949,15 @@ class FakeTelegram:
             data=callback_data,
             created=self._now(),
         )
-        payload = {
-            "id": query_id,
-            "from": presser.to_json(),
-            "message": self.message_json(msg),
-            "chat_instance": self._chat_instance(target),
-            "data": callback_data,
-        }
+        payload: JSONDict = {"id": query_id, "from": presser.to_json()}
+        if msg.inline_message_id is not None:
+            # a message sent via the bot: the bot knows it only by its inline message id
+            payload["inline_message_id"] = msg.inline_message_id
+            payload["chat_instance"] = self._chat_instance(target, inline=True)
+        else:
+            payload["message"] = self.message_json(msg)
+            payload["chat_instance"] = self._chat_instance(target)
+        payload["data"] = callback_data
         self._enqueue("callback_query", payload)
         return query_id
 
@@ -1787,6 +1967,118 @@ class FakeTelegram:
         if data is None:
             raise ValueError(f"button {label!r} is not a callback button")
         return self.user_presses(user, message.chat_id, message, data)
+
+    def user_types_inline(
+        self, user: UserRef, chat: ChatRef | None, query: str = "", *, offset: str = ""
+    ) -> str | None:
+        """``user`` types ``@bot query`` in ``chat``; returns the inline query id.
+
+        Without inline mode nothing happens (no update; returns None).  The ``inline_query``
+        update carries ``chat_type`` (``sender`` for the user's own chat with the bot) but
+        never the chat id; ``chat=None`` stands for a chat of unknown type (no
+        ``chat_type``).  Like Telegram, an earlier answer still in its ``cache_time``
+        (for the same query and offset; for the same user only when ``is_personal``) is
+        shown instead and the bot gets no update: the returned query is then answered
+        already (``from_cache``).
+        """
+        typer = self._user(user)
+        if typer.is_bot:
+            raise ValueError("bots can't use inline mode")
+        target = self._chat(chat) if chat is not None else None
+        chat_type: str | None = None
+        if target is not None:
+            if target.migrated_to is not None:
+                raise ValueError(f"group {target.id} was upgraded to {target.migrated_to}")
+            if target.type == "private":
+                if target.user_id != typer.id:
+                    raise ValueError("a private chat with the bot belongs to one user only")
+                chat_type = "sender"
+            else:
+                status = target.members.get(typer.id)
+                if status not in ("creator", "administrator", "member"):
+                    raise ValueError(f"user {typer.id} is not a member of chat {target.id}")
+                chat_type = target.type
+        if not self.inline_mode:
+            return None
+        query_id = str(next(self._inline_query_ids))
+        record = FakeInlineQuery(
+            id=query_id,
+            user_id=typer.id,
+            chat_id=target.id if target is not None else None,
+            query=query,
+            offset=offset,
+            created=self._now(),
+        )
+        self._inline_queries[query_id] = record
+        cached = self._cached_inline_answer(typer.id, query, offset)
+        if cached is not None:
+            record.answered = record.from_cache = True
+            record.results = json.loads(json.dumps(cached.results))
+            record.cache_time, record.is_personal = cached.cache_time, cached.is_personal
+            record.next_offset, record.button = cached.next_offset, cached.button
+            self._notify()
+            return query_id
+        payload: JSONDict = {"id": query_id, "from": typer.to_json()}
+        if chat_type is not None:
+            payload["chat_type"] = chat_type
+        payload["query"] = query
+        payload["offset"] = offset
+        self._enqueue("inline_query", payload)
+        return query_id
+
+    def user_picks_inline(
+        self, user: UserRef, chat: ChatRef, query_id: str, result_id: str
+    ) -> FakeMessage:
+        """``user`` taps the result ``result_id`` of their answered inline query in ``chat``.
+
+        The result's ``input_message_content`` is posted in ``chat`` as the user's message
+        ``via_bot`` (the bot gets it even in privacy mode, as Telegram delivers messages
+        sent via the bot); with ``inline_feedback`` a ``chosen_inline_result`` update
+        follows (``inline_message_id`` only when the result has an inline keyboard).
+        """
+        picker = self._user(user)
+        record = self._inline_queries.get(query_id)
+        if record is None:
+            raise ValueError(f"unknown inline query {query_id}")
+        if record.user_id != picker.id:
+            raise ValueError(f"inline query {query_id} belongs to user {record.user_id}")
+        if not record.answered:
+            raise ValueError(f"the bot has not answered inline query {query_id}")
+        result = record.result(result_id)
+        target = self._chat(chat)
+        if record.chat_id is not None and record.chat_id != target.id:
+            raise ValueError(f"inline query {query_id} was typed in chat {record.chat_id}")
+        if target.migrated_to is not None:
+            raise ValueError(f"group {target.id} was upgraded to {target.migrated_to}")
+        if target.type == "private":
+            if target.user_id != picker.id:
+                raise ValueError("a private chat with the bot belongs to one user only")
+            if picker.blocked_bot:
+                raise ValueError("the user blocked the bot: call user_starts_bot() to restart it")
+            picker.started_bot = True
+        else:
+            self._join(target, picker)
+        content = result["input_message_content"]
+        markup = result.get("reply_markup")
+        msg = self._store_message(
+            target,
+            from_id=picker.id,
+            text=content["message_text"],
+            entities=[dict(e) for e in content.get("entities", [])],
+            reply_markup=json.loads(json.dumps(markup)) if markup else None,
+        )
+        msg.via_bot_id = self.bot.id
+        if markup:
+            msg.inline_message_id = self._new_inline_message_id(picker)
+        self._deliver_user_message(target, msg)
+        if self.inline_feedback:
+            chosen: JSONDict = {"from": picker.to_json()}
+            if msg.inline_message_id is not None:
+                chosen["inline_message_id"] = msg.inline_message_id
+            chosen["query"] = record.query
+            chosen["result_id"] = result_id
+            self._enqueue("chosen_inline_result", chosen)
+        return msg
 
     def user_starts_bot(self, user: UserRef, payload: str | None = None) -> FakeMessage:
         """``user`` presses Start in the bot's private chat (``/start [payload]``).
@@ -1935,6 +2227,10 @@ class FakeTelegram:
         """The callback query created by :meth:`user_presses` and its answer state."""
         return self._callbacks[query_id]
 
+    def inline_query(self, query_id: str) -> FakeInlineQuery:
+        """The inline query created by :meth:`user_types_inline` and its answer state."""
+        return self._inline_queries[query_id]
+
     def commands(
         self, scope: Mapping[str, Any] | None = None, language_code: str = ""
     ) -> list[JSONDict]:
@@ -1976,6 +2272,8 @@ class FakeTelegram:
             if msg.caption:
                 data["caption"] = msg.caption
         data.update(json.loads(json.dumps(msg.service)))
+        if msg.via_bot_id is not None:
+            data["via_bot"] = self.users[msg.via_bot_id].to_json()
         if msg.reply_markup:
             data["reply_markup"] = json.loads(json.dumps(msg.reply_markup))
         if msg.thread_id is not None and chat.is_forum:
@@ -2045,6 +2343,16 @@ class FakeTelegram:
             return None
 
         return await self.wait_for(found, timeout=timeout, what=f"a bot message in {target.id}")
+
+    async def wait_for_inline_answer(
+        self, query_id: str, *, timeout: float = 5.0
+    ) -> list[JSONDict]:
+        """Wait until the bot answered inline query ``query_id``; return its results (JSON)."""
+        record = self._inline_queries[query_id]
+        await self.wait_for(
+            lambda: record.answered, timeout=timeout, what=f"an answer to inline query {query_id}"
+        )
+        return json.loads(json.dumps(record.results))
 
     async def wait_until_fetched(self, *, timeout: float = 5.0) -> None:
         """Wait until the bot fetched (via getUpdates) every update queued so far."""
@@ -2143,6 +2451,8 @@ class FakeTelegram:
         if chat.bot_status not in ("member", "administrator", "creator"):
             return False
         if not self.privacy_mode or chat.bot_status in ("administrator", "creator"):
+            return True
+        if msg.via_bot_id == self.bot.id:
             return True
         if msg.text is None:
             return True  # service messages
@@ -2252,8 +2562,31 @@ class FakeTelegram:
             data["accent_color_id"] = abs(chat.id) % 7
         return data
 
-    def _chat_instance(self, chat: FakeChat) -> str:
-        return str((abs(chat.id) * 2654435761 + 1_000_003) % 9_000_000_000_000_000_000)
+    def _chat_instance(self, chat: FakeChat, *, inline: bool = False) -> str:
+        salt = 7_777_777 if inline else 1_000_003
+        return str((abs(chat.id) * 2654435761 + salt) % 9_000_000_000_000_000_000)
+
+    def _new_inline_message_id(self, owner: FakeUser) -> str:
+        """An ``inputBotInlineMessageID64`` (dc, owner, id, access hash), base64url-encoded."""
+        number = next(self._inline_message_ids)
+        packed = (
+            (2).to_bytes(4, "little")
+            + owner.id.to_bytes(8, "little", signed=True)
+            + number.to_bytes(4, "little")
+            + (number * 2654435761 % (1 << 63)).to_bytes(8, "little")
+        )
+        return base64.urlsafe_b64encode(packed).decode().rstrip("=")
+
+    def _cached_inline_answer(
+        self, user_id: int, query: str, offset: str
+    ) -> FakeInlineQuery | None:
+        now = self._now()
+        entries = [e for e in self._inline_cache.get((query, offset), []) if e[0] > now]
+        self._inline_cache[(query, offset)] = entries
+        for _, owner, answered in reversed(entries):
+            if owner is None or owner == user_id:
+                return answered
+        return None
 
     def _scope_key(self, scope: Mapping[str, Any]) -> tuple[str, int, int]:
         kind = str(scope.get("type", ""))
@@ -2455,6 +2788,10 @@ class FakeTelegram:
         value = args.json("reply_markup", "Can't parse reply keyboard markup JSON object")
         if value is None:
             return None
+        return self._parse_reply_markup_value(value)
+
+    def _parse_reply_markup_value(self, value: Any) -> JSONDict | None:
+        """The decoded ``reply_markup`` object: its inline keyboard, or None."""
         if not isinstance(value, dict):
             raise _bad_request("Object expected as reply markup")
         keyboard = value.get("keyboard")
@@ -2527,7 +2864,7 @@ class FakeTelegram:
             {
                 "can_join_groups": True,
                 "can_read_all_group_messages": not self.privacy_mode,
-                "supports_inline_queries": False,
+                "supports_inline_queries": self.inline_mode,
                 "supports_guest_queries": False,
                 "can_connect_to_business": False,
                 "has_main_web_app": False,
@@ -2796,11 +3133,17 @@ class FakeTelegram:
         self._check_reachable(chat)
         return True
 
-    def _editable(self, args: _Args) -> tuple[FakeChat, FakeMessage]:
+    def _editable(self, args: _Args) -> tuple[FakeMessage, bool]:
+        """The message to edit, and whether it was named by ``inline_message_id``."""
         if not args.text("chat_id") and args.integer("message_id", 0) <= 0:
-            if not args.text("inline_message_id"):
+            inline_id = args.text("inline_message_id")
+            if not inline_id:
                 raise _bad_request("Message identifier is not specified")
-            raise _bad_request("MESSAGE_ID_INVALID")  # inline messages are not modelled
+            for messages in self._messages.values():
+                for candidate in messages.values():
+                    if candidate.inline_message_id == inline_id:
+                        return candidate, True
+            raise _bad_request("MESSAGE_ID_INVALID")
         chat, msg = self._check_message(
             args.text("chat_id"), args.integer("message_id", 0), "edit", "message to edit"
         )
@@ -2808,12 +3151,12 @@ class FakeTelegram:
             raise _bad_request("Message can't be edited")
         if chat.type == "private":
             self._check_reachable(chat)
-        return chat, msg
+        return msg, False
 
-    def _edit_message_text(self, args: _Args) -> JSONDict:
+    def _edit_message_text(self, args: _Args) -> JSONDict | bool:
         text, entities = self._parse_outgoing_text(args)
         markup = self._parse_reply_markup(args)
-        _, msg = self._editable(args)
+        msg, inline = self._editable(args)
         if msg.text is None:
             raise _bad_request("there is no text in the message to edit")
         text, entities = self._fix_outgoing_text(text, entities)
@@ -2824,18 +3167,18 @@ class FakeTelegram:
         msg.raw_text, msg.parse_mode = args.text("text"), args.text("parse_mode") or None
         msg.edit_date = int(time.time())
         self._notify()
-        return self.message_json(msg)
+        return True if inline else self.message_json(msg)
 
-    def _edit_message_reply_markup(self, args: _Args) -> JSONDict:
+    def _edit_message_reply_markup(self, args: _Args) -> JSONDict | bool:
         markup = self._parse_reply_markup(args)
-        _, msg = self._editable(args)
+        msg, inline = self._editable(args)
         self._validate_inline_keyboard(markup)
         if markup == msg.reply_markup:
             raise _ApiError(400, MESSAGE_NOT_MODIFIED)
         msg.reply_markup = markup
         msg.edit_date = int(time.time())
         self._notify()
-        return self.message_json(msg)
+        return True if inline else self.message_json(msg)
 
     def _delete_message(self, args: _Args) -> bool:
         if not args.text("chat_id"):
@@ -2871,6 +3214,166 @@ class FakeTelegram:
         query.show_alert = args.flag("show_alert")
         query.url = args.text("url") or None
         query.cache_time = args.integer("cache_time", 0, 0, 24 * 30 * 60 * 60)
+        self._notify()
+        return True
+
+    # answerInlineQuery: the Bot API server parses (Client::get_inline_query_results), TDLib
+    # checks (InlineQueriesManager::answer_inline_query), then the Telegram server refuses.
+
+    def _parse_inline_button_json(self, args: _Args) -> JSONDict | None:
+        """``Client::get_inline_query_results_button``."""
+        value = args.json("button", "Can't parse inline query results button JSON object")
+        if value is None:
+            return None
+        with _reworded("Can't parse inline query results button: "):
+            if not isinstance(value, dict):
+                raise _bad_request("InlineQueryResultsButton must be an Object")
+            text = _json_string(value, "text", required=True)
+            if "start_parameter" in value:
+                parameter = _json_string(value, "start_parameter", required=True)
+                return {"text": text, "start_parameter": parameter}
+            if "web_app" in value:
+                web_app = value["web_app"]
+                if not isinstance(web_app, dict):
+                    raise _bad_request('Field "web_app" must be of type Object')
+                url = _json_string(web_app, "url", required=True)
+                return {"text": text, "web_app": {"url": url}}
+            raise _bad_request("InlineQueryResultsButton must have exactly one optional field")
+
+    def _parse_inline_result(self, value: Any) -> tuple[JSONDict, str | None]:
+        """``Client::get_inline_query_result``: (the article result, reply markup kind)."""
+        if not isinstance(value, dict):
+            raise _bad_request("Inline query result must be an object")
+        kind = _json_string(value, "type", required=True).lower()
+        result_id = _json_string(value, "id", required=True)
+        content = value.get("input_message_content")
+        if content is not None and not isinstance(content, dict):
+            raise _bad_request('Field "input_message_content" must be of type Object')
+        text, entities = "", []
+        if content is None:  # the legacy fields on the result itself
+            source = value
+            message_text = _json_string(value, "message_text", required=kind == "article")
+        else:
+            source = content
+            message_text = _json_string(content, "message_text")
+            if not message_text:
+                if any(k in content for k in ("latitude", "phone_number", "payload")):
+                    raise _bad_request(
+                        "Input message content other than text is not modelled by the fake server"
+                    )
+                if kind == "article":
+                    raise _bad_request("Input message content is not specified")
+        if message_text:
+            text, entities = _parse_text(
+                message_text, _json_string(source, "parse_mode"), source.get("entities")
+            )
+        markup_value = value.get("reply_markup")
+        markup: JSONDict | None = None
+        markup_kind: str | None = None
+        if markup_value is not None:
+            if not isinstance(markup_value, dict):
+                raise _bad_request('Field "reply_markup" must be of type Object')
+            markup = self._parse_reply_markup_value(markup_value)
+            markup_kind = _reply_markup_kind(markup_value)
+        if kind != "article":
+            if kind in _INLINE_RESULT_TYPES:
+                raise _bad_request(f'type "{kind}" is not modelled by the fake server')
+            raise _bad_request(f'type "{kind}" is unsupported for the inline query result')
+        url = _json_string(value, "url")
+        hide_url = _json_bool(value, "hide_url")
+        title = _json_string(value, "title", required=True)
+        description = _json_string(value, "description")
+        result: JSONDict = {"type": "article", "id": result_id, "title": title}
+        result["input_message_content"] = {"message_text": text, "entities": entities}
+        if markup is not None:
+            result["reply_markup"] = markup
+        if url and not hide_url:
+            result["url"] = url
+        if description:
+            result["description"] = description
+        return result, markup_kind
+
+    def _answer_inline_query(self, args: _Args) -> bool:
+        query_id = str(_to_integer(args.text("inline_query_id")))
+        is_personal = args.flag("is_personal")
+        cache_time = args.integer(
+            "cache_time", _DEFAULT_INLINE_CACHE_TIME, 0, _MAX_INLINE_CACHE_TIME
+        )
+        next_offset = args.text("next_offset")
+        button = self._parse_inline_button_json(args)
+        if button is None and args.text("switch_pm_text"):
+            button = {
+                "text": args.text("switch_pm_text"),
+                "start_parameter": args.text("switch_pm_parameter"),
+            }
+        values = args.json("results", "Can't parse JSON encoded inline query results: bad JSON")
+        if values is None:
+            values = []
+        if not isinstance(values, list):
+            raise _bad_request("Expected an Array of inline query results")
+        if len(values) > _MAX_INLINE_RESULTS:
+            raise _bad_request("Too many inline query results specified")
+        parsed: list[tuple[JSONDict, str | None]] = []
+        for value in values:
+            with _reworded("Can't parse inline query result: "):
+                parsed.append(self._parse_inline_result(value))
+        # TDLib
+        if button is not None and "start_parameter" in button:
+            parameter = button["start_parameter"]
+            if not parameter:
+                raise _bad_request("Can't use empty start_parameter")
+            if len(parameter.encode("utf-8")) > 64:
+                raise _bad_request("Too long start_parameter specified")
+            if re.fullmatch(r"[A-Za-z0-9_-]+", parameter) is None:
+                raise _bad_request("Unallowed characters in start_parameter are used")
+        results: list[JSONDict] = []
+        for result, markup_kind in parsed:
+            if markup_kind is not None and markup_kind != "inline":
+                raise _bad_request("Inline keyboard expected")
+            content = result["input_message_content"]
+            text, entities = _fix_text(content["message_text"], content["entities"])
+            content["message_text"] = text
+            if entities:
+                content["entities"] = entities
+            else:
+                del content["entities"]
+            self._validate_inline_keyboard(result.get("reply_markup"))
+            results.append(result)
+        # the Telegram server
+        record = self._inline_queries.get(query_id)
+        expired = (
+            record is not None
+            and self.inline_query_ttl is not None
+            and self._now() - record.created > self.inline_query_ttl
+        )
+        if record is None or record.answered or expired:
+            raise _ApiError(400, QUERY_ID_INVALID)
+        if len(next_offset.encode("utf-8")) > 64:
+            raise _ApiError(400, NEXT_OFFSET_INVALID)
+        seen: set[str] = set()
+        for result in results:
+            result_id = result["id"]
+            if not result_id:
+                raise _ApiError(400, RESULT_ID_EMPTY)
+            if len(result_id.encode("utf-8")) > _MAX_INLINE_RESULT_ID_BYTES:
+                raise _ApiError(400, RESULT_ID_INVALID)
+            if result_id in seen:
+                raise _ApiError(400, RESULT_ID_DUPLICATE)
+            seen.add(result_id)
+            if not result["title"].strip():
+                raise _ApiError(400, ARTICLE_TITLE_EMPTY)
+            if len(result["input_message_content"]["message_text"]) > _MAX_TEXT_LENGTH:
+                raise _ApiError(400, MESSAGE_TOO_LONG)
+        record.answered = True
+        record.results = results
+        record.cache_time = cache_time
+        record.is_personal = is_personal
+        record.next_offset = next_offset
+        record.button = button
+        if cache_time > 0:
+            owner = record.user_id if is_personal else None
+            entry = (self._now() + cache_time, owner, record)
+            self._inline_cache.setdefault((record.query, record.offset), []).append(entry)
         self._notify()
         return True
 
