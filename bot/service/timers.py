@@ -127,7 +127,11 @@ class Timers(ServiceCore):
                 # A press of this seat's buttons from now on says its time ran out.
                 table.timed_out[seat.user] = seat.seq
                 seat.mark = ACTED
-                table.log.append((f"note.timeout_{choice.action}", {"p": seat.name}))
+                # The game's own words for what a timeout chose, else the service's.
+                note = f"note.timeout_{choice.action}"
+                if not self._cat(table).has(note):
+                    note = "note.timeout"
+                table.log.append((note, {"p": seat.name}))
                 step = self.game_of(table).act(match, turn, choice.action, choice.arg)
                 outcomes.append(step)
                 table.log.extend(step.log)

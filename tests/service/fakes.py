@@ -43,6 +43,7 @@ class RecordingNotifier:
         self.messages: dict[str, Message] = {}
         self.order: list[tuple[str, str, str]] = []  # (kind, channel or user, ref or text)
         self.private: dict[str, list[str]] = {}
+        self.private_screens: dict[str, list[Screen]] = {}  # with their buttons
         self.closed: set[str] = set()
         self.tell_attempts: dict[str, int] = {}
         self._next = 0
@@ -74,6 +75,7 @@ class RecordingNotifier:
         if user in self.closed:
             return Delivery.UNREACHABLE
         self.private.setdefault(user, []).append(screen.text)
+        self.private_screens.setdefault(user, []).append(screen)
         self.order.append(("tell", user, screen.text))
         return Delivery.DELIVERED
 
