@@ -18,7 +18,8 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from adapters.discord.buttons import render_text
+from adapters.discord.buttons import build_view, render_text
+from bot.service.ports import Screen
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
 
@@ -178,6 +179,12 @@ class InteractionHandler:
         if reply.document is not None:
             name, data = reply.document
             kwargs["file"] = discord.File(io.BytesIO(data), filename=name)
+        if reply.buttons and not reply.public:
+            # A private hand to choose from: an ephemeral view with the seat's own buttons
+            # (they carry the seat's version, so they stay valid while others act).
+            view = build_view(Screen(reply.text, reply.buttons))
+            if view is not None:
+                kwargs["view"] = view
         text = render_text(reply.text)
         if not deferred:
             await interaction.response.send_message(text, ephemeral=not reply.public, **kwargs)

@@ -14,7 +14,13 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Literal
 
-from telegram import Chat, Message, Update
+from telegram import (
+    Chat,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    Message,
+    Update,
+)
 from telegram import User as TgUser
 from telegram.constants import ChatMemberStatus, ChatType, MessageEntityType
 from telegram.error import TelegramError
@@ -285,7 +291,14 @@ class Handlers:
                     # One tap: Telegram opens the bot's private chat with its Start button.
                     await answer(reply.text, url=link)
                     return
-            await answer(reply.text, alert=reply.alert or not reply.ok)
+            text = reply.text
+            if reply.buttons and context.bot.username:
+                # A popup cannot hold buttons: the choices are in the private chat, or
+                # here by inline mode for a person who never started the bot.
+                lang = texts.language_of(query.from_user.language_code)
+                hint = texts.text(lang, "inline_hint", bot=context.bot.username)
+                text = f"{hint}\n{text}"
+            await answer(text, alert=reply.alert or not reply.ok)
         except Exception:
             log.exception("a button press failed")
             if not answered:
@@ -294,6 +307,43 @@ class Handlers:
         finally:
             if not answered:
                 await answer()
+
+    async def inline_query(self, update: Update, context: Context) -> None:
+        """`@botname` typed in a chat: the person's current choices, to pick one privately.
+
+        Inline mode works for anyone in any chat, started or not, so a person the bot cannot
+        message privately still makes every choice. The answer is personal and never cached;
+        what the pick posts in the chat names no card ("Chosen.").
+        """
+        query = update.inline_query
+        if query is None:
+            return
+        user = _person(query.from_user)
+        try:
+            choices = await self.service.choices_of(user)
+            results = [
+                InlineQueryResultArticle(
+                    id=c.token,
+                    title=c.label,
+                    description=c.hand,
+                    input_message_content=InputTextMessageContent(c.sent),
+                )
+                for c in choices
+            ]
+            await query.answer(results, cache_time=0, is_personal=True)
+        except TelegramError as exc:  # the query expired (10 s) or a passing failure
+            log.info("answering an inline query failed: %s", exc.message)
+
+    async def chosen_inline_result(self, update: Update, context: Context) -> None:
+        """A choice picked from the inline list: its id is the button token, so it acts like
+        a press (the table is found by its id; the table message shows the result)."""
+        chosen = update.chosen_inline_result
+        if chosen is None:
+            return
+        user = _person(chosen.from_user)
+        reply = await self.service.press(TableKey("telegram", "inline"), user, chosen.result_id)
+        if not reply.ok:
+            log.info("an inline choice was refused: %s", reply.text)
 
     async def on_error(self, update: object, context: Context) -> None:
         """Errors PTB caught outside our own handling (logged, never shown)."""

@@ -29,7 +29,9 @@ from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
     ChatMemberHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
@@ -47,8 +49,15 @@ log = logging.getLogger(__name__)
 
 App = Application[Any, Any, Any, Any, Any, Any]
 
-#: The updates the bot asks for: commands, button presses, and (un)blocking by players.
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+#: The updates the bot asks for: commands, button presses, (un)blocking by players, and
+#: inline mode (choices picked privately inside a chat).
+ALLOWED_UPDATES = [
+    Update.MESSAGE,
+    Update.CALLBACK_QUERY,
+    Update.MY_CHAT_MEMBER,
+    Update.INLINE_QUERY,  # `@botname` in a chat: a person's private choices
+    Update.CHOSEN_INLINE_RESULT,  # the one they picked (inline feedback on at BotFather)
+]
 
 #: Bot API methods that post nothing in a chat: they do not use up the group's message
 #: budget (20 a minute), only the bot's overall one.
@@ -256,6 +265,8 @@ class TelegramPlatform:
         for names, callback in commands:
             app.add_handler(CommandHandler(names, callback, filters=new))
         app.add_handler(CallbackQueryHandler(h.press))
+        app.add_handler(InlineQueryHandler(h.inline_query))
+        app.add_handler(ChosenInlineResultHandler(h.chosen_inline_result))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, h.migrated))
         app.add_handler(ChatMemberHandler(h.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_error_handler(h.on_error)

@@ -14,6 +14,7 @@ from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES
 _TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "link_button": "📬 Pieces by DM",
+        "inline_hint": "To choose here, type @{bot} and pick from the list.",
         "join_link": "{text} Tap «📬 Pieces by DM» once to get your pieces privately "
         "(until then, My piece shows them).",
         "join_link_many": "{names}: tap «📬 Pieces by DM» once to get your pieces privately "
@@ -51,6 +52,7 @@ _TEXTS: dict[str, dict[str, str]] = {
     },
     "nb": {
         "link_button": "📬 Brikker privat",
+        "inline_hint": "For å velge her: skriv @{bot} og velg fra lista.",
         "join_link": "{text} Trykk «📬 Brikker privat» én gang for å få brikkene dine privat "
         "(til da viser Min brikke dem).",
         "join_link_many": "{names}: trykk «📬 Brikker privat» én gang for å få brikkene dine "
@@ -88,6 +90,7 @@ _TEXTS: dict[str, dict[str, str]] = {
     },
     "ru": {
         "link_button": "📬 Фишки в личку",
+        "inline_hint": "Чтобы выбрать здесь, наберите @{bot} и выберите из списка.",
         "join_link": "{text} Нажмите «📬 Фишки в личку» один раз, чтобы получать свои фишки "
         "лично (пока что их показывает «Моя фишка»).",
         "join_link_many": "{names}: нажмите «📬 Фишки в личку» один раз, чтобы получать свои "
@@ -125,6 +128,7 @@ _TEXTS: dict[str, dict[str, str]] = {
     },
     "pt": {
         "link_button": "📬 Peças em privado",
+        "inline_hint": "Para escolher aqui, escreva @{bot} e escolha na lista.",
         "join_link": "{text} Toque uma vez em «📬 Peças em privado» para receber as suas "
         "peças em privado (até lá, A minha peça mostra-as).",
         "join_link_many": "{names}: toquem uma vez em «📬 Peças em privado» para receber as "

@@ -52,6 +52,18 @@ class Outcome:
     round_stats: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> counters
 
 
+@dataclass(frozen=True, slots=True)
+class PrivateChoice:
+    """One choice a person may make now, to list where the platform lets them pick privately
+    inside a chat (Telegram's inline mode): its button token, label, what the seat holds, and
+    the neutral text that appears in the chat when it is picked (it names no card)."""
+
+    token: str
+    label: str
+    hand: str
+    sent: str
+
+
 class GameRuleError(Exception):
     """A choice the game's rules refuse: the rule id, a catalog key and its parameters, so the
     refusal reads in the table's language; `message` is English, for logs and records."""

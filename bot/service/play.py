@@ -202,10 +202,12 @@ class Play(ServiceCore):
             self._repost(table, round_freeze)
         else:
             self._show(table)
+        # Then what it means for each player: a seat whose own choices changed gets its whole
+        # private screen (which says what it holds too), the others the game's private lines.
+        choosing = self._choosing(table, moved)
         for o in outcomes:
-            self._tell_private(table, o)
-        # Then what it means for each seat whose own choices changed.
-        self._tell_choices(table, moved)
+            self._tell_private(table, o, skip=choosing)
+        self._tell_choices(table, choosing)
         self._schedule(table)
 
     async def _bots_finish(
@@ -329,25 +331,34 @@ class Play(ServiceCore):
         rows = () if rules.public_choices else tuple(self._choice_rows(table, [seat], cat))
         return Screen(text, rows, literals=tuple(table.names))
 
-    def _tell_choices(self, table: Table, seats: Iterable[int]) -> None:
-        """Send each person among `seats` (whose choices just changed) their private screen
-        with its buttons, where private messages reach them; the others pull it in the chat
-        (the view button, or the platform's inline mode)."""
+    def _choosing(self, table: Table, moved: Iterable[int]) -> set[int]:
+        """The people among `moved` (seats whose choices just changed) who now choose
+        privately: a game with private choices, a seat that decides, not a bot."""
         rules = self.game_of(table)
         if rules.public_choices or table.status != "playing":
-            return
-        cat = self._cat(table)
+            return set()
         deciders = set(rules.deciders(table.match))
-        for seat in seats:
+        return {s for s in moved if s in deciders and not table.seats[s].bot}
+
+    def _tell_choices(self, table: Table, seats: Iterable[int]) -> None:
+        """Send each of `seats` their private screen with its buttons, where private messages
+        reach them; the others pull it in the chat (the view button, or inline mode)."""
+        cat = self._cat(table)
+        for seat in sorted(seats):
             s = table.seats[seat]
-            if s.bot or seat not in deciders:
-                continue
             info = self._players.get(s.user)
             if info is not None and info.get("reachable") is False:
                 continue  # never retry a player the platform refused for good
             self.outbox.tell(table.key.key, s.user, self._private_screen(table, seat, cat))
 
-    def _tell_private(self, table: Table, outcome: Outcome, round_no: int | None = None) -> None:
+    def _tell_private(
+        self,
+        table: Table,
+        outcome: Outcome,
+        round_no: int | None = None,
+        skip: set[int] | frozenset[int] = frozenset(),
+    ) -> None:
+        """The game's private lines of one step, each to its own seat (except `skip`)."""
         if not outcome.private:
             return
         if round_no is None:
@@ -355,7 +366,7 @@ class Play(ServiceCore):
         cat = self._cat(table)
         for seat, line in outcome.private:
             s = table.seats[seat]
-            if s.bot:
+            if s.bot or seat in skip:
                 continue
             info = self._players.get(s.user)
             if info is not None and info.get("reachable") is False:

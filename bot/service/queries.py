@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bot.service.core import Reply, ServiceCore
-from bot.service.game import GameRules
+from bot.service.core import MAX_ALERT, Reply, ServiceCore, fit_text
+from bot.service.game import GameRules, PrivateChoice
 from bot.service.names import clean_name
 from bot.service.ports import PlayerStats
 from bot.service.table import Table, TableKey, User
@@ -18,6 +18,27 @@ class Queries(ServiceCore):
         """The table in a channel, if any (read-only use)."""
         async with self._lock(tk.key):
             return await self._load(tk.key)
+
+    async def choices_of(self, user: User, limit: int = 50) -> list[PrivateChoice]:
+        """Every choice `user` may make now, at any table they sit at (Telegram's inline mode
+        lists them for a person the bot cannot message privately). Tables this process holds."""
+        found: list[PrivateChoice] = []
+        for key in list(self._tables):
+            async with self._lock(key):
+                table = self._tables.get(key)
+                if table is None or table.status != "playing":
+                    continue
+                seat = table.seat_of(user.key)
+                rules = self.game_of(table)
+                if seat is None or seat not in rules.deciders(table.match):
+                    continue
+                cat = self._cat(table)
+                hand = fit_text(rules.piece_text(table.match, seat, cat), MAX_ALERT)
+                for row in self._choice_rows(table, [seat], cat):
+                    found.extend(
+                        PrivateChoice(b.token, b.label, hand, cat.t("inline.chosen")) for b in row
+                    )
+        return found[:limit]
 
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
