@@ -186,9 +186,15 @@ class InteractionHandler:
             if view is not None:
                 kwargs["view"] = view
         text = render_text(reply.text)
-        if not deferred:
-            await interaction.response.send_message(text, ephemeral=not reply.public, **kwargs)
-        else:
-            # After a "thinking" defer the first followup completes that message, whose
-            # visibility was chosen when deferring.
-            await interaction.followup.send(text, ephemeral=not reply.public, **kwargs)
+        try:
+            if not deferred:
+                await interaction.response.send_message(text, ephemeral=not reply.public, **kwargs)
+            else:
+                # After a "thinking" defer the first followup completes that message, whose
+                # visibility was chosen when deferring.
+                await interaction.followup.send(text, ephemeral=not reply.public, **kwargs)
+        finally:
+            if "view" in kwargs:
+                # Presses are routed by the one registered DynamicItem, not by this view:
+                # let discord.py forget it (no 15-minute timer per ephemeral hand).
+                kwargs["view"].stop()

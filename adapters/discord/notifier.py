@@ -127,7 +127,15 @@ class DiscordNotifier:
             return Delivery.FAILED
         try:
             dm = await client.create_dm(discord.Object(_user_id(user)))
-            await dm.send(render_text(screen.text), allowed_mentions=NO_MENTIONS)
+            kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+            view = build_view(screen)  # a private hand: its buttons work from the DM
+            if view is not None:
+                kwargs["view"] = view
+            try:
+                await dm.send(render_text(screen.text), **kwargs)
+            finally:
+                if view is not None:
+                    view.stop()  # presses are routed by the registered DynamicItem
         except discord.Forbidden as exc:
             log.info("DMs to %s are refused (%s): My piece is their way", user, exc.code)
             return Delivery.UNREACHABLE
