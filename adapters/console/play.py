@@ -146,8 +146,9 @@ def _ignored(table: Table, me: User, options: PlayOptions) -> list[str]:
     seat = table.seat_of(me.key)
     saved = {
         "players": len(table.seats),
-        "lives": table.settings.lives,
-        "profile": table.settings.profile,
+        "lives": table.settings.of(table.game).get("lives", 3),
+        "profile": table.settings.of(table.game).get("rules", table.game),
+        "game": table.game,
         "language": table.settings.language,
         "name": table.seats[seat].name if seat is not None else None,
     }

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service.game import GameRuleError, GameRules
-from bot.service.i18n import Catalog, catalog
+from bot.service.i18n import Catalog, add_texts, catalog
 from bot.service.names import clean_name
 from bot.service.outbox import Outbox
 from bot.service.ports import (
@@ -30,6 +30,7 @@ from bot.service.ports import (
 from bot.service.settings import (
     SettingsError,
     TableSettings,
+    game_settings,
     load_settings,
 )
 from bot.service.table import Table, TableKey, User
@@ -94,6 +95,10 @@ class ServiceCore:
         self.games: dict[str, GameRules] = dict(games)
         #: The game of a new table when the channel chose none: the first registered.
         self.default_game = next(iter(self.games))
+        for rules in self.games.values():
+            package = getattr(rules, "texts_package", None)
+            if package:
+                add_texts(package)
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.bot_delay = bot_delay
@@ -120,6 +125,18 @@ class ServiceCore:
     def game_of(self, table: Table) -> GameRules:
         """The rules of the game `table` plays."""
         return self.games[table.game]
+
+    def game_named(self, settings: TableSettings) -> str:
+        """The registered game `settings` choose (the default when none or an unknown one)."""
+        return settings.game if settings.game in self.games else self.default_game
+
+    def own_settings(self, game: str, settings: TableSettings) -> Any:
+        """`game`'s own settings (its `settings_model`) at a table with `settings`."""
+        return game_settings(settings, game, self.games[game].settings_model)
+
+    def settings_models(self) -> dict[str, Any]:
+        """Every registered game's own settings model, by name."""
+        return {name: g.settings_model for name, g in self.games.items()}
 
     def _channel_game(self, tk: TableKey) -> GameRules:
         """The game a channel plays now: its open table's, else the default one."""
@@ -185,7 +202,7 @@ class ServiceCore:
         )
 
     async def _channel_settings(self, tk: TableKey) -> TableSettings:
-        return load_settings(await self.repo.load_settings(tk.key))
+        return load_settings(await self.repo.load_settings(tk.key), self.default_game)
 
     async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
         """Run a command under the table's lock; refusals become replies in its language."""

@@ -68,12 +68,31 @@ class Catalog:
         return key in self.messages or (self.fallback is not None and self.fallback.has(key))
 
 
-def _load(language: str) -> dict[str, str]:
-    path = resources.files("bot.i18n").joinpath(f"{language}.json")
-    if language != DEFAULT_LANGUAGE and not path.is_file():
+#: Packages of games' own catalogs (`<package>/<lang>.json`), merged over the service's.
+_GAME_TEXTS: list[str] = []
+
+
+def add_texts(package: str) -> None:
+    """Merge a game's own catalogs (package `package`, files `<lang>.json`) into every
+    catalog: a game's keys are its own (`karnaval.*`)."""
+    if package not in _GAME_TEXTS:
+        _GAME_TEXTS.append(package)
+        catalog.cache_clear()
+
+
+def _load_file(package: str, language: str) -> dict[str, str]:
+    path = resources.files(package).joinpath(f"{language}.json")
+    if not path.is_file():
         return {}  # every message then comes from the English fallback
     data = json.loads(path.read_text(encoding="utf-8"))
     return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def _load(language: str) -> dict[str, str]:
+    messages = _load_file("bot.i18n", language)
+    for package in _GAME_TEXTS:
+        messages.update(_load_file(package, language))
+    return messages
 
 
 @cache

@@ -85,12 +85,17 @@ class Queries(ServiceCore):
         return Reply(cat.t("export.done"), document=(f"gnav-{match_id}.json", body))
 
     async def rules_help(self, tk: TableKey) -> Reply:
-        """The rules of the table's profile."""
+        """The rules of the game the table plays (with its own settings)."""
         settings = await self._current_settings(tk)
+        table = self._tables.get(tk.key)
+        game = (
+            table.game
+            if table is not None and table.status != "closed"
+            else self.game_named(settings)
+        )
+        own = self.own_settings(game, settings)
         return Reply(
-            self.games[self.default_game].rules_text(
-                self._catalog(settings.language, tk.platform), settings.profile
-            ),
+            self.games[game].rules_text(self._catalog(settings.language, tk.platform), own),
             public=True,
         )
 

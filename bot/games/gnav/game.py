@@ -17,6 +17,7 @@ from bot.games.gnav.engine.match import NO_PIECE, Match
 from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
 from bot.games.gnav.engine.profiles import get_profile
 from bot.games.gnav.engine.record import export_record
+from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog
@@ -47,13 +48,14 @@ class GnavRules:
     public_choices = True
     view_label = "button.piece"
     stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
+    settings_model = GnavSettings
 
     # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
         """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
         return Match(
             list(names),
-            profile=get_profile(settings.profile),
+            profile=get_profile(settings.rules),
             lives=int(settings.lives),
             dealer=rng.randrange(len(names)),
         )
@@ -255,12 +257,16 @@ class GnavRules:
         key = "piece.sitting_out" if seat in match.sitting_out else "piece.hold"
         return cat.t(key, piece=piece_name(rank), round=len(match.history))
 
-    def rules_text(self, cat: Catalog, profile: str) -> str:
-        """The rules summary of a profile."""
+    def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
+        """The rules summary of the table's profile."""
         text = cat.t("rules.norsk")
-        if profile == "tradisjonell":
+        if settings.rules == "tradisjonell":
             text += "\n\n" + cat.t("rules.tradisjonell")
         return text
+
+    def lobby_title(self, settings: GnavSettings, cat: Catalog) -> str:
+        """The lobby's first line: the profile and the lives."""
+        return cat.t("lobby.title", profile=settings.rules, lives=settings.lives)
 
     # ------------------------------------------------------------------ statistics
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
