@@ -12,6 +12,7 @@ from bot.service.game import GameRules
 def all_games() -> dict[str, GameRules]:
     """Every game, by name, the default first."""
     from bot.games.gnav.game import GnavRules
+    from bot.games.gnavspiel.game import GnavspielRules
 
-    games: list[GameRules] = [GnavRules()]
+    games: list[GameRules] = [GnavRules(), GnavspielRules()]
     return {g.name: g for g in games}

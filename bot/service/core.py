@@ -138,12 +138,20 @@ class ServiceCore:
         """Every registered game's own settings model, by name."""
         return {name: g.settings_model for name, g in self.games.items()}
 
-    def _channel_game(self, tk: TableKey) -> GameRules:
-        """The game a channel plays now: its open table's, else the default one."""
+    def _channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameRules:
+        """The game a channel plays now: its open table's, else the one its settings choose."""
         table = self._tables.get(tk.key)
         if table is not None and table.status != "closed":
             return self.game_of(table)
+        if settings is not None:
+            return self.games[self.game_named(settings)]
         return self.games[self.default_game]
+
+    @staticmethod
+    def _game_key(cat: Catalog, game: str, key: str) -> str:
+        """The game's own version of a service message (`<game>.top.title`) when it has one."""
+        own = f"{game}.{key}"
+        return own if cat.has(own) else key
 
     def _lock(self, key: str) -> asyncio.Lock:
         lock = self._locks.get(key)

@@ -137,9 +137,7 @@ class Lobby(ServiceCore):
         if active and table is not None and table.status == "lobby":
             rules = self.games[new.game]
             if len(table.seats) > rules.max_players:
-                raise ServiceError(
-                    "settings.error.too_many", game=new.game, max=rules.max_players
-                )
+                raise ServiceError("settings.error.too_many", game=new.game, max=rules.max_players)
         await self.repo.save_settings(tk.key, new.model_dump())
         game = new.game
         if active and table is not None:

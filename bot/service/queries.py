@@ -26,11 +26,15 @@ class Queries(ServiceCore):
             return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        rules = self._channel_game(tk)
+        rules = self._channel_game(tk, settings)
         found = await self.repo.player_stats(tk.chat_key, user.key, rules.name)
         if found is None:
             name = clean_name(user.name)
-            return Reply(cat.t("stats.none", name=name), public=True, literals=(name,))
+            return Reply(
+                cat.t(self._game_key(cat, rules.name, "stats.none"), name=name),
+                public=True,
+                literals=(name,),
+            )
         return Reply(
             rules.render_stats(found.name, found.counters, cat),
             public=True,
@@ -44,12 +48,12 @@ class Queries(ServiceCore):
             return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        rules = self._channel_game(tk)
+        rules = self._channel_game(tk, settings)
         stats = await self.repo.chat_stats(tk.chat_key, rules.name)
         rows = self._ranked(rules, stats)[:limit]
         if not rows:
-            return Reply(cat.t("top.none"), public=True)
-        lines = [cat.t("top.title")]
+            return Reply(cat.t(self._game_key(cat, rules.name, "top.none")), public=True)
+        lines = [cat.t(self._game_key(cat, rules.name, "top.title"))]
         for i, r in enumerate(rows, 1):
             lines.append(rules.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))

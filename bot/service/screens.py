@@ -133,7 +133,6 @@ class Screens(ServiceCore):
 
         return render
 
-
     def _settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
         """The settings of a table of `game`: the game's own, then the generic ones."""
         own = settings_lines(s, game, self.games[game].settings_model)

@@ -154,7 +154,9 @@ class SettingsForm:
     @classmethod
     def of(cls, game: str, model: type[BaseModel], games: Sequence[str]) -> SettingsForm:
         """The form of a table playing `game` (its own settings `model`), `games` registered."""
-        return cls(game, model, tuple(specs(TableSettings, "table", games) + specs(model, "game", games)))
+        return cls(
+            game, model, tuple(specs(TableSettings, "table", games) + specs(model, "game", games))
+        )
 
     def find(self, typed: str) -> SettingSpec | None:
         """The setting a typed word names."""
@@ -267,14 +269,13 @@ def apply_changes(
     rest: list[Change] = []
     for change in changes:  # the game first: the other words are the new game's
         spec = form.find(change.typed)
-        if spec is None:
-            raise SettingsError(
-                "settings.error.unknown", name=echo(change.typed.strip()), known=form.known
-            )
-        if spec.name == "game" and spec.scope == "table":
+        if spec is None:  # maybe the new game's word: read below
+            rest.append(change)
+        elif spec.name == "game" and spec.scope == "table":
             game = parse_value(spec, change)
         elif spec.kind == "choice" and change.value.strip().casefold() in spec.switch:
             game = spec.switch[change.value.strip().casefold()]
+            rest.append(change)  # the new game may take the value too (rules=tradisjonell)
         else:
             rest.append(change)
     table["game"] = game
@@ -315,7 +316,7 @@ def apply_changes(
 def game_settings(settings: TableSettings, game: str, model: type[BaseModel]) -> BaseModel:
     """`game`'s own settings at a table: stored values, defaults for the rest (a stored value
     that is no longer valid falls back to its default)."""
-    data = {k: v for k, v in settings.of(game).items() if k in model.model_fields}
+    data = settings.of(game)  # the model ignores what it does not know (and reads old words)
     try:
         return model(**data)
     except ValidationError:
