@@ -338,10 +338,7 @@ def settings_lines(
     out: list[tuple[str, str]] = []
     for spec in specs(model, "game"):
         value = getattr(own, spec.name)
-        if spec.kind == "set":
-            text = ",".join(sorted(value)) or "none"
-        else:
-            text = str(value)
+        text = (",".join(sorted(value)) or "none") if spec.kind == "set" else str(value)
         out.append((spec.shown, text))
     return out
 
