@@ -74,7 +74,7 @@ _GAME_TEXTS: list[str] = []
 
 def add_texts(package: str) -> None:
     """Merge a game's own catalogs (package `package`, files `<lang>.json`) into every
-    catalog: a game's keys are its own (`karnaval.*`)."""
+    catalog: a game's keys are its own (`<game>.*`)."""
     if package not in _GAME_TEXTS:
         _GAME_TEXTS.append(package)
         catalog.cache_clear()

@@ -6,7 +6,7 @@ declares (`GameRules.settings_model`). Each field of either model says in its
 `json_schema_extra` the words people type for it (`{"words": ("timeout", "turn")}`, the first
 is the one shown); numbers take their range from the field's bounds, choices from its
 `Literal`, sets (`variants=a,b`) from a `frozenset[Literal[...]]`. A choice may also name
-values that switch the table to another registered game (`{"games": {"gnavspiel": "gnavspiel"}}`).
+values that switch the table to another registered game (`{"games": {"<value>": "<game>"}}`).
 
 Settings are kept per channel, so the next table in a channel starts with the last ones used;
 each game's own settings are kept under its name, so switching back finds them again.
@@ -76,7 +76,7 @@ def echo(text: str, limit: int = MAX_ECHO) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SettingSpec:
-    """One setting as people type it: its field, where it lives (the table or its game), the
+    """One setting as people type it: its field, where it belongs (the table or its game), the
     words for it, and what values it takes (for parsing and for error messages)."""
 
     name: str
@@ -257,9 +257,9 @@ def apply_changes(
     """`current` with `changes` applied at a table of `game` (`models`: every registered game's
     settings model, by name), or a SettingsError.
 
-    A change of the game (`game=karnaval`, or a choice that switches, `rules=gnavspiel`) is
+    A change of the game (`game=<name>`, or a choice that switches to another game) is
     applied first; the other words are then read as the new game's. Numbers are plain ASCII
-    whole numbers (`lives=5`, `timeout=90s`): `1_0`, `+5` or full-width `５` are refused,
+    whole numbers (`timeout=90s`): `1_0`, `+5` or full-width `５` are refused,
     although Python's `int` would take them.
     """
     names = tuple(models)
@@ -275,7 +275,7 @@ def apply_changes(
             game = parse_value(spec, change)
         elif spec.kind == "choice" and change.value.strip().casefold() in spec.switch:
             game = spec.switch[change.value.strip().casefold()]
-            rest.append(change)  # the new game may take the value too (rules=tradisjonell)
+            rest.append(change)  # the new game may take the value too
         else:
             rest.append(change)
     table["game"] = game

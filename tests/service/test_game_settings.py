@@ -46,4 +46,14 @@ async def test_rules_gnavspiel_switches_game_and_takes_its_keys_C14_C20_C24(
     assert (await svc.configure(CHANNEL, ALICE, ["rules=tradisjonell"])).ok
     table = await harness.table()
     assert table.game == "gnav" and own(table.settings).rules == "tradisjonell"
+
+
+async def test_game_karnaval_is_chosen_by_setting(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval"])).ok
     assert (await harness.table()).game == "karnaval"
+    bad = await svc.configure(CHANNEL, ALICE, ["game=chess"])
+    assert not bad.ok and "chess" in bad.text and "karnaval" in bad.text
+    shown = await svc.configure(CHANNEL, ALICE, [])
+    assert "karnaval" in shown.text
