@@ -151,3 +151,10 @@ async def test_gnavspiel_rules_help_and_settings_shown(harness: Harness) -> None
     nb = await svc.configure(CHANNEL, ALICE, ["language=nb"])
     assert nb.ok
     assert "sjetonger" in (await svc.rules_help(CHANNEL)).text
+
+
+async def test_export_during_a_deal_never_shows_its_cards_G3(harness: Harness) -> None:
+    await _open(harness)
+    exported = await harness.service.export(CHANNEL)
+    assert exported.document is not None
+    assert '"rounds": []' in exported.document[1].decode()
