@@ -67,8 +67,12 @@ def _play(args: argparse.Namespace) -> int:
     for k, default in _PLAY_DEFAULTS.items():
         if getattr(args, k) is None:
             setattr(args, k, default() if callable(default) else default)
-    if not 2 <= args.players <= 20:
-        print("gnav-bot play: --players must be between 2 and 20 (N3)", file=sys.stderr)
+    games = all_games()
+    game = "gnavspiel" if args.profile == "gnavspiel" else args.game
+    rules = games[game]
+    if not rules.min_players <= args.players <= rules.max_players:
+        low, high = rules.min_players, rules.max_players
+        print(f"gnav-bot play: --players must be between {low} and {high}", file=sys.stderr)
         return 2
     if not 1 <= args.lives <= 10:
         print("gnav-bot play: --lives must be between 1 and 10", file=sys.stderr)
@@ -83,6 +87,7 @@ def _play(args: argparse.Namespace) -> int:
         name=args.name,
         new=args.new,
         given=given,
+        settings=_play_settings(game, args),
     )
     interactive = sys.stdin.isatty()
     bot_delay = args.bot_delay if args.bot_delay is not None else (0.6 if interactive else 0.0)
@@ -105,7 +110,7 @@ def _play(args: argparse.Namespace) -> int:
                 ConsoleNotifier(console, "console:you"),
                 rng=random.Random(args.seed),
                 bot_delay=bot_delay,
-                games=all_games(),
+                games=games,
             )
             return await play(service, options, console)
         finally:
@@ -129,9 +134,19 @@ _PLAY_DEFAULTS: dict[str, Any] = {
     "players": 4,
     "lives": 3,
     "profile": "norsk",
+    "game": "gnav",
     "language": "en",
     "name": _login_name,
 }
+
+
+def _play_settings(game: str, args: argparse.Namespace) -> tuple[str, ...]:
+    """The settings words of a new terminal table of `game` (the games' own words)."""
+    if game == "gnav":
+        return ("game=gnav", f"rules={args.profile}", f"lives={args.lives}")
+    if game == "gnavspiel":
+        return ("rules=gnavspiel",)
+    return (f"game={game}",)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -207,7 +222,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, help="seats in all, 2-20 (default 4)")
     play.add_argument("--lives", type=int, help="lives each, 1-10 (default 3)")
     play.add_argument(
-        "--profile", choices=["norsk", "tradisjonell"], help="rule profile (default norsk)"
+        "--profile",
+        choices=["norsk", "tradisjonell", "gnavspiel"],
+        help="rule profile (default norsk; gnavspiel plays Gnavspiel)",
+    )
+    play.add_argument(
+        "--game",
+        choices=["gnav", "gnavspiel", "karnaval"],
+        help="the game (default gnav)",
     )
     play.add_argument(
         "--language", choices=["en", "nb", "ru", "pt"], help="announcements (default en)"

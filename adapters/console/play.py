@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from adapters.console.stdin import LineReader
+from bot.service.game import Choice
 from bot.service.i18n import Catalog, catalog
 from bot.service.service import TableService
 from bot.service.table import Table, TableKey, User
@@ -69,6 +70,9 @@ class PlayOptions:
     language: str = "en"
     name: str = "You"
     new: bool = False
+    #: The game's own settings words (`rules=norsk lives=3`, `game=karnaval`): the composition
+    #: root knows the games; this table only types them.
+    settings: tuple[str, ...] = ()
     #: The options given on the command line (not defaults): a saved match ignores them.
     given: tuple[str, ...] = field(default=())
     #: The language the table speaks, once known (a saved match keeps its own).
@@ -157,8 +161,9 @@ def _ignored(table: Table, me: User, options: PlayOptions) -> list[str]:
     seat = table.seat_of(me.key)
     saved = {
         "players": len(table.seats),
-        "lives": table.settings.lives,
-        "profile": table.settings.profile,
+        "lives": table.settings.of(table.game).get("lives", 3),
+        "profile": table.settings.of(table.game).get("rules", table.game),
+        "game": table.game,
         "language": table.settings.language,
         "name": table.seats[seat].name if seat is not None else None,
     }
@@ -175,9 +180,8 @@ async def _new_match(
 ) -> None:
     await service.open(TABLE, me)
     words = [
+        *(options.settings or (f"lives={options.lives}", f"rules={options.profile}")),
         f"bots={options.players - 1}",
-        f"lives={options.lives}",
-        f"rules={options.profile}",
         f"language={options.language}",
         "timeout=600",
         f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
@@ -190,21 +194,49 @@ async def _new_match(
         raise SystemExit(f"gnav-bot play: {reply.text}")
 
 
-def _my_turn(table: Table, me: User) -> bool:
+def _my_choices(service: TableService, table: Table, me: User) -> list[Choice]:
+    """The local player's choices now (none when it is not their turn)."""
     match = table.match
     seat = table.seat_of(me.key)
-    return (
-        table.status == "playing"
-        and match is not None
-        and match.phase == "play"
-        and seat is not None
-        and match.turn == seat
-    )
+    if table.status != "playing" or match is None or seat is None:
+        return []
+    rules = service.game_of(table)
+    if not rules.in_round(match) or seat not in rules.deciders(match):
+        return []
+    return list(rules.choices(match, seat))
 
 
-def _between_rounds(table: Table) -> bool:
+def _between_rounds(service: TableService, table: Table) -> bool:
     match = table.match
-    return table.status == "playing" and match is not None and match.phase == "deal"
+    if table.status != "playing" or match is None:
+        return False
+    rules = service.game_of(table)
+    return not rules.in_round(match) and not rules.finished(match)
+
+
+#: At most this many plain choices (no argument) are asked by their words ("stay or swap?");
+#: otherwise the choices are listed with numbers.
+_WORDS_MAX = 3
+
+
+def _question(cat: Catalog, choices: list[Choice]) -> str:
+    """The question of a turn: the choices' words, or a numbered list of their labels (`cat`:
+    the table's catalog, the game's own texts included)."""
+    if len(choices) <= _WORDS_MAX and all(c.arg is None for c in choices):
+        words = [c.action for c in choices]
+        ask = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+        return f"Your turn: {ask}? "
+    listed = "  ".join(f"{i}) {cat.t(c.label[0], **c.label[1])}" for i, c in enumerate(choices, 1))
+    return f"\nYour turn: {listed}\nType a number: "
+
+
+def _chosen(line: str, choices: list[Choice]) -> Choice | None:
+    """The choice a line names: its number in the list, or its word when only one has it."""
+    text = line.strip().casefold()
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= len(choices):
+        return choices[int(text) - 1]
+    named = [c for c in choices if c.action == text]
+    return named[0] if len(named) == 1 else None
 
 
 #: `_ask` found the table moved on (a timeout, the next deal) before a line came.
@@ -242,14 +274,19 @@ async def _loop(
         if table is None or table.status == "closed":
             await service.outbox.drain()
             return 0
-        my_turn = _my_turn(table, me)
-        if not my_turn and not (reader.tty and _between_rounds(table)):
+        choices = _my_choices(service, table, me)
+        my_turn = bool(choices)
+        if not my_turn and not (reader.tty and _between_rounds(service, table)):
             await asyncio.sleep(0.02)
             continue
         if table.seq != prompted_seq:
             if my_turn:
                 piece = await service.my_piece(TABLE, me)
-                prompt = cat.t("console.prompt.turn", piece=piece.text)
+                if {c.action for c in choices} <= set(words.values()):
+                    # Choices the terminal has words for, in the table's language.
+                    prompt = cat.t("console.prompt.turn", piece=piece.text)
+                else:
+                    prompt = f"{piece.text}  {_question(service.texts(table), choices)}"
             else:
                 prompt = cat.t("console.prompt.next")
             reader.discard_typeahead()  # keys typed before the question are not its answer
@@ -266,6 +303,13 @@ async def _loop(
             console.print()
             console.print(Text(cat.t("console.input_ended"), "dim"))
             return 0
+        picked = _chosen(line, choices) if my_turn else None
+        if picked is not None:
+            reply = await service.act(TABLE, me, picked.action, arg=picked.arg)
+            if not reply.ok:
+                console.print(Text(reply.text))
+                prompted_seq = -1
+            continue
         command = "next" if not line and not my_turn else words.get(line.casefold())
         if command is None:
             if line:

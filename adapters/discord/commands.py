@@ -20,14 +20,12 @@ from adapters.discord.interactions import (
     user_of,
 )
 from bot.service.i18n import LANGUAGE_NAMES, LANGUAGES
-from bot.service.settings import CHOICES, RANGES
+from bot.service.settings import RANGES
 
-_LIVES = RANGES["lives"]
 _TIMEOUT = RANGES["turn_timeout"]
 _DELAY = RANGES["next_round_delay"]
 _BOTS = RANGES["bots"]
 _LANGUAGE_CHOICES = [app_commands.Choice(name=LANGUAGE_NAMES[c], value=c) for c in LANGUAGES]
-_PROFILE_CHOICES = [app_commands.Choice(name=p, value=p) for p in CHOICES["profile"]]
 #: Autocomplete must be answered within 3 s too: give up on the seat list before that.
 _AUTOCOMPLETE_WAIT = 1.5
 
@@ -111,20 +109,22 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
 
     @gnav.command(name="settings", description="Show or change the table's settings")
     @app_commands.describe(
-        lives="Lives each player starts with",
+        lives="Lives each player starts with (the game's own setting)",
         timeout="Seconds for a turn",
-        rules="Rule profile",
+        rules="Rules of the table's game (norsk, tradisjonell, gnavspiel...)",
+        game="The game the next table plays",
         bots="Bot seats added at the start",
         delay="Seconds before the next round is dealt",
         language="Language of the table",
         changes="Settings as text, e.g. lives=5 timeout=90",
     )
-    @app_commands.choices(rules=_PROFILE_CHOICES, language=_LANGUAGE_CHOICES)
+    @app_commands.choices(language=_LANGUAGE_CHOICES)
     async def settings(
         interaction: discord.Interaction[Any],
-        lives: app_commands.Range[int, _LIVES[0], _LIVES[1]] | None = None,
+        lives: int | None = None,
         timeout: app_commands.Range[int, _TIMEOUT[0], _TIMEOUT[1]] | None = None,
         rules: str | None = None,
+        game: str | None = None,
         bots: app_commands.Range[int, _BOTS[0], _BOTS[1]] | None = None,
         delay: app_commands.Range[int, _DELAY[0], _DELAY[1]] | None = None,
         language: str | None = None,
@@ -134,6 +134,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
             "lives": lives,
             "timeout": timeout,
             "rules": rules,
+            "game": game,
             "bots": bots,
             "delay": delay,
             "language": language,

@@ -12,6 +12,8 @@ from bot.service.game import GameRules
 def all_games() -> dict[str, GameRules]:
     """Every game, by name, the default first."""
     from bot.games.gnav.game import GnavRules
+    from bot.games.gnavspiel.game import GnavspielRules
+    from bot.games.karnaval.game import KarnavalRules
 
-    games: list[GameRules] = [GnavRules()]
+    games: list[GameRules] = [GnavRules(), GnavspielRules(), KarnavalRules()]
     return {g.name: g for g in games}

@@ -31,6 +31,7 @@ from bot.service.ports import (
 from bot.service.settings import (
     SettingsError,
     TableSettings,
+    game_settings,
     load_settings,
 )
 from bot.service.table import Table, TableKey, User
@@ -127,12 +128,36 @@ class ServiceCore:
         """The rules of the game `table` plays."""
         return self.games[table.game]
 
-    def _channel_game(self, tk: TableKey) -> GameRules:
-        """The game a channel plays now: its open table's, else the default one."""
+    def game_named(self, settings: TableSettings) -> str:
+        """The registered game `settings` choose (the default when none or an unknown one)."""
+        return settings.game if settings.game in self.games else self.default_game
+
+    def own_settings(self, game: str, settings: TableSettings) -> Any:
+        """`game`'s own settings (its `settings_model`) at a table with `settings`."""
+        return game_settings(settings, game, self.games[game].settings_model)
+
+    def settings_models(self) -> dict[str, Any]:
+        """Every registered game's own settings model, by name."""
+        return {name: g.settings_model for name, g in self.games.items()}
+
+    def texts(self, table: Table) -> Catalog:
+        """The catalog `table` speaks (its language, its platform, every game's texts)."""
+        return self._cat(table)
+
+    def _channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameRules:
+        """The game a channel plays now: its open table's, else the one its settings choose."""
         table = self._tables.get(tk.key)
         if table is not None and table.status != "closed":
             return self.game_of(table)
+        if settings is not None:
+            return self.games[self.game_named(settings)]
         return self.games[self.default_game]
+
+    @staticmethod
+    def _game_key(cat: Catalog, game: str, key: str) -> str:
+        """The game's own version of a service message (`<game>.top.title`) when it has one."""
+        own = f"{game}.{key}"
+        return own if cat.has(own) else key
 
     def _lock(self, key: str) -> asyncio.Lock:
         lock = self._locks.get(key)
@@ -197,7 +222,7 @@ class ServiceCore:
         )
 
     async def _channel_settings(self, tk: TableKey) -> TableSettings:
-        return load_settings(await self.repo.load_settings(tk.key))
+        return load_settings(await self.repo.load_settings(tk.key), self.default_game)
 
     async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
         """Run a command under the table's lock; refusals become replies in its language."""

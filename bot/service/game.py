@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from pydantic import BaseModel
+
 from bot.service.i18n import Catalog
 
 #: A line of the round's log: a catalog key and its parameters (rendered per language).
@@ -93,6 +95,9 @@ class GameRules(Protocol):
     #: The statistics counters, in display order. The service counts "matches" and "wins"
     #: itself at each match's end; `Outcome.round_stats` adds the game's own.
     stat_counters: tuple[str, ...]
+    #: The game's own settings: a pydantic model whose fields declare the words people type
+    #: (see bot/service/settings.py); its defaults are a new channel's.
+    settings_model: type[BaseModel]
 
     def messages(self, language: str) -> Mapping[str, str]:
         """The game's own catalog entries in `language` (keys under the game's name), merged
@@ -100,7 +105,8 @@ class GameRules(Protocol):
         ...
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
-        """A new match between `names` (seat order) with the table's settings."""
+        """A new match between `names` (seat order) with the game's own settings (an instance
+        of `settings_model`)."""
         ...
 
     def dump(self, match: Any) -> dict[str, Any]:
@@ -188,7 +194,11 @@ class GameRules(Protocol):
         ...
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
-        """The rules summary for help, for the table's settings (its game's own included)."""
+        """The rules summary for help, for the game's own `settings`."""
+        ...
+
+    def lobby_title(self, settings: Any, cat: Catalog) -> str:
+        """The first line of an open table's lobby, with the game's own `settings`."""
         ...
 
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:

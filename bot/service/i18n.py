@@ -124,12 +124,18 @@ def _plural_form(language: str, count: float) -> str:
     return str(Locale.parse(language).plural_form(abs(count)))
 
 
-def _load(language: str) -> dict[str, Template]:
-    path = resources.files("bot.i18n").joinpath(f"{language}.json")
-    if language != DEFAULT_LANGUAGE and not path.is_file():
+def game_texts(package: str, language: str) -> dict[str, Template]:
+    """A catalog file `<package>/<language>.json` (a game's own texts, or the service's):
+    its messages, or none when the package has no file for that language."""
+    path = resources.files(package).joinpath(f"{language}.json")
+    if not path.is_file():
         return {}  # every message then comes from the English fallback
     data = json.loads(path.read_text(encoding="utf-8"))
     return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def _load(language: str) -> dict[str, Template]:
+    return game_texts("bot.i18n", language)
 
 
 @cache

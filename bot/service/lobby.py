@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from bot.service.core import Reply, ServiceCore, ServiceError, new_id
 from bot.service.names import clean_name, unique_name
 from bot.service.ports import FinishedMatch
-from bot.service.screens import settings_text
 from bot.service.settings import (
+    SettingsForm,
     apply_changes,
     echo,
     parse_changes,
@@ -36,7 +36,7 @@ class Lobby(ServiceCore):
         fresh = Table(
             key=tk,
             table_id=new_id(10),  # in every button token: long enough never to clash
-            game=self.default_game,
+            game=self.game_named(settings),
             settings=settings,
             status="lobby",
             host=user.key,
@@ -116,8 +116,9 @@ class Lobby(ServiceCore):
         active = table is not None and table.status != "closed"
         current = table.settings if active and table else await self._channel_settings(tk)
         cat = self._cat(table if active else None, current, tk.platform)
+        game = table.game if active and table is not None else self.game_named(current)
         if not words:
-            return Reply(settings_text(current, cat), public=True)
+            return Reply(self._settings_text(current, game, cat), public=True)
         # Anyone may read the settings; changing them is for the host of the open table or a
         # channel admin (with no table open, for an admin only: the next table inherits them).
         if active and table is not None:
@@ -127,11 +128,21 @@ class Lobby(ServiceCore):
             raise ServiceError("settings.error.admin_only")
         changes = parse_changes(words)
         playing = active and table is not None and table.status == "playing"
-        if playing and set(changes) - {"language"}:
-            raise ServiceError("settings.error.in_match")
-        new = apply_changes(current, changes)
+        if playing:
+            form = SettingsForm.of(game, self.games[game].settings_model, tuple(self.games))
+            named = [form.find(c.typed) for c in changes]
+            if any(s is not None and s.name != "language" for s in named):
+                raise ServiceError("settings.error.in_match")
+        new = apply_changes(current, changes, game=game, models=self.settings_models())
+        if active and table is not None and table.status == "lobby":
+            rules = self.games[new.game]
+            if len(table.seats) > rules.max_players:
+                raise ServiceError("settings.error.too_many", game=new.game, max=rules.max_players)
         await self.repo.save_settings(tk.key, new.model_dump())
+        game = new.game
         if active and table is not None:
+            if table.status == "lobby":
+                table.game = game
             table.settings = new
             table.seq += 1
             self._arm(table, keep=True)
@@ -139,7 +150,7 @@ class Lobby(ServiceCore):
             self._show(table)
             self._schedule(table)
         cat = self._catalog(new.language, tk.platform)
-        return Reply(settings_text(new, cat), public=True)
+        return Reply(self._settings_text(new, game, cat), public=True)
 
     async def start(self, tk: TableKey, user: User) -> Reply:
         """Start the match: bot seats are added, the first dealer drawn, the first deal made."""
@@ -158,7 +169,8 @@ class Lobby(ServiceCore):
             raise ServiceError("start.too_few", min=self.game_of(table).min_players)
         lobby_freeze = self.render(table, buttons=False)
         table.status = "playing"
-        table.match = self.game_of(table).new_match(table.names, table.settings, self.rng)
+        own = self.own_settings(table.game, table.settings)
+        table.match = self.game_of(table).new_match(table.names, own, self.rng)
         table.match_id = new_id(10)
         outcome = self.game_of(table).start_round(table.match, self.rng)
         table.log = list(outcome.log)

@@ -47,11 +47,15 @@ class Queries(ServiceCore):
             return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        rules = self._channel_game(tk)
+        rules = self._channel_game(tk, settings)
         found = await self.repo.player_stats(tk.chat_key, user.key, rules.name)
         if found is None:
             name = clean_name(user.name)
-            return Reply(cat.t("stats.none", name=name), public=True, literals=(name,))
+            return Reply(
+                cat.t(self._game_key(cat, rules.name, "stats.none"), name=name),
+                public=True,
+                literals=(name,),
+            )
         return Reply(
             rules.render_stats(found.name, found.counters, cat),
             public=True,
@@ -65,12 +69,12 @@ class Queries(ServiceCore):
             return refused
         settings = await self._current_settings(tk)
         cat = self._catalog(settings.language, tk.platform)
-        rules = self._channel_game(tk)
+        rules = self._channel_game(tk, settings)
         stats = await self.repo.chat_stats(tk.chat_key, rules.name)
         rows = self._ranked(rules, stats)[:limit]
         if not rows:
-            return Reply(cat.t("top.none"), public=True)
-        lines = [cat.t("top.title")]
+            return Reply(cat.t(self._game_key(cat, rules.name, "top.none")), public=True)
+        lines = [cat.t(self._game_key(cat, rules.name, "top.title"))]
         for i, r in enumerate(rows, 1):
             lines.append(rules.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
@@ -106,12 +110,17 @@ class Queries(ServiceCore):
         return Reply(cat.t("export.done"), document=(f"gnav-{match_id}.json", body))
 
     async def rules_help(self, tk: TableKey) -> Reply:
-        """The rules of the channel's game, as its settings have them."""
+        """The rules of the game the table plays (with its own settings)."""
         settings = await self._current_settings(tk)
+        table = self._tables.get(tk.key)
+        game = (
+            table.game
+            if table is not None and table.status != "closed"
+            else self.game_named(settings)
+        )
+        own = self.own_settings(game, settings)
         return Reply(
-            self._channel_game(tk).rules_text(
-                self._catalog(settings.language, tk.platform), settings
-            ),
+            self.games[game].rules_text(self._catalog(settings.language, tk.platform), own),
             public=True,
         )
 

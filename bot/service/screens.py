@@ -11,7 +11,7 @@ from bot.service.ports import (
     Button,
     Screen,
 )
-from bot.service.settings import TableSettings
+from bot.service.settings import TableSettings, settings_lines
 from bot.service.table import Table
 
 
@@ -40,7 +40,8 @@ class Screens(ServiceCore):
         rows: list[tuple[Button, ...]] = []
         s = table.settings
         if table.status == "lobby":
-            lines.append(cat.t("lobby.title", count=s.lives, profile=s.profile, lives=s.lives))
+            rules = self.game_of(table)
+            lines.append(rules.lobby_title(self.own_settings(table.game, s), cat))
             lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots))
             for i, seat in enumerate(table.seats, 1):
                 host = cat.t("lobby.host_mark") if seat.user == table.host else ""
@@ -132,14 +133,15 @@ class Screens(ServiceCore):
 
         return render
 
-
-def settings_text(s: TableSettings, cat: Catalog) -> str:
-    return cat.t(
-        "settings.show",
-        profile=s.profile,
-        lives=s.lives,
-        timeout=s.turn_timeout,
-        language=s.language,
-        delay=s.next_round_delay,
-        bots=s.bots,
-    )
+    def _settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
+        """The settings of a table of `game`: the game's own, then the generic ones."""
+        own = settings_lines(s, game, self.games[game].settings_model)
+        return cat.t(
+            "settings.shown",
+            game=game,
+            own=" · ".join(f"{word} {value}" for word, value in own),
+            timeout=s.turn_timeout,
+            language=s.language,
+            delay=s.next_round_delay,
+            bots=s.bots,
+        )

@@ -181,7 +181,7 @@ class Table:
             key=TableKey(s["platform"], s["chat"], s["thread"]),
             table_id=s["table_id"],
             game=s["game"],
-            settings=load_settings(s["settings"]),
+            settings=load_settings(s["settings"], s["game"]),
             status=s["status"],
             host=s["host"],
             seats=[Seat(**seat) for seat in s["seats"]],

@@ -127,10 +127,20 @@ class Timers(ServiceCore):
                 # A press of this seat's buttons from now on says its time ran out.
                 table.timed_out[seat.user] = seat.seq
                 seat.mark = ACTED
-                # The game's own words for what a timeout chose, else the service's.
-                note = f"note.timeout_{choice.action}"
-                if not self._cat(table).has(note):
-                    note = "note.timeout"
+                # The game's own words for what a timeout chose (`<game>.note.timeout_<action>`),
+                # else the service's for that action, else its general one.
+                cat = self._cat(table)
+                note = next(
+                    (
+                        key
+                        for key in (
+                            f"{table.game}.note.timeout_{choice.action}",
+                            f"note.timeout_{choice.action}",
+                        )
+                        if cat.has(key)
+                    ),
+                    "note.timeout",
+                )
                 table.log.append((note, {"p": seat.name}))
                 step = self.game_of(table).act(match, turn, choice.action, choice.arg)
                 outcomes.append(step)

@@ -594,7 +594,7 @@ async def test_member_cannot_change_settings_without_a_table_on_discord(world: W
         refused = await slash(world, world.bob, "settings", {"lives": 2})
         assert refused.ephemeral and "alice" in await answered(world, refused)
     stored = await repo.load_settings(f"discord:{world.channel.id}")
-    assert stored is not None and stored["lives"] == 4
+    assert stored is not None and stored["games"]["gnav"]["lives"] == 4
 
 
 async def test_kick_removes_exactly_the_named_or_mentioned_member(world: World) -> None:

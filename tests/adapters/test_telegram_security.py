@@ -12,6 +12,7 @@ import pytest
 from tests.adapters.test_telegram_bench import TEST_LIMITS, Bench
 from tests.adapters.test_telegram_run import SECRET, _env, _gnav_bot_run
 from tests.fakes.telegram_api import FakeChat, FakeTelegram, FakeUser
+from tests.service.conftest import own
 
 
 @pytest.fixture
@@ -53,7 +54,11 @@ async def test_member_cannot_change_settings_without_a_table_on_telegram(
     bench.say(alice, group, "/gnav")
     await bench.wait_table(group, "Alice", button="Join")
     table = await bench.table(group)
-    assert (table.settings.lives, table.settings.bots, table.settings.turn_timeout) == (4, 0, 60)
+    assert (own(table.settings).lives, table.settings.bots, table.settings.turn_timeout) == (
+        4,
+        0,
+        60,
+    )
 
 
 # ------------------------------------------------------------------ 3. names are not links

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog
 
@@ -23,6 +25,7 @@ MESSAGES_EN = {
     "highcard.view": "My cards",
     "highcard.play": "Play {card}",
     "highcard.title": "High card, round {round}",
+    "highcard.lobby": "High card: a new table",
     "highcard.seat": "{name}: {points} won · {state}",
     "highcard.thinking": "choosing",
     "highcard.played": "has played",
@@ -40,6 +43,12 @@ MESSAGES_EN = {
     "highcard.error.not_yours": "You do not hold that card.",
     "highcard.error.played": "You have played this round already.",
 }
+
+
+class HighCardSettings(BaseModel):
+    """No settings of its own."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
 
 @dataclass
@@ -96,6 +105,7 @@ class HighCard:
     public_choices = False
     view_label = "highcard.view"
     stat_counters = ("matches", "wins", "rounds", "rounds_won")
+    settings_model = HighCardSettings
 
     def messages(self, language: str) -> Mapping[str, str]:
         """English only: other languages fall back to it."""
@@ -263,6 +273,10 @@ class HighCard:
         if match.phase != "play" or not match.hands or not match.hands[seat]:
             return cat.t("highcard.no_hand")
         return cat.t("highcard.hand", cards=", ".join(map(str, match.hands[seat])))
+
+    def lobby_title(self, settings: Any, cat: Catalog) -> str:
+        """The lobby's first line."""
+        return cat.t("highcard.lobby")
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """One line of rules."""

@@ -3,13 +3,12 @@ refusals in the table's language, lives and labels."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from bot.games.gnav.engine.match import Match
 from bot.games.gnav.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, NARR
 from bot.games.gnav.game import GnavRules
+from bot.games.gnav.settings import GnavSettings
 from bot.service.game import GameRuleError
 from bot.service.i18n import LANGUAGES, catalog
 
@@ -103,8 +102,8 @@ def test_t3_refusal_in_the_tables_language_with_its_rule_once(language: str) -> 
 
 
 def test_rules_follow_the_tables_lives_and_say_what_the_dealer_may_do() -> None:
-    en = RULES.rules_text(catalog("en"), SimpleNamespace(profile="norsk", lives=1))
+    en = RULES.rules_text(catalog("en"), GnavSettings(rules="norsk", lives=1))
     assert "1 life." in en and "3 lives" not in en
     assert "«Hus forbi!»" in en and "may swap with the bag" in en
-    ru = RULES.rules_text(catalog("ru"), SimpleNamespace(profile="norsk", lives=5))
+    ru = RULES.rules_text(catalog("ru"), GnavSettings(rules="norsk", lives=5))
     assert "5 жизней" in ru

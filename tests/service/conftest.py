@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 
 from bot.games.registry import all_games
 from bot.service.service import TableService
+from bot.service.settings import TableSettings, game_settings
 from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
 from tests.service.fakes import FakeClock, RecordingNotifier
@@ -18,6 +20,11 @@ ALICE = User("test:1", "Alice")
 BOB = User("test:2", "Bob")
 CARL = User("test:3", "Carl")
 ADMIN = User("test:9", "Admin", admin=True)
+
+
+def own(settings: TableSettings, game: str = "gnav") -> Any:
+    """A game's own settings at a table (defaults for what was never chosen)."""
+    return game_settings(settings, game, all_games()[game].settings_model)
 
 
 class Harness:

@@ -225,7 +225,9 @@ def test_every_language_loads_its_own_file() -> None:
     for language in LANGUAGES:
         cat = catalog(language)
         assert cat.language == language
-        assert cat.messages == _messages(language)
+        own = _messages(language)
+        # Games' own catalogs (registered by a service) add their keys, never replace these.
+        assert {k: v for k, v in cat.messages.items() if k in own} == own
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from bot.games.registry import all_games
 from bot.service.ports import StoreLost
 from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
 from bot.service.table import User
 from storage.memory import MemoryRepository
-from tests.service.conftest import ADMIN, ALICE, BOB, CHANNEL, Harness
+from tests.service.conftest import ADMIN, ALICE, BOB, CHANNEL, Harness, own
 from tests.service.test_service import start_table
+
+GNAV = {"game": "gnav", "models": {n: g.settings_model for n, g in all_games().items()}}
 
 
 # ------------------------------------------------------------------ 1. settings are the host's
@@ -28,7 +31,7 @@ async def test_admin_changes_settings_without_a_table(harness: Harness) -> None:
     reply = await harness.service.configure(CHANNEL, ADMIN, ["lives=4"])
     assert reply.ok
     await harness.service.open(CHANNEL, ALICE)
-    assert (await harness.table()).settings.lives == 4
+    assert own((await harness.table()).settings).lives == 4
 
 
 async def test_member_cannot_change_the_settings_of_an_open_table(harness: Harness) -> None:
@@ -38,10 +41,10 @@ async def test_member_cannot_change_the_settings_of_an_open_table(harness: Harne
     refused = await svc.configure(CHANNEL, BOB, ["lives=1"])
     assert not refused.ok and not refused.public
     assert "Alice" in refused.text and "admin" in refused.text  # names who may
-    assert (await harness.table()).settings.lives == 3
+    assert own((await harness.table()).settings).lives == 3
     assert (await svc.configure(CHANNEL, ALICE, ["lives=2"])).ok
     assert (await svc.configure(CHANNEL, ADMIN, ["lives=6"])).ok
-    assert (await harness.table()).settings.lives == 6
+    assert own((await harness.table()).settings).lives == 6
 
 
 async def test_anyone_may_read_the_settings(harness: Harness) -> None:
@@ -62,13 +65,13 @@ async def test_setting_error_names_the_word_typed_not_the_field(harness: Harness
 @pytest.mark.parametrize("value", ["1_0", "５", "+5", "5.0", "٥", "0x5", "-1"])
 def test_setting_numbers_are_plain_ascii_whole_numbers(value: str) -> None:
     with pytest.raises(SettingsError) as err:
-        apply_changes(TableSettings(), parse_changes([f"lives={value}"]))
+        apply_changes(TableSettings(), parse_changes([f"lives={value}"]), **GNAV)
     assert err.value.code == "settings.error.number"
 
 
 def test_setting_numbers_accept_digits_and_seconds() -> None:
-    new = apply_changes(TableSettings(), parse_changes(["lives=5", "timeout=90s"]))
-    assert (new.lives, new.turn_timeout) == (5, 90)
+    new = apply_changes(TableSettings(), parse_changes(["lives=5", "timeout=90s"]), **GNAV)
+    assert (own(new).lives, new.turn_timeout) == (5, 90)
 
 
 async def test_setting_error_echoes_at_most_40_characters(harness: Harness) -> None:

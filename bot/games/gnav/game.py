@@ -17,6 +17,7 @@ from bot.games.gnav.engine.match import NO_PIECE, Match
 from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FULL_SET, HEST, NARR
 from bot.games.gnav.engine.profiles import get_profile
 from bot.games.gnav.engine.record import export_record
+from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog
@@ -47,6 +48,7 @@ class GnavRules:
     public_choices = True
     view_label = "button.piece"
     stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
+    settings_model = GnavSettings
 
     def messages(self, language: str) -> dict[str, str]:
         """Gnav's texts are in the service's catalogs (bot/i18n) for now."""
@@ -57,7 +59,7 @@ class GnavRules:
         """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
         return Match(
             list(names),
-            profile=get_profile(settings.profile),
+            profile=get_profile(settings.rules),
             lives=int(settings.lives),
             dealer=rng.randrange(len(names)),
         )
@@ -275,15 +277,16 @@ class GnavRules:
         key = "piece.sitting_out" if seat in match.sitting_out else "piece.hold"
         return cat.t(key, piece=piece_name(rank), round=len(match.history))
 
-    def rules_text(self, cat: Catalog, settings: Any) -> str:
-        """The rules summary of the table's profile, with its lives (a settings object with
-        `profile` and `lives`; a profile name alone counts 3 lives)."""
-        profile = getattr(settings, "profile", settings)
-        lives = int(getattr(settings, "lives", 3))
-        text = cat.t("rules.norsk", lives=cat.t("rules.lives", count=lives))
-        if profile == "tradisjonell":
+    def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
+        """The rules summary of the table's profile, with its lives."""
+        text = cat.t("rules.norsk", lives=cat.t("rules.lives", count=settings.lives))
+        if settings.rules == "tradisjonell":
             text += "\n\n" + cat.t("rules.tradisjonell")
         return text
+
+    def lobby_title(self, settings: GnavSettings, cat: Catalog) -> str:
+        """The lobby's first line: the profile and the lives."""
+        return cat.t("lobby.title", profile=settings.rules, lives=settings.lives)
 
     # ------------------------------------------------------------------ statistics
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:

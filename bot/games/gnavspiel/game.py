@@ -1,0 +1,353 @@
+"""Gnavspiel behind the service's `GameRules` (RULES.md section 3): a rules choice of the Gnav
+table (`rules=gnavspiel`), registered as its own game so that its settings, statistics and
+records stay its own.
+
+The offered player answers from the table message: its Accept / Refuse buttons show nothing
+hidden (a refusal reveals nothing, G4), and the service lets only the deciding seat press them.
+
+A seat that leaves (or times out three times) stays seated as a ghost: it passes, refuses,
+stops and declines a loan (so it goes out when broke), which keeps every record replayable.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.games.gnavspiel.engine import DECK, EVERYONE, Event, Match, RuleError, card_name
+from bot.games.gnavspiel.engine.record import export_record
+from bot.games.gnavspiel.settings import GnavspielSettings
+from bot.games.gnavspiel.strategy import choose
+from bot.service.game import Choice, GameRuleError, LogLine, Outcome
+from bot.service.i18n import Catalog, Template, game_texts
+
+_ROLES = {
+    "pass": "secondary",
+    "offer": "primary",
+    "accept": "success",
+    "refuse": "danger",
+    "stand": "primary",
+    "stop": "secondary",
+    "draw": "primary",
+    "borrow": "primary",
+    "decline": "danger",
+}
+
+
+@dataclass(slots=True)
+class Table:
+    """The engine's match and the seats leaving it (they act by the timeout rule)."""
+
+    m: Match
+    leaving: set[int] = field(default_factory=set)
+
+
+class GnavspielRules:
+    """The Gnavspiel game for the table service."""
+
+    name = "gnavspiel"
+    min_players = 2
+    max_players = 6
+    public_choices = True
+    view_label = "gnavspiel.button.card"
+    stat_counters = ("matches", "wins", "deals", "chips_paid", "pots", "loans")
+    settings_model = GnavspielSettings
+    texts_package = "bot.games.gnavspiel.i18n"
+
+    def messages(self, language: str) -> Mapping[str, Template]:
+        """The game's own texts (`bot/games/gnavspiel/i18n/<language>.json`)."""
+        return game_texts(self.texts_package, language)
+
+    # ------------------------------------------------------------------ state
+    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Table:
+        """A match with the table's chips, deals and variants; the first dealer drawn."""
+        s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()
+        return Table(
+            Match(
+                list(names),
+                chips=s.chips,
+                deals=s.deals,
+                variants=sorted(s.variants),
+                dealer=rng.randrange(len(names)),
+            )
+        )
+
+    def dump(self, t: Table) -> dict[str, Any]:
+        """The engine's JSON form and the seats leaving."""
+        return {"match": t.m.to_dict(), "leaving": sorted(t.leaving)}
+
+    def load(self, data: dict[str, Any]) -> Table:
+        """Rebuild from `dump`."""
+        return Table(Match.from_dict(data["match"]), {int(s) for s in data["leaving"]})
+
+    def in_round(self, t: Table) -> bool:
+        """A deal (or its loan questions) is under way."""
+        return t.m.phase in ("play", "loan")
+
+    def finished(self, t: Table) -> bool:
+        """The match has its winner (G9, C13, C20-C22)."""
+        return t.m.phase == "over"
+
+    def deciders(self, t: Table) -> list[int]:
+        """The one seat holding a decision: the player to act, the offered one, a broke one."""
+        return t.m.deciders()
+
+    def choices(self, t: Table, seat: int) -> list[Choice]:
+        """The seat's choices, labelled: an offer names the player it goes to."""
+        m = t.m
+        out = []
+        for c in m.choices(seat):
+            params: dict[str, Any] = {}
+            key = f"gnavspiel.button.{c.action}"
+            if c.action == "offer":
+                params = {"name": m.seats[int(c.arg or 0)]}
+                if m.step == "refused":
+                    key = "gnavspiel.button.offer_on"
+            out.append(Choice(c.action, c.arg, (key, params), _ROLES[c.action]))  # type: ignore[arg-type]
+        return out
+
+    def act(self, t: Table, seat: int, action: str, arg: str | None = None) -> Outcome:
+        """Apply one choice; the engine's rule errors carry their catalog keys."""
+        try:
+            events = t.m.act(seat, action, arg)
+        except RuleError as exc:
+            raise GameRuleError(
+                exc.rule, getattr(exc, "key", "error.rule"), getattr(exc, "params", {}), str(exc)
+            ) from exc
+        return self._collect(t, events, Outcome())
+
+    def start_round(self, t: Table, rng: random.Random) -> Outcome:
+        """Shuffle the 14 cards with `rng` and deal (G3)."""
+        cards = list(DECK)
+        rng.shuffle(cards)
+        deal, stock = t.m.deal_from(cards)
+        return self._collect(t, t.m.start_deal(deal, stock), Outcome())
+
+    def timeout_choice(self, t: Table, seat: int) -> Choice:
+        """A turn passes, an offer is refused, an offerer refused stops, a loan is borrowed;
+        a seat leaving the match declines the loan (it goes out)."""
+        c = t.m.timeout_choice(seat)
+        action = c.action if c is not None else "pass"
+        if seat in t.leaving and action == "borrow":
+            action = "decline"
+        return Choice(action)
+
+    def bot_choice(self, t: Table, seat: int, rng: random.Random) -> Choice:
+        """The strategy's choice (public knowledge and its own card)."""
+        c = choose(t.m, seat)
+        return Choice(c.action, c.arg)
+
+    def forfeit(self, t: Table, seat: int) -> Outcome:
+        """The seat leaves: from now on it acts by the timeout rule and declines a loan."""
+        t.leaving.add(seat)
+        return Outcome(log=[("gnavspiel.ev.leaves", {"p": t.m.seats[seat]})])
+
+    def leaving(self, t: Table, seat: int) -> bool:
+        """Left the match but still seated until it goes out."""
+        return seat in t.leaving and t.m.in_match[seat]
+
+    def in_match(self, t: Table, seat: int) -> bool:
+        """Still in the match (G8) and not leaving it."""
+        return t.m.in_match[seat] and seat not in t.leaving
+
+    def winners(self, t: Table) -> list[int]:
+        """The winner (G9)."""
+        return [t.m.result.winner] if t.m.result is not None else []
+
+    def record(self, t: Table) -> dict[str, Any]:
+        """The match record (MATCH_RECORD.md, profile gnavspiel)."""
+        return export_record(t.m)
+
+    def public_record(self, t: Table) -> dict[str, Any]:
+        """The record of the finished deals (the deal under way is never exported)."""
+        return export_record(t.m)
+
+    def round_number(self, t: Table) -> int:
+        """Deals dealt so far."""
+        return t.m.deal_no
+
+    # ------------------------------------------------------------------ events
+    def _collect(self, t: Table, events: list[Event], out: Outcome) -> Outcome:
+        names = t.m.seats
+        for e in events:
+            if e.audience != EVERYONE:
+                if e.kind == "card":
+                    key = f"gnavspiel.private.{e.detail}"
+                    out.private.append((e.audience, (key, {"card": card_name(e.card)})))
+                continue
+            line = _event_line(e, names)
+            if line is not None:
+                out.log.append(line)
+        m = t.m
+        if m.phase in ("deal", "over") and events and m.history:
+            out.round_over = True
+            out.round_stats = _round_stats(m)
+        return out
+
+    # ------------------------------------------------------------------ screens
+    def render_status(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+        """Deal, dealer and pot; every seat's chips and debt, marks for turn and dealer."""
+        m = t.m
+        log = m.log
+        dealer = log.dealer if log is not None else m.dealer
+        lines = [cat.t("gnavspiel.status.title", deal=m.deal_no, dealer=names[dealer], pot=m.pot)]
+        deciders = set(m.deciders())
+        for seat, name in enumerate(names):
+            marks = "▶ " if seat in deciders else ""
+            text = cat.t("gnavspiel.status.seat", mark=marks, name=name, chips=m.chips[seat])
+            if m.debts[seat]:
+                text += " · " + cat.t("gnavspiel.status.debt", debt=m.debts[seat])
+            if seat == dealer:
+                text += " · " + cat.t("gnavspiel.status.dealer")
+            if not m.in_match[seat]:
+                text += " · " + cat.t("gnavspiel.status.out")
+            elif seat in t.leaving:
+                text += " · " + cat.t("gnavspiel.status.leaving")
+            lines.append(text)
+        if m.phase == "play" and m.step == "answer":
+            lines.append(cat.t("gnavspiel.status.offer", p=names[m.offerer], q=names[m.target]))
+        return lines
+
+    def render_reveal(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The last deal's reveal: every card, who paid, chips, debts and pot; at the end who
+        takes the pot and every balance (C23)."""
+        m = t.m
+        log = m.log
+        if log is None or log.end is None:
+            return []
+        lines = [cat.t("gnavspiel.reveal.title", deal=len(m.history))]
+        hands = ", ".join(f"{names[s]} {card_name(c)}" for s, c in log.hands.items())
+        lines.append(cat.t("gnavspiel.reveal.hands", hands=hands))
+        for e in log.events:
+            if e.kind == "pay":
+                lines.append(cat.t(f"gnavspiel.ev.pay_{e.detail}", p=names[e.seats[0]]))
+        chips = ", ".join(
+            names[s] + f" {log.chips[s]}" + (f" (−{log.debts[s]})" if log.debts[s] else "")
+            for s in range(len(names))
+        )
+        lines.append(cat.t("gnavspiel.reveal.chips", chips=chips, pot=log.pot))
+        for s in log.eliminated:
+            lines.append(cat.t("gnavspiel.ev.out", p=names[s]))
+        r = m.result
+        if r is not None:
+            lines.append(
+                cat.t(f"gnavspiel.end.{r.by}", p=names[r.winner], pot=r.pot, takes=r.takes)
+            )
+            for s, debt in r.collects:
+                lines.append(
+                    cat.t("gnavspiel.end.collects", p=names[r.winner], q=names[s], debt=debt)
+                )
+            balances = ", ".join(f"{names[s]} {b}" for s, b in enumerate(r.balance))
+            lines.append(cat.t("gnavspiel.end.balances", balances=balances))
+        return lines
+
+    def render_line(self, line: LogLine, cat: Catalog) -> str:
+        """One log line."""
+        key, params = line
+        return cat.t(key, **params)
+
+    def piece_text(self, t: Table, seat: int, cat: Catalog) -> str:
+        """The seat's card, and what it may do now."""
+        m = t.m
+        if m.phase not in ("play", "loan") or m.hands[seat] < 0:
+            if m.phase == "loan" and seat in m.deciders():
+                return cat.t("gnavspiel.piece.loan", chips=m.chips[seat], debt=m.debts[seat])
+            return cat.t("gnavspiel.piece.none")
+        text = cat.t("gnavspiel.piece.hold", card=card_name(m.hands[seat]), deal=m.deal_no)
+        mine = self.choices(t, seat)
+        if mine:
+            labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
+            text += "\n" + cat.t("gnavspiel.piece.choices", choices=labels)
+        return text
+
+    def rules_text(self, cat: Catalog, settings: Any) -> str:
+        """The rules summary, with the table's chips, deals and variants."""
+        s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()
+        text = cat.t("gnavspiel.rules", chips=s.chips)
+        if s.deals:
+            text += "\n" + cat.t("gnavspiel.rules.deals", deals=s.deals)
+        for v in sorted(s.variants):
+            text += "\n" + cat.t(f"gnavspiel.rules.{v}")
+        return text
+
+    def lobby_title(self, settings: Any, cat: Catalog) -> str:
+        """The lobby's first line."""
+        s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()
+        return cat.t(
+            "gnavspiel.lobby.title",
+            chips=s.chips,
+            deals=s.deals or "∞",
+            variants=",".join(sorted(s.variants)) or "—",
+        )
+
+    # ------------------------------------------------------------------ statistics
+    def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
+        """Most wins, then most pots taken, then most matches."""
+        return (-counters.get("wins", 0), -counters.get("pots", 0), -counters.get("matches", 0))
+
+    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Matches, wins, deals, chips paid, pots taken, loans."""
+        return cat.t(
+            "gnavspiel.stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters}
+        )
+
+    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Wins in matches, and pots taken."""
+        return cat.t(
+            "gnavspiel.top.line",
+            n=n,
+            name=name,
+            wins=counters.get("wins", 0),
+            matches=counters.get("matches", 0),
+            pots=counters.get("pots", 0),
+        )
+
+
+def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
+    s = e.seats
+    p = names[s[0]] if s else ""
+    if e.kind == "offer":
+        return ("gnavspiel.ev.offer", {"p": p, "q": names[s[1]]})
+    if e.kind in ("taboo", "stand"):
+        return (f"gnavspiel.ev.{e.kind}", {"p": p, "card": card_name(e.card)})
+    if e.kind == "reveal":
+        hands = ", ".join(f"{names[x]} {card_name(c)}" for x, c in e.data)
+        return ("gnavspiel.ev.reveal", {"hands": hands})
+    if e.kind == "pay":
+        return (f"gnavspiel.ev.pay_{e.detail}", {"p": p})
+    if e.kind in (
+        "ante",
+        "knock",
+        "pass",
+        "accept",
+        "refuse",
+        "stop",
+        "draw",
+        "take_back",
+        "borrow",
+        "decline",
+        "out",
+        "win",
+    ):
+        return (f"gnavspiel.ev.{e.kind}", {"p": p})
+    return None
+
+
+def _round_stats(m: Match) -> dict[int, dict[str, int]]:
+    """Per seat counters of the deal that ended: deals, chips paid, loans, the pot taken."""
+    log = m.history[-1]
+    stats: dict[int, dict[str, int]] = {
+        s: {"deals": 1, "chips_paid": 0, "pots": 0, "loans": 0} for s in log.hands
+    }
+    for e in log.events:
+        if e.kind == "pay":
+            stats.setdefault(e.seats[0], {"deals": 1, "chips_paid": 0, "pots": 0, "loans": 0})
+            stats[e.seats[0]]["chips_paid"] += 1
+        elif e.kind == "borrow":
+            stats[e.seats[0]]["loans"] += 1
+    if m.result is not None:
+        stats.setdefault(m.result.winner, {"deals": 1, "chips_paid": 0, "pots": 0, "loans": 0})
+        stats[m.result.winner]["pots"] += 1
+    return stats

@@ -1,0 +1,451 @@
+"""Karnaval behind the service's `GameRules` (../shared/KARNAVAL.md): a trick-taking game with
+bids, played 3 to 6, four quarters of as many deals as players.
+
+Hands are private: the table message shows the deal, bids, tricks and the trick on the table,
+and the "My hand" button (or a direct message) shows a seat its hand and its legal choices.
+The first player is drawn with the service's `rng` (K2, KC1, KC4) and the draw is announced.
+A seat that leaves stays seated and plays by the timeout rule (a simple legal choice), so every
+record replays.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
+from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, strength, suit_of
+from bot.games.karnaval.engine.game import draw_next
+from bot.games.karnaval.engine.record import export_record
+from bot.games.karnaval.settings import KarnavalSettings
+from bot.service.game import Choice, GameRuleError, LogLine, Outcome
+from bot.service.i18n import Catalog, Template, game_texts
+
+SUIT_MARKS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def card_text(card: str) -> str:
+    """A card for people: `Q♠`, `10♥`, `🃏` for a joker."""
+    if card == JOKER:
+        return "🃏"
+    return rank_of(card) + SUIT_MARKS[suit_of(card)]
+
+
+def cards_text(cards: Sequence[str]) -> str:
+    """Cards for people, space-separated."""
+    return " ".join(card_text(c) for c in cards)
+
+
+@dataclass(slots=True)
+class Table:
+    """The engine's match and the seats leaving it."""
+
+    k: Karnaval
+    leaving: set[int] = field(default_factory=set)
+    announced_draw: bool = False
+
+
+def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
+    """The draw for the first player (K2): every round from the whole deck (KC4), only the
+    seats tied for lowest (KC1: rank only, a joker lowest) draw again."""
+    rounds: list[dict[int, str]] = []
+    drawing = list(range(n))
+    while drawing:
+        deck = full_deck()
+        rng.shuffle(deck)
+        rounds.append({s: deck[i] for i, s in enumerate(drawing)})
+        drawing = draw_next(n, rounds)
+    return rounds
+
+
+class KarnavalRules:
+    """The Karnaval game for the table service."""
+
+    name = "karnaval"
+    min_players = 3
+    max_players = 6
+    public_choices = False
+    view_label = "karnaval.button.hand"
+    stat_counters = ("matches", "wins", "deals", "exact", "premiums", "penalties", "points")
+    settings_model = KarnavalSettings
+    texts_package = "bot.games.karnaval.i18n"
+
+    def messages(self, language: str) -> Mapping[str, Template]:
+        """The game's own texts (`bot/games/karnaval/i18n/<language>.json`)."""
+        return game_texts(self.texts_package, language)
+
+    # ------------------------------------------------------------------ state
+    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Table:
+        """A game; the first player is drawn with `rng` (K2, KC1, KC4)."""
+        return Table(Karnaval(list(names), _draw(len(names), rng)))
+
+    def dump(self, t: Table) -> dict[str, Any]:
+        """The engine's JSON form and the seats leaving."""
+        return {"match": t.k.to_dict(), "leaving": sorted(t.leaving), "drawn": t.announced_draw}
+
+    def load(self, data: dict[str, Any]) -> Table:
+        """Rebuild from `dump`."""
+        return Table(
+            Karnaval.from_dict(data["match"]),
+            {int(s) for s in data["leaving"]},
+            bool(data.get("drawn", True)),
+        )
+
+    def in_round(self, t: Table) -> bool:
+        """Bidding or playing."""
+        return t.k.phase in ("bid", "play")
+
+    def finished(self, t: Table) -> bool:
+        """All four quarters played (K3, K20)."""
+        return t.k.phase == "over"
+
+    def deciders(self, t: Table) -> list[int]:
+        """The seat to bid or play."""
+        return t.k.deciders()
+
+    def choices(self, t: Table, seat: int) -> list[Choice]:
+        """The seat's legal steps, labelled from the catalog."""
+        return [self._choice(c.action, c.arg) for c in t.k.choices(seat)]
+
+    @staticmethod
+    def _choice(action: str, arg: str | None) -> Choice:
+        if action == "bid":
+            return Choice("bid", arg, ("karnaval.button.bid", {"n": arg}), "primary", 0)
+        if action in ("play", "give"):
+            card = arg or ""
+            return Choice(
+                action, card, ("karnaval.button.card", {"card": card_text(card)}), "secondary", 1
+            )
+        if action == "karnaval":
+            pair = (arg or "").split()
+            return Choice(
+                "karnaval",
+                "+".join(pair),
+                ("karnaval.button.karnaval", {"cards": cards_text(pair)}),
+                "primary",
+                2,
+            )
+        return Choice(action, arg, (f"karnaval.button.{action}_{arg}", {}), "primary", 0)
+
+    def act(self, t: Table, seat: int, action: str, arg: str | None = None) -> Outcome:
+        """Apply one step; the engine's rule errors carry their catalog keys."""
+        engine_arg = arg.replace("+", " ") if action == "karnaval" and arg else arg
+        try:
+            events = t.k.act(seat, action, engine_arg)
+        except RuleError as exc:
+            raise GameRuleError(exc.rule, exc.key, dict(exc.params), str(exc)) from exc
+        return self._collect(t, events, Outcome())
+
+    def start_round(self, t: Table, rng: random.Random) -> Outcome:
+        """Shuffle the 76 cards with `rng` and deal (K3, K5); the first deal announces the
+        draw for the first player."""
+        out = Outcome()
+        if not t.announced_draw:
+            t.announced_draw = True
+            self._collect(t, t.k.draw_events(), out)
+        deck = full_deck()
+        rng.shuffle(deck)
+        hands, stock = t.k.deal_from(deck)
+        return self._collect(t, t.k.start_deal(hands, stock), out)
+
+    def timeout_choice(self, t: Table, seat: int) -> Choice:
+        """A simple legal choice for the seat (the bot's)."""
+        c = _simple(t.k, seat)
+        return self._choice(c.action, c.arg)
+
+    def bot_choice(self, t: Table, seat: int, rng: random.Random) -> Choice:
+        """A simple legal choice: a bid of its likely tricks, then its lowest legal card."""
+        c = _simple(t.k, seat)
+        return self._choice(c.action, c.arg)
+
+    def forfeit(self, t: Table, seat: int) -> Outcome:
+        """The seat leaves: it plays by the timeout rule from now on."""
+        t.leaving.add(seat)
+        return Outcome(log=[("karnaval.ev.leaves", {"p": t.k.names[seat]})])
+
+    def leaving(self, t: Table, seat: int) -> bool:
+        """Left, still seated (it plays out by the timeout rule)."""
+        return seat in t.leaving and t.k.phase != "over"
+
+    def in_match(self, t: Table, seat: int) -> bool:
+        """Every seat plays to the end, unless leaving."""
+        return seat not in t.leaving
+
+    def winners(self, t: Table) -> list[int]:
+        """The highest totals (KC12: a tie shares the win)."""
+        return list(t.k.winners or [])
+
+    def record(self, t: Table) -> dict[str, Any]:
+        """The record (KARNAVAL_RECORD.md)."""
+        return export_record(t.k)
+
+    def public_record(self, t: Table) -> dict[str, Any]:
+        """The record without the deal under way (its hands are hidden)."""
+        record = export_record(t.k)
+        d = t.k.current
+        if d is not None and not d.complete:
+            record["deals"] = record["deals"][:-1]
+        return record
+
+    def round_number(self, t: Table) -> int:
+        """Deals dealt."""
+        return len(t.k.deals)
+
+    # ------------------------------------------------------------------ events
+    def _collect(self, t: Table, events: list[Event], out: Outcome) -> Outcome:
+        k = t.k
+        names = k.names
+        for e in events:
+            if e.audience != EVERYONE:
+                if e.kind == "hand":
+                    out.private.append(
+                        (e.audience, ("karnaval.private.hand", {"cards": cards_text(e.cards)}))
+                    )
+                continue
+            out.log.extend(_event_lines(e, names))
+            if e.kind == "deal_scored":
+                out.round_over = True
+        if out.round_over:
+            out.round_stats = _round_stats(k)
+        return out
+
+    # ------------------------------------------------------------------ screens
+    def render_status(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+        """Quarter and deal, dealer, trump card, bids, tricks taken, the trick, whose turn."""
+        k = t.k
+        d = k.current
+        if d is None:
+            return [cat.t("karnaval.status.none")]
+        info = k.deal_info(d.index)
+        trump = d.trump_card
+        lines = [
+            cat.t(
+                "karnaval.status.title",
+                quarter=info["quarter"],
+                number=info["number"],
+                n=k.n,
+                cards=info["cards"],
+                dealer=names[info["dealer"]],
+            ),
+            cat.t(
+                "karnaval.status.trump",
+                card=card_text(trump),
+                suit=cat.t(f"karnaval.suit.{suit_of(trump)}"),
+            )
+            if trump
+            else cat.t("karnaval.status.no_trump"),
+        ]
+        bids = dict(d.bids)
+        taken = d.taken(k.n)
+        turn = k.turn
+        for s in k.order:
+            mark = "▶ " if s == turn else ""
+            bid = bids.get(s)
+            text = cat.t(
+                "karnaval.status.seat",
+                mark=mark,
+                name=names[s],
+                bid="–" if bid is None else bid,
+                taken=taken[s],
+            )
+            if s in t.leaving:
+                text += " · " + cat.t("karnaval.status.leaving")
+            lines.append(text)
+        if d.trick:
+            played = ", ".join(
+                f"{names[p.seat]} {cards_text(p.cards)}" + (f" ({p.choice})" if p.choice else "")
+                for p in d.trick
+            )
+            lines.append(cat.t("karnaval.status.trick", plays=played))
+        return lines
+
+    def render_reveal(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+        """After a deal: its scores and the score sheet; at the end the totals and winners."""
+        k = t.k
+        d = k.current
+        if d is None or not d.complete:
+            return []
+        lines = [cat.t("karnaval.reveal.title", deal=d.index + 1, total=k.deal_total)]
+        lines.extend(sheet_lines(k, cat))
+        if k.phase == "over":
+            win = ", ".join(names[s] for s in k.winners or [])
+            lines.append(cat.t("karnaval.end.winners", names=win))
+        return lines
+
+    def render_line(self, line: LogLine, cat: Catalog) -> str:
+        """One log line (a suit named in the table's language)."""
+        key, params = line
+        if "suit" in params:
+            params = {**params, "suit": cat.t(f"karnaval.suit.{params['suit']}")}
+        return cat.t(key, **params)
+
+    def piece_text(self, t: Table, seat: int, cat: Catalog) -> str:
+        """The seat's hand, sorted, trumps marked, and its legal choices now."""
+        k = t.k
+        d = k.current
+        if d is None or d.complete:
+            return cat.t("karnaval.piece.none")
+        view = k.view_for(seat)
+        hand = " ".join(card_text(c["card"]) + ("*" if c["trump"] else "") for c in view["hand"])
+        text = cat.t("karnaval.piece.hand", cards=hand or "–")
+        mine = self.choices(t, seat)
+        if mine:
+            labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
+            text += "\n" + cat.t("karnaval.piece.choices", choices=labels)
+        return text
+
+    def rules_text(self, cat: Catalog, settings: Any) -> str:
+        """The rules summary (KARNAVAL.md)."""
+        return cat.t("karnaval.rules")
+
+    def lobby_title(self, settings: Any, cat: Catalog) -> str:
+        """The lobby's first line."""
+        return cat.t("karnaval.lobby.title")
+
+    # ------------------------------------------------------------------ statistics
+    def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
+        """Most wins, then most points."""
+        return (-counters.get("wins", 0), -counters.get("points", 0), -counters.get("matches", 0))
+
+    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Games, wins, deals, bids made exactly, premiums, penalties, points."""
+        return cat.t(
+            "karnaval.stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters}
+        )
+
+    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Wins in games, and points."""
+        return cat.t(
+            "karnaval.top.line",
+            n=n,
+            name=name,
+            wins=counters.get("wins", 0),
+            matches=counters.get("matches", 0),
+            points=counters.get("points", 0),
+        )
+
+
+def sheet_lines(k: Karnaval, cat: Catalog) -> list[str]:
+    """The score sheet (K20) as aligned text: a column per player (bid/points), a row per deal
+    played, a row per quarter, the total."""
+    sheet = k.sheet()
+    players = sheet["players"]
+    width = max(7, *(len(p) for p in players))
+    head = "     " + " ".join(p[:width].rjust(width) for p in players)
+    lines = [head]
+    for row in sheet["rows"]:
+        if row["kind"] == "deal":
+            if row["points"][0] is None:
+                continue
+            cells = [f"{b}|{p}" for b, p in zip(row["bids"], row["points"], strict=True)]
+            label = row["label"]
+        else:
+            values = row["totals"]
+            if values[0] is None:
+                continue
+            cells = [str(v) for v in values]
+            label = row["label"] if row["kind"] == "quarter" else cat.t("karnaval.sheet.total")
+        lines.append(f"{label[:4]:>4} " + " ".join(c.rjust(width) for c in cells))
+    return lines
+
+
+def _simple(k: Karnaval, seat: int) -> Any:
+    """A simple legal choice: bid the cards likely to take a trick, play the weakest legal card
+    (declare high, place on top, take a Karnaval when offered)."""
+    choices = k.choices(seat)
+    first = choices[0]
+    if first.action == "bid":
+        d = k.current
+        assert d is not None
+        trump = d.trump
+        hand = d.held[seat]
+        likely = sum(
+            1 for c in hand if c == JOKER or rank_of(c) == "A" or (trump and suit_of(c) == trump)
+        )
+        legal = [int(c.arg or 0) for c in choices]
+        best = min(legal, key=lambda b: (abs(b - likely), b))
+        return next(c for c in choices if int(c.arg or 0) == best)
+    if first.action in ("declare", "place", "take"):
+        return first
+    singles = [c for c in choices if c.action in ("play", "give")]
+    pool = singles or choices
+    return min(pool, key=lambda c: (c.arg == JOKER, strength(c.arg or "") if c.arg else 0))
+
+
+def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
+    kind = e.kind
+    p = names[e.seat] if 0 <= e.seat < len(names) else ""
+    if kind == "drew":
+        seats = e.numbers[1:]
+        cards = ", ".join(f"{names[s]} {card_text(c)}" for s, c in zip(seats, e.cards, strict=True))
+        return [("karnaval.ev.drew", {"round": e.numbers[0], "cards": cards})]
+    if kind == "first_player":
+        return [("karnaval.ev.first_player", {"p": p})]
+    if kind == "dealt":
+        deal, quarter, number, cards, leader = e.numbers
+        line: LogLine = (
+            "karnaval.ev.dealt",
+            {"dealer": p, "deal": deal, "quarter": quarter, "number": number, "cards": cards},
+        )
+        if e.cards:
+            trump: LogLine = (
+                "karnaval.ev.trump",
+                {"card": card_text(e.cards[0]), "suit": suit_of(e.cards[0]), "p": names[leader]},
+            )
+        else:
+            trump = ("karnaval.ev.no_trump", {"p": names[leader]})
+        return [line, trump]
+    if kind == "bid":
+        return [("karnaval.ev.bid", {"p": p, "n": e.numbers[0]})]
+    if kind == "played":
+        key = f"karnaval.ev.played_{e.detail}" if e.detail else "karnaval.ev.played"
+        return [(key, {"p": p, "card": cards_text(e.cards)})]
+    if kind == "karnaval_led":
+        return [("karnaval.ev.karnaval_led", {"p": p, "cards": cards_text(e.cards)})]
+    if kind == "gave":
+        key = "karnaval.ev.gave_take" if e.detail == "take" else "karnaval.ev.gave"
+        return [(key, {"p": p, "cards": cards_text(e.cards)})]
+    if kind == "trick":
+        return [("karnaval.ev.trick", {"p": p, "count": e.numbers[0]})]
+    if kind == "deal_scored":
+        scores = ", ".join(f"{names[s]} {v}" for s, v in enumerate(e.numbers))
+        return [("karnaval.ev.deal_scored", {"scores": scores})]
+    if kind == "quarter_scored":
+        totals = ", ".join(f"{names[s]} {v}" for s, v in enumerate(e.numbers[1:]))
+        return [("karnaval.ev.quarter_scored", {"quarter": e.numbers[0], "totals": totals})]
+    if kind == "match_over":
+        totals = ", ".join(f"{names[s]} {v}" for s, v in enumerate(e.numbers))
+        return [("karnaval.ev.match_over", {"totals": totals})]
+    return []
+
+
+def _round_stats(k: Karnaval) -> dict[int, dict[str, int]]:
+    """Per seat counters of the deal that ended: deals, exact bids; at a quarter's end its
+    premiums and penalties; at the end the game's total points."""
+    d = k.current
+    assert d is not None
+    n = k.n
+    taken = d.taken(n)
+    bids = dict(d.bids)
+    stats = {
+        s: {
+            "deals": 1,
+            "exact": int(taken[s] == bids[s]),
+            "premiums": 0,
+            "penalties": 0,
+            "points": 0,
+        }
+        for s in range(n)
+    }
+    if (d.index + 1) % n == 0:
+        row = k.quarter_rows()[d.index // n]
+        for s in range(n):
+            stats[s]["premiums"] = int(row["premiums"][s] > 0)
+            stats[s]["penalties"] = int(row["penalties"][s] < 0)
+    totals = k.totals()
+    if totals is not None:
+        for s in range(n):
+            stats[s]["points"] = totals[s]
+    return stats

@@ -1,0 +1,61 @@
+"""The terminal table plays every registered game from a pipe: a numbered list of the seat's
+choices (typing the number plays it), built from the game's choices alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from adapters.console.play import _chosen, _question
+from bot.games.karnaval.game import KarnavalRules
+from bot.service.game import Choice
+from bot.service.i18n import catalog, with_game_messages
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _play(tmp_path: Path, *args: str, lines: int) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["GNAV_DB"] = str(tmp_path / "play.db")
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--seed", "3", "--name", "Me", *args],
+        input="1\n" * lines,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+
+
+def test_gnavspiel_from_a_pipe_ends_with_who_takes_the_pot_G9_C23(tmp_path: Path) -> None:
+    done = _play(tmp_path, "--profile", "gnavspiel", "--players", "2", lines=600)
+    assert done.returncode == 0, done.stderr
+    assert "Type a number" in done.stdout or "pass or offer" in done.stdout
+    assert "takes the pot" in done.stdout and "Balances:" in done.stdout
+
+
+def test_karnaval_from_a_pipe_ends_with_the_winner_K20(tmp_path: Path) -> None:
+    done = _play(tmp_path, "--game", "karnaval", "--players", "3", lines=2000)
+    assert done.returncode == 0, done.stderr
+    assert "1) Bid 0" in done.stdout
+    assert "Winner:" in done.stdout and "Final totals" in done.stdout
+
+
+def test_players_are_checked_against_the_game(tmp_path: Path) -> None:
+    done = _play(tmp_path, "--game", "karnaval", "--players", "2", lines=1)
+    assert done.returncode == 2 and "between 3 and 6" in done.stderr
+
+
+def test_few_plain_choices_are_asked_by_their_words_others_numbered() -> None:
+    cat = with_game_messages(catalog("en"), [KarnavalRules().messages])
+    plain = [Choice("stay", label=("button.stay", {})), Choice("swap", label=("button.swap", {}))]
+    assert _question(cat, plain).endswith("stay or swap? ")
+    many = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(4)]
+    asked = _question(cat, many)
+    assert "1) Bid 0" in asked and "4) Bid 3" in asked
+    assert _chosen("2", many) == many[1] and _chosen("5", many) is None
+    assert _chosen("swap", plain) == plain[1] and _chosen("bid", many) is None

@@ -1,0 +1,42 @@
+"""Every game's own catalog (bot/games/<game>/i18n): the same keys and placeholders in every
+language, and the engine's rule-error keys all present (`gnavspiel.error.*`, `karnaval.error.*`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from bot.service.i18n import LANGUAGES, placeholders
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+GAMES = ("gnavspiel", "karnaval")
+
+
+def _messages(game: str, language: str) -> dict[str, str]:
+    path = resources.files(f"bot.games.{game}.i18n").joinpath(f"{language}.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_same_keys_and_placeholders_as_english(game: str, language: str) -> None:
+    english = _messages(game, "en")
+    mine = _messages(game, language)
+    assert set(mine) == set(english)
+    for key, text in english.items():
+        assert placeholders(mine[key]) == placeholders(text), (language, key)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_rule_error_key_of_the_engine_is_in_the_catalog(game: str) -> None:
+    source = "".join(
+        p.read_text(encoding="utf-8") for p in (ROOT / "bot/games" / game / "engine").glob("*.py")
+    )
+    keys = set(re.findall(rf'"({game}\.error\.[a-z_]+)"', source))
+    keys |= {f"{game}.error.not_{p}" for p in ("bid", "play")} if game == "karnaval" else set()
+    assert keys and keys <= set(_messages(game, "en"))

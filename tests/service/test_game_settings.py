@@ -1,0 +1,59 @@
+"""Per-game settings (issue 9 point 6): generic table settings plus the game's own model."""
+
+from __future__ import annotations
+
+from tests.service.conftest import ADMIN, ALICE, CHANNEL, Harness, own
+
+
+async def test_stored_settings_of_old_keep_working(harness: Harness) -> None:
+    await harness.repo.save_settings(
+        CHANNEL.key, {"profile": "tradisjonell", "lives": 5, "turn_timeout": 90}
+    )
+    await harness.service.open(CHANNEL, ALICE)
+    table = await harness.table()
+    assert (own(table.settings).rules, own(table.settings).lives) == ("tradisjonell", 5)
+    assert table.settings.turn_timeout == 90 and table.game == "gnav"
+
+
+async def test_settings_show_the_game_keys(harness: Harness) -> None:
+    shown = await harness.service.configure(CHANNEL, ALICE, [])
+    assert "rules norsk" in shown.text and "lives 3" in shown.text
+
+
+async def test_rules_gnavspiel_switches_game_and_takes_its_keys_C14_C20_C24(
+    harness: Harness,
+) -> None:
+    svc = harness.service
+    ok = await svc.configure(
+        CHANNEL, ADMIN, ["rules=gnavspiel", "chips=7", "deals=3", "variants=stand,jack_taboo"]
+    )
+    assert ok.ok, ok.text
+    assert "chips 7" in ok.text and "jack_taboo,stand" in ok.text
+    await svc.open(CHANNEL, ALICE)
+    table = await harness.table()
+    assert table.game == "gnavspiel"
+    mine = own(table.settings, "gnavspiel")
+    assert (mine.chips, mine.deals, set(mine.variants)) == (7, 3, {"stand", "jack_taboo"})
+    bad = await svc.configure(CHANNEL, ALICE, ["chips=21"])
+    assert not bad.ok and "chips" in bad.text and "20" in bad.text
+    bad = await svc.configure(CHANNEL, ALICE, ["variants=stand,joker"])
+    assert not bad.ok and "joker" in bad.text and "jack_taboo" in bad.text
+    bad = await svc.configure(CHANNEL, ALICE, ["lives=3"])  # a Gnav word: not here
+    assert not bad.ok and "lives" in bad.text and "chips" in bad.text
+    assert (await svc.configure(CHANNEL, ALICE, ["variants=none"])).ok
+    assert own((await harness.table()).settings, "gnavspiel").variants == frozenset()
+    # Back to Gnav: its own settings were kept.
+    assert (await svc.configure(CHANNEL, ALICE, ["rules=tradisjonell"])).ok
+    table = await harness.table()
+    assert table.game == "gnav" and own(table.settings).rules == "tradisjonell"
+
+
+async def test_game_karnaval_is_chosen_by_setting(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval"])).ok
+    assert (await harness.table()).game == "karnaval"
+    bad = await svc.configure(CHANNEL, ALICE, ["game=chess"])
+    assert not bad.ok and "chess" in bad.text and "karnaval" in bad.text
+    shown = await svc.configure(CHANNEL, ALICE, [])
+    assert "karnaval" in shown.text

@@ -1,0 +1,160 @@
+"""Gnavspiel at the Gnav table (issue 12 point 2), through the service with people and bots:
+choices pressed from the table message, timeouts, export and replay, no hidden card shown."""
+
+from __future__ import annotations
+
+import random
+
+from bot.games.gnavspiel.engine.record import outcome
+from bot.games.replay import replay_text
+from bot.service import tokens
+from bot.service.table import User
+from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+
+#: Public log keys that may name a card: a taboo card drawn (G5), the stand call (G10) and
+#: the reveal (G7).
+CARD_KEYS = {"gnavspiel.ev.taboo", "gnavspiel.ev.stand", "gnavspiel.ev.reveal"}
+VIEW = {"view", "join", "leave", "start", "next"}
+
+
+async def _open(h: Harness, *words: str) -> None:
+    svc = h.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.join(CHANNEL, BOB)).ok
+    reply = await svc.configure(CHANNEL, ALICE, ["rules=gnavspiel", "bots=2", *words])
+    assert reply.ok, reply.text
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await h.settle()
+
+
+def _choice_buttons(h: Harness) -> dict[str, str]:
+    return {
+        label: token
+        for label, token in h.notifier.buttons(CHANNEL.key).items()
+        if tokens.decode(token) is not None and tokens.decode(token).action not in VIEW
+    }
+
+
+async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> list:
+    """Play to the end: people press a random button of the table message (now and then they
+    let the timer run); returns every public log line seen."""
+    svc = h.service
+    seen: list = []
+    for _ in range(3000):
+        await h.settle()
+        table = await h.table()
+        seen.extend(line for line in table.log if line not in seen[-len(table.log) :])
+        if table.status == "closed":
+            return seen
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if not deciders:
+            h.clock.advance(table.settings.next_round_delay + 1)
+            continue
+        seat = table.seats[deciders[0]]
+        if seat.bot:
+            continue
+        if timeouts and rng.random() < 0.2:
+            h.clock.advance(table.settings.turn_timeout + 1)
+            continue
+        buttons = _choice_buttons(h)
+        assert buttons, h.notifier.last(CHANNEL.key).screen.text
+        # The other person's press of these buttons is refused (G4: only the offered answers).
+        other = BOB if seat.user == ALICE.key else ALICE
+        label = rng.choice(sorted(b for b in buttons if not b.startswith("Decline")))
+        refused = await svc.press(CHANNEL, other, buttons[label])
+        assert not refused.ok
+        reply = await svc.press(CHANNEL, User(seat.user, seat.name), buttons[label])
+        assert reply.ok, (label, reply.text)
+    raise AssertionError("the match did not end")
+
+
+async def test_a_whole_gnavspiel_match_with_people_and_bots_G1_G9_C23(harness: Harness) -> None:
+    await _open(harness, "chips=3", "deals=6")
+    table = await harness.table()
+    assert table.game == "gnavspiel"
+    seen = await _play(harness, random.Random(3))
+    table = await harness.table()
+    m = table.match.m
+    assert table.closed_reason == "finished", table.closed_reason
+    assert m.phase == "over" and m.result is not None
+    assert sum(m.result.balance) == 3 * 4  # C23: balances add up to the chips dealt
+    final = harness.notifier.last(CHANNEL.key).screen.text
+    assert "takes the pot" in final and "Balances:" in final
+    # Nothing hidden in a public line: only the rules' own shown cards carry one.
+    for key, params in seen:
+        assert not key.startswith("gnavspiel.private.")
+        if "card" in params or "hands" in params:
+            assert key in CARD_KEYS, key
+    for msg in harness.notifier.posts(CHANNEL.key):
+        for screen in msg.history:
+            assert "Your card" not in screen.text
+    # Export, then replay: the same outcome (G9).
+    exported = await harness.service.export(CHANNEL)
+    assert exported.document is not None
+    record = exported.document[1].decode()
+    assert replay_text(record) == outcome(m)
+    # Statistics (matches, wins, deals, chips paid, pots, loans) and the top list.
+    stats = await harness.service.stats(CHANNEL, ALICE)
+    assert "Gnavspiel matches" in stats.text and "deals" in stats.text
+    top = await harness.service.top(CHANNEL)
+    assert top.ok
+
+
+async def test_timeouts_pass_refuse_borrow_and_three_forfeit_C19(harness: Harness) -> None:
+    await _open(harness, "chips=2", "variants=stand")
+    await _play(harness, random.Random(5), timeouts=True)
+    table = await harness.table()
+    assert table.status == "closed"
+    exported = await harness.service.export(CHANNEL)
+    assert replay_text(exported.document[1].decode()) == outcome(table.match.m)
+
+
+async def test_the_offered_player_answers_from_the_table_message_G4(harness: Harness) -> None:
+    svc = harness.service
+    rng = random.Random(1)
+    await _open(harness)
+    for _ in range(400):
+        await harness.settle()
+        table = await harness.table()
+        m = table.match.m
+        if m.phase == "play" and m.step == "answer" and not table.seats[m.target].bot:
+            text = harness.notifier.last(CHANNEL.key).screen.text
+            assert f"{table.names[m.offerer]} offers {table.names[m.target]}" in text
+            buttons = _choice_buttons(harness)
+            assert {"Accept", "Refuse"} <= set(buttons)
+            return
+        deciders = m.deciders()
+        if not deciders:
+            harness.clock.advance(60)
+            continue
+        seat = table.seats[deciders[0]]
+        if seat.bot:
+            continue
+        buttons = _choice_buttons(harness)
+        offer = [b for b in buttons if b.startswith("Offer")]
+        label = offer[0] if offer else rng.choice(sorted(buttons))
+        assert (await svc.press(CHANNEL, User(seat.user, seat.name), buttons[label])).ok
+    raise AssertionError("no person was offered an exchange")
+
+
+async def test_gnavspiel_rules_help_and_settings_shown(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    await svc.configure(CHANNEL, ALICE, ["rules=gnavspiel", "deals=4", "variants=jack_taboo"])
+    rules = await svc.rules_help(CHANNEL)
+    assert "14 cards" in rules.text and "4 deals" in rules.text and "J is taboo" in rules.text
+    shown = await svc.configure(CHANNEL, ALICE, [])
+    assert "chips 5" in shown.text and "deals 4" in shown.text
+    await harness.settle()
+    assert "Gnavspiel table" in harness.notifier.last(CHANNEL.key).screen.text
+    nb = await svc.configure(CHANNEL, ALICE, ["language=nb"])
+    assert nb.ok
+    assert "sjetonger" in (await svc.rules_help(CHANNEL)).text
+
+
+async def test_export_during_a_deal_never_shows_its_cards_G3(harness: Harness) -> None:
+    await _open(harness)
+    exported = await harness.service.export(CHANNEL)
+    assert exported.document is not None
+    assert '"rounds": []' in exported.document[1].decode()

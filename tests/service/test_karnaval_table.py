@@ -1,0 +1,98 @@
+"""Karnaval as a table game (issue 13 point 2), through the service with people and a bot:
+the draw (K2, KC1, KC4), bids and plays chosen from the seat's choices, timeouts, the score
+sheet after each deal, export and replay, hidden hands kept hidden, statistics."""
+
+from __future__ import annotations
+
+import random
+
+from bot.games.karnaval.engine.record import outcome
+from bot.games.karnaval.game import card_text
+from bot.games.replay import replay_text
+from bot.service.table import User
+from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+
+
+async def _open(h: Harness) -> None:
+    svc = h.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.join(CHANNEL, BOB)).ok
+    reply = await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=1"])
+    assert reply.ok, reply.text
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await h.settle()
+
+
+async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> None:
+    svc = h.service
+    for _ in range(20000):
+        await h.settle()
+        table = await h.table()
+        if table.status == "closed":
+            return
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if not deciders:
+            h.clock.advance(table.settings.next_round_delay + 1)
+            continue
+        seat = table.seats[deciders[0]]
+        if seat.bot:
+            continue
+        if timeouts and rng.random() < 0.05:
+            h.clock.advance(table.settings.turn_timeout + 1)
+            continue
+        user = User(seat.user, seat.name)
+        hand = await svc.my_piece(CHANNEL, user)
+        assert "Your hand" in hand.text
+        choice = rng.choice(list(rules.choices(table.match, deciders[0])))
+        reply = await svc.act(CHANNEL, user, choice.action, arg=choice.arg)
+        assert reply.ok, (choice, reply.text)
+    raise AssertionError("the game did not end")
+
+
+async def test_a_whole_karnaval_game_with_people_and_a_bot_K2_K3_K20(harness: Harness) -> None:
+    await _open(harness)
+    table = await harness.table()
+    assert table.game == "karnaval"
+    k = table.match.k
+    assert k.draw and k.first == __import__(
+        "bot.games.karnaval.engine", fromlist=["draw_winner"]
+    ).draw_winner(k.names, k.draw)
+    texts = [s.text for m in harness.notifier.posts(CHANNEL.key) for s in m.history]
+    assert any("Draw for the first player" in t for t in texts)
+    assert any("is player 1" in t for t in texts)
+    await _play(harness, random.Random(2))
+    table = await harness.table()
+    k = table.match.k
+    assert table.closed_reason == "finished" and k.phase == "over"
+    final = harness.notifier.last(CHANNEL.key).screen.text
+    assert "Winner" in final and "Tot" in final  # the score sheet with its total row
+    # No hidden hand in the group: the private hand texts never appear there.
+    for msg in harness.notifier.posts(CHANNEL.key):
+        for screen in msg.history:
+            assert "Your hand" not in screen.text
+    assert any("Your hand" in t for t in harness.notifier.private[ALICE.key])
+    exported = await harness.service.export(CHANNEL)
+    assert replay_text(exported.document[1].decode()) == outcome(k)
+    stats = await harness.service.stats(CHANNEL, ALICE)
+    assert "Karnaval games" in stats.text and "12 deals" in stats.text
+    assert "Best Karnaval" in (await harness.service.top(CHANNEL)).text
+
+
+async def test_karnaval_timeouts_play_a_legal_choice(harness: Harness) -> None:
+    await _open(harness)
+    await _play(harness, random.Random(4), timeouts=True)
+    table = await harness.table()
+    assert table.status == "closed"
+    exported = await harness.service.export(CHANNEL)
+    assert replay_text(exported.document[1].decode()) == outcome(table.match.k)
+
+
+async def test_export_during_a_deal_never_shows_its_hands(harness: Harness) -> None:
+    await _open(harness)
+    exported = await harness.service.export(CHANNEL)
+    assert '"deals": []' in exported.document[1].decode()
+
+
+def test_cards_for_people() -> None:
+    assert (card_text("QS"), card_text("10H"), card_text("JK")) == ("Q♠", "10♥", "🃏")
