@@ -25,15 +25,27 @@ from typing import Any, Literal
 import aiosqlite
 
 from bot.service.ports import (
+    Claim,
     ConflictError,
     FinishedMatch,
+    OutBatch,
+    OutMessage,
     PlayerStats,
     StatDelta,
     StoreError,
     StoreLost,
     TableRow,
 )
-from storage.common import DuplicateMatchError, dump_json, group_stats, load_json, stat_rows
+from storage.common import (
+    CLAIM_BATCH,
+    DuplicateMatchError,
+    dump_json,
+    group_stats,
+    load_json,
+    message_payload,
+    out_message,
+    stat_rows,
+)
 from storage.migrations import migrate_sqlite
 
 log = logging.getLogger(__name__)
@@ -50,7 +62,10 @@ _INSERT_TABLE = (
 )
 _UPDATE_TABLE = (
     "UPDATE tables SET version = ?, status = ?, deadline = ?, updated_at = ?, state = ?, "
-    "table_id = ? WHERE key = ? AND version = ?"
+    "table_id = ?, claimed_by = NULL, claimed_until = NULL WHERE key = ? AND version = ?"
+)
+_INSERT_MESSAGE = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES (?, ?, ?, ?, ?)"
 )
 _UPSERT_STAT_NAME = (
     "INSERT INTO stat_players (chat, game, user, name) VALUES (?, ?, ?, ?) "
@@ -379,8 +394,10 @@ class SqliteRepository:
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
-        """Store the table, statistics and finished match in one transaction.
+        messages: Sequence[OutMessage] = (),
+        claim: Claim | None = None,
+    ) -> OutBatch | None:
+        """Store the table, statistics, finished match and messages in one transaction.
 
         Raises ConflictError when the stored version is not `expected_version` (None: the
         table must not exist yet), DuplicateMatchError when `finished.match_id` is already
@@ -409,6 +426,8 @@ class SqliteRepository:
             if finished is not None
             else None
         )
+        message_params = _message_params(key, messages, claim)
+        result: list[OutBatch | None] = [None]
 
         def apply(conn: sqlite3.Connection) -> None:
             if expected_version is None:
@@ -432,8 +451,130 @@ class SqliteRepository:
                     raise DuplicateMatchError(
                         f"finished match {match_params[0]} is already stored"
                     ) from exc
+            if message_params:
+                conn.executemany(_INSERT_MESSAGE, message_params)
+            result[0] = _claim(conn, key, claim) if claim is not None else None
 
-        await self._submit(apply, compound=bool(name_params) or match_params is not None)
+        await self._submit(
+            apply,
+            compound=bool(name_params) or match_params is not None or bool(message_params),
+        )
+        return result[0]
+
+    async def table_version(self, key: str) -> int | None:
+        """The stored version of a table."""
+        rows = await self._fetchall("SELECT version FROM tables WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    async def add_messages(
+        self, table_key: str, messages: Sequence[OutMessage], claim: Claim | None = None
+    ) -> OutBatch | None:
+        """Add messages to a table's outbox without changing the table."""
+        params = _message_params(table_key, messages, claim)
+        result: list[OutBatch | None] = [None]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            if params:
+                conn.executemany(_INSERT_MESSAGE, params)
+            result[0] = _claim(conn, table_key, claim) if claim is not None else None
+
+        await self._submit(apply, compound=True)
+        return result[0]
+
+    async def finish_messages(
+        self,
+        table_key: str,
+        done: Sequence[int],
+        claim: Claim,
+        *,
+        ref: str | None = None,
+        set_ref: bool = False,
+    ) -> OutBatch | None:
+        """Mark `done` delivered (deleted), store the new ref, claim the next messages."""
+        ids = [(i,) for i in done]
+        result: list[OutBatch | None] = [None]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            if ids:
+                conn.executemany("DELETE FROM outbox WHERE id = ?", ids)
+            if set_ref:
+                conn.execute(
+                    "INSERT INTO table_messages (table_key, ref) VALUES (?, ?) "
+                    "ON CONFLICT (table_key) DO UPDATE SET ref = excluded.ref",
+                    (table_key, ref),
+                )
+            result[0] = _claim(conn, table_key, claim)
+
+        await self._submit(apply, compound=True)
+        return result[0]
+
+    async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
+        """Claim the outboxes of tables whose undelivered messages nobody holds."""
+        result: list[OutBatch] = []
+
+        def apply(conn: sqlite3.Connection) -> None:
+            result.clear()
+            keys = conn.execute(
+                "SELECT table_key FROM outbox GROUP BY table_key "
+                "HAVING max(CASE WHEN claimed_by IS NOT NULL AND claimed_until > ? "
+                "THEN 1 ELSE 0 END) = 0 ORDER BY min(id) LIMIT ?",
+                (claim.now, limit),
+            ).fetchall()
+            for (key,) in keys:
+                batch = _claim(conn, key, claim)
+                if batch is not None:
+                    result.append(batch)
+
+        await self._submit(apply, compound=True)
+        return list(result)
+
+    async def claim_timers(
+        self, claim: Claim, limit: int = 100, keys: Sequence[str] | None = None
+    ) -> list[str]:
+        """Claim due tables whose timer nobody holds (one process: always this one)."""
+        result: list[str] = []
+
+        def apply(conn: sqlite3.Connection) -> None:
+            result.clear()
+            rows = conn.execute(
+                "SELECT key FROM tables WHERE status <> 'closed' AND deadline <= ? "
+                "AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?) "
+                "ORDER BY deadline",
+                (claim.now, claim.now, claim.owner),
+            ).fetchall()
+            wanted = set(keys) if keys is not None else None
+            found = [k for (k,) in rows if wanted is None or k in wanted][:limit]
+            conn.executemany(
+                "UPDATE tables SET claimed_by = ?, claimed_until = ? WHERE key = ?",
+                [(claim.owner, claim.until, k) for k in found],
+            )
+            result.extend(found)
+
+        await self._submit(apply, compound=True)
+        return list(result)
+
+    async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
+        """Record that `owner` lives until `until` (None: stopping); how many others live."""
+        result = [0]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            if until is None:
+                conn.execute("DELETE FROM processes WHERE owner = ?", (owner,))
+            else:
+                conn.execute(
+                    "INSERT INTO processes (owner, alive_until) VALUES (?, ?) "
+                    "ON CONFLICT (owner) DO UPDATE SET alive_until = excluded.alive_until",
+                    (owner, until),
+                )
+            conn.execute("DELETE FROM processes WHERE alive_until < ?", (now - 3600,))
+            row = conn.execute(
+                "SELECT count(*) FROM processes WHERE owner <> ? AND alive_until > ?",
+                (owner, now),
+            ).fetchone()
+            result[0] = int(row[0])
+
+        await self._submit(apply, compound=True)
+        return result[0]
 
     async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
         """Remember a channel's settings (committed on return)."""
@@ -622,6 +763,50 @@ class SqliteRepository:
         with contextlib.suppress(sqlite3.Error):
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._writer.close()
+
+
+def _message_params(
+    key: str, messages: Sequence[OutMessage], claim: Claim | None
+) -> list[tuple[Any, ...]]:
+    now = claim.now if claim is not None else time.time()
+    return [
+        (key, m.kind, m.user, dump_json(message_payload(m)), m.created_at or now) for m in messages
+    ]
+
+
+def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
+    """Claim the next undelivered messages of a table unless another owner holds them."""
+    rows = conn.execute(
+        "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
+        "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?",
+        (key, CLAIM_BATCH),
+    ).fetchall()
+    if not rows:
+        return None
+    if any(r[5] is not None and r[5] != claim.owner and r[6] > claim.now for r in rows):
+        return None
+    conn.executemany(
+        "UPDATE outbox SET claimed_by = ?, claimed_until = ?, "
+        "attempts = attempts + CASE WHEN claimed_by = ? THEN 0 ELSE 1 END WHERE id = ?",
+        [(claim.owner, claim.until, claim.owner, r[0]) for r in rows],
+    )
+    ref = conn.execute("SELECT ref FROM table_messages WHERE table_key = ?", (key,)).fetchone()
+    return OutBatch(
+        key,
+        ref[0] if ref else None,
+        [
+            out_message(
+                r[0],
+                key,
+                r[1],
+                r[2],
+                load_json(r[3]),
+                r[4],
+                r[7] + (0 if r[5] == claim.owner else 1),
+            )
+            for r in rows
+        ],
+    )
 
 
 async def raw_commit_rate(
