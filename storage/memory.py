@@ -157,6 +157,20 @@ class MemoryRepository:
             for r in rows
         ):
             return None  # another owner delivers this table's messages
+        # A private message not claimed by this owner before, with a newer one to the same
+        # user waiting, is out of date: dropped (nobody is shown an old piece).
+        newest: dict[str | None, int] = {}
+        for r in rows:
+            if r["kind"] == "tell":
+                newest[r["target"]] = r["id"]
+        for r in list(rows):
+            if (
+                r["kind"] == "tell"
+                and r["claimed_by"] != claim.owner
+                and newest[r["target"]] != r["id"]
+            ):
+                del self.outbox[r["id"]]
+                rows.remove(r)
         if not rows:
             return None
         taken = rows[:CLAIM_BATCH]

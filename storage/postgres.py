@@ -439,7 +439,29 @@ async def _lock_table(conn: asyncpg.Connection, key: str) -> None:
 
 
 async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch | None:
-    """Claim the table's next undelivered messages unless another owner holds them."""
+    """Claim the table's next undelivered messages unless another owner holds them.
+
+    Private messages not claimed by this owner before (a dead process's, or committed while
+    another held the table) are dropped when a newer one to the same user waits: nobody is
+    sent an out-of-date piece.
+    """
+    held = await conn.fetchval(
+        "SELECT 1 FROM outbox WHERE table_key = $1 AND claimed_by <> $2 AND claimed_until > $3 "
+        "LIMIT 1",
+        key,
+        claim.owner,
+        claim.now,
+    )
+    if held:
+        return None
+    await conn.execute(
+        "DELETE FROM outbox AS o WHERE table_key = $1 AND kind = 'tell' "
+        "AND (claimed_by IS NULL OR claimed_by <> $2) AND EXISTS (SELECT 1 FROM outbox AS n "
+        "WHERE n.table_key = o.table_key AND n.kind = 'tell' AND n.target = o.target "
+        "AND n.id > o.id)",
+        key,
+        claim.owner,
+    )
     rows = await conn.fetch(_PENDING, key, CLAIM_BATCH)
     if not rows:
         return None

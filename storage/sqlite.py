@@ -64,6 +64,13 @@ _UPDATE_TABLE = (
     "UPDATE tables SET version = ?, status = ?, deadline = ?, updated_at = ?, state = ?, "
     "table_id = ?, claimed_by = NULL, claimed_until = NULL WHERE key = ? AND version = ?"
 )
+#: Private messages a newer one to the same user replaces, not yet claimed by this owner.
+_DROP_STALE_TELLS = (
+    "DELETE FROM outbox WHERE table_key = ?1 AND kind = 'tell' "
+    "AND (claimed_by IS NULL OR claimed_by <> ?2) AND EXISTS (SELECT 1 FROM outbox AS n "
+    "WHERE n.table_key = outbox.table_key AND n.kind = 'tell' AND n.target = outbox.target "
+    "AND n.id > outbox.id)"
+)
 _INSERT_MESSAGE = (
     "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES (?, ?, ?, ?, ?)"
 )
@@ -169,6 +176,34 @@ def _connect_sync(
 _HEADER = b"SQLite format 3\x00"
 
 
+def lock_exclusive(path: Path) -> Any:
+    """Take the exclusive lock `<path>.lock` (released when the returned file is closed, or
+    when the process dies); StoreError, one line, when another process holds it."""
+    import fcntl
+
+    lock_path = path.with_name(path.name + ".lock")
+    handle = open(lock_path, "a+")  # noqa: SIM115 - held open for the store's lifetime
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        raise StoreError(
+            f"the SQLite store {path} is in use by another gnav-bot process"
+            f"{f' (pid {holder})' if holder else ''}: SQLite serves one process; "
+            "run several on PostgreSQL (GNAV_DATABASE_URL)"
+        ) from None
+    except OSError:
+        handle.close()
+        raise
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
 def _identity(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return st.st_dev, st.st_ino
@@ -253,6 +288,8 @@ class SqliteRepository:
         self._max_batch = max_batch
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()  # None: stop
         self._closing = False
+        #: The exclusive lock file of `open(exclusive=True)`, held until `close`.
+        self._lock_file: Any = None
         #: Committed write transactions and the writes they carried (for benchmarks and tests).
         self.transactions = 0
         self.writes = 0
@@ -269,12 +306,16 @@ class SqliteRepository:
         synchronous: Synchronous = "FULL",
         busy_timeout: float = 10.0,
         max_batch: int = 256,
+        exclusive: bool = False,
     ) -> SqliteRepository:
         """Open (creating the file and its directory) and migrate the database at `path`.
 
         `synchronous="FULL"` (default) makes every acknowledged save survive power loss;
         `"NORMAL"` is faster on slow disks and still survives a crash of the process.
         `busy_timeout` (seconds) is how long to wait for another process's write lock;
+        `exclusive` (for `gnav-bot run`) takes the lock file `<path>.lock` for as long as the
+        store is open, so a second bot process on the same file refuses to start (StoreError):
+        SQLite serves one process; several share PostgreSQL.
         `max_batch` caps how many writes share one transaction: smaller batches let the writer
         thread commit one batch while the event loop prepares the next (256 keeps the fsyncs
         few and the p99 latency of 1,000 busy tables near half that of one 1,000-write batch).
@@ -285,11 +326,17 @@ class SqliteRepository:
         file = Path(path)
         if str(path) == ":memory:" or str(path).startswith("file:"):
             raise ValueError("SqliteRepository needs a file path (use MemoryRepository instead)")
+        lock_file = None
+        if exclusive:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            lock_file = lock_exclusive(file)
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
             _check_file(file)  # before SQLite may write to it
             reader = await connect(file, synchronous=synchronous, busy_timeout=busy_timeout)
         except (OSError, sqlite3.Error) as exc:
+            if lock_file is not None:
+                lock_file.close()
             raise StoreError(_open_failure(file, exc)) from None
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
         try:
@@ -303,11 +350,14 @@ class SqliteRepository:
         except BaseException as exc:
             await reader.close()
             executor.shutdown(wait=False)
+            if lock_file is not None:
+                lock_file.close()
             if isinstance(exc, OSError | sqlite3.Error):
                 raise StoreError(_open_failure(file, exc)) from None
             raise
         repo = cls(file, reader, writer, executor, max_batch=max_batch)
         repo._identity = identity
+        repo._lock_file = lock_file
         return repo
 
     # -- reads ------------------------------------------------------------------------------
@@ -757,6 +807,8 @@ class SqliteRepository:
         finally:
             self._executor.shutdown(wait=True)
             await self._reader.close()
+            if self._lock_file is not None:
+                self._lock_file.close()  # releases the lock
 
     def _close_writer(self) -> None:
         # Fold the WAL back into the database file so a closed store is one file.
@@ -775,7 +827,20 @@ def _message_params(
 
 
 def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
-    """Claim the next undelivered messages of a table unless another owner holds them."""
+    """Claim the next undelivered messages of a table unless another owner holds them.
+
+    Private messages not claimed by this owner before (a dead process's, or committed while
+    another held the table) are dropped when a newer one to the same user waits: nobody is
+    sent an out-of-date piece.
+    """
+    held = conn.execute(
+        "SELECT 1 FROM outbox WHERE table_key = ? AND claimed_by <> ? AND claimed_until > ? "
+        "LIMIT 1",
+        (key, claim.owner, claim.now),
+    ).fetchone()
+    if held:
+        return None
+    conn.execute(_DROP_STALE_TELLS, (key, claim.owner))
     rows = conn.execute(
         "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
         "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?",
