@@ -299,10 +299,8 @@ class PostgresRepository:
                         f"finished match {finished.match_id} is already stored"
                     ) from exc
             # The table's row is locked by the update above until the commit: messages get
-            # their ids in commit order, and a claim here cannot race a deliverer's.
-            if messages:
-                await conn.executemany(_INSERT_MESSAGE, _message_params(row.key, messages, claim))
-            return await _claim(conn, row.key, claim) if claim is not None else None
+            # their ids in commit order; the outbox lock keeps a deliverer's hand-over apart.
+            return await _add_messages(conn, row.key, messages, claim)
 
     async def table_version(self, key: str) -> int | None:
         """The stored version of a table."""
@@ -313,10 +311,7 @@ class PostgresRepository:
     ) -> OutBatch | None:
         """Add messages to a table's outbox without changing the table."""
         async with self._pool.acquire() as conn, conn.transaction():
-            await _lock_table(conn, table_key)
-            if messages:
-                await conn.executemany(_INSERT_MESSAGE, _message_params(table_key, messages, claim))
-            return await _claim(conn, table_key, claim) if claim is not None else None
+            return await _add_messages(conn, table_key, messages, claim)
 
     async def finish_messages(
         self,
@@ -329,7 +324,7 @@ class PostgresRepository:
     ) -> OutBatch | None:
         """Mark `done` delivered (deleted), store the new ref, claim the next messages."""
         async with self._pool.acquire() as conn, conn.transaction():
-            await _lock_table(conn, table_key)
+            await _lock_outbox(conn, table_key)
             if done:
                 await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
             if set_ref:
@@ -355,9 +350,9 @@ class PostgresRepository:
             key = record["table_key"]
             async with self._pool.acquire() as conn, conn.transaction():
                 locked = await conn.fetchval(
-                    "SELECT key FROM tables WHERE key = $1 FOR UPDATE SKIP LOCKED", key
+                    "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7))", key
                 )
-                if locked is None:
+                if not locked:
                     continue  # a commit or another deliverer holds it now: theirs
                 batch = await _claim(conn, key, claim)
                 if batch is not None:
@@ -433,9 +428,74 @@ def _message_params(
     return [(key, m.kind, m.user, _json(message_payload(m)), m.created_at or now) for m in messages]
 
 
-async def _lock_table(conn: asyncpg.Connection, key: str) -> None:
-    """Lock the table's row for this transaction (commits and claims of its outbox queue)."""
-    await conn.execute("SELECT 1 FROM tables WHERE key = $1 FOR UPDATE", key)
+#: The table message's reference, whether the table's outbox is held by another owner (a
+#: running lease), and whether anything waits in it.
+_OUTBOX_STATE = (
+    "SELECT (SELECT ref FROM table_messages WHERE table_key = $1) AS ref, "
+    "count(*) FILTER (WHERE claimed_by <> $2 AND claimed_until > $3) AS held, "
+    "count(*) AS waiting FROM outbox WHERE table_key = $1"
+)
+#: Messages inserted already claimed by their committer, with their ids.
+_INSERT_CLAIMED = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at, claimed_by, "
+    "claimed_until, attempts) SELECT $1, k, t, p, c, $6, $7, 1 "
+    "FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::float8[]) AS m (k, t, p, c) "
+    "RETURNING id"
+)
+
+
+async def _add_messages(
+    conn: asyncpg.Connection, key: str, messages: Sequence[OutMessage], claim: Claim | None
+) -> OutBatch | None:
+    """Insert a commit's messages (the table's row is locked) and claim them when `claim`.
+
+    The usual case, nothing else waiting in the table's outbox, takes two statements: the
+    messages are inserted already claimed and returned as they are.
+    """
+    params = _message_params(key, messages, claim)
+    if claim is None and not params:
+        return None
+    await _lock_outbox(conn, key)
+    if claim is None:
+        await conn.executemany(_INSERT_MESSAGE, params)
+        return None
+    state = await conn.fetchrow(_OUTBOX_STATE, key, claim.owner, claim.now)
+    if state["held"] or state["waiting"] or not params:
+        if params:
+            await conn.executemany(_INSERT_MESSAGE, params)
+        return None if state["held"] else await _claim(conn, key, claim)
+    ids = await conn.fetch(
+        _INSERT_CLAIMED,
+        key,
+        [p[1] for p in params],
+        [p[2] for p in params],
+        [p[3] for p in params],
+        [p[4] for p in params],
+        claim.owner,
+        claim.until,
+    )
+    out = []
+    for m, p, record in zip(messages, params, ids, strict=True):
+        out.append(
+            OutMessage(
+                m.kind,
+                m.screen,
+                user=m.user,
+                freeze=m.freeze,
+                id=record["id"],
+                table_key=key,
+                created_at=p[4],
+                attempts=1,
+            )
+        )
+    return OutBatch(key, state["ref"], out)
+
+
+async def _lock_outbox(conn: asyncpg.Connection, key: str) -> None:
+    """Lock the table's outbox for this transaction: a commit adding messages and a deliverer
+    handing the queue over are serialised (an advisory lock, not the table's row, so that
+    deliveries never make a timer claim skip the table)."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", key)
 
 
 async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch | None:

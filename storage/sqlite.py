@@ -177,30 +177,24 @@ _HEADER = b"SQLite format 3\x00"
 
 
 def lock_exclusive(path: Path) -> Any:
-    """Take the exclusive lock `<path>.lock` (released when the returned file is closed, or
-    when the process dies); StoreError, one line, when another process holds it."""
+    """Take an exclusive `flock` on the database file itself (released when the returned
+    handle is closed, or when the process dies; SQLite's own locks are POSIX record locks,
+    which a BSD `flock` does not touch on Linux). StoreError, one line, when another process
+    holds it."""
     import fcntl
 
-    lock_path = path.with_name(path.name + ".lock")
-    handle = open(lock_path, "a+")  # noqa: SIM115 - held open for the store's lifetime
+    handle = open(path, "rb")  # noqa: SIM115 - held open for the store's lifetime
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip()
         handle.close()
         raise StoreError(
-            f"the SQLite store {path} is in use by another gnav-bot process"
-            f"{f' (pid {holder})' if holder else ''}: SQLite serves one process; "
-            "run several on PostgreSQL (GNAV_DATABASE_URL)"
+            f"the SQLite store {path} is in use by another gnav-bot process: SQLite serves "
+            "one process; run several on PostgreSQL (GNAV_DATABASE_URL)"
         ) from None
     except OSError:
         handle.close()
         raise
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
     return handle
 
 
@@ -313,8 +307,8 @@ class SqliteRepository:
         `synchronous="FULL"` (default) makes every acknowledged save survive power loss;
         `"NORMAL"` is faster on slow disks and still survives a crash of the process.
         `busy_timeout` (seconds) is how long to wait for another process's write lock;
-        `exclusive` (for `gnav-bot run`) takes the lock file `<path>.lock` for as long as the
-        store is open, so a second bot process on the same file refuses to start (StoreError):
+        `exclusive` (for `gnav-bot run`) locks the database file for as long as the store is
+        open, so a second bot process on the same file refuses to start (StoreError):
         SQLite serves one process; several share PostgreSQL.
         `max_batch` caps how many writes share one transaction: smaller batches let the writer
         thread commit one batch while the event loop prepares the next (256 keeps the fsyncs
@@ -327,17 +321,20 @@ class SqliteRepository:
         if str(path) == ":memory:" or str(path).startswith("file:"):
             raise ValueError("SqliteRepository needs a file path (use MemoryRepository instead)")
         lock_file = None
-        if exclusive:
-            file.parent.mkdir(parents=True, exist_ok=True)
-            lock_file = lock_exclusive(file)
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
             _check_file(file)  # before SQLite may write to it
             reader = await connect(file, synchronous=synchronous, busy_timeout=busy_timeout)
         except (OSError, sqlite3.Error) as exc:
-            if lock_file is not None:
-                lock_file.close()
             raise StoreError(_open_failure(file, exc)) from None
+        if exclusive:
+            try:
+                lock_file = lock_exclusive(file)  # before anything is written
+            except BaseException as exc:
+                await reader.close()
+                if isinstance(exc, OSError):
+                    raise StoreError(_open_failure(file, exc)) from None
+                raise
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
         try:
             await migrate_sqlite(reader)
