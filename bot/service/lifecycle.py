@@ -31,7 +31,9 @@ class Lifecycle(ServiceCore):
         """
         now = self.clock.now()
         others = await self.repo.heartbeat(self.outbox.owner, now, now + ALIVE_FOR)
-        if others:
+        # A store of one process (SQLite, locked for `run`) has no other: a row left by the
+        # process that died before this one is not a live one.
+        if others and self.shared:
             await self.outbox.sweep()
             return 0
         # Nobody else is alive: every claim in the store is a dead process's.

@@ -120,3 +120,14 @@ def _user(key: str):  # type: ignore[no-untyped-def]
 
     names = {ALICE.key: ALICE, BOB.key: BOB, CARL.key: CARL}
     return names.get(key, User(key, key))
+
+
+async def test_a_quick_restart_on_a_store_of_one_process_restores_the_tables() -> None:
+    """The heartbeat the killed process left is no live process on a one-process store."""
+    repo = MemoryRepository()
+    first = Harness(repo=repo)
+    assert await first.service.resume() == 0  # leaves its heartbeat behind, then dies
+    assert (await first.service.open(CHANNEL, ALICE)).ok
+    second = Harness(repo=repo)
+    second.clock.t = first.clock.t + 1
+    assert await second.service.resume() == 1
