@@ -505,26 +505,10 @@ async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch |
     another held the table) are dropped when a newer one to the same user waits: nobody is
     sent an out-of-date piece.
     """
-    held = await conn.fetchval(
-        "SELECT 1 FROM outbox WHERE table_key = $1 AND claimed_by <> $2 AND claimed_until > $3 "
-        "LIMIT 1",
-        key,
-        claim.owner,
-        claim.now,
-    )
-    if held:
-        return None
-    await conn.execute(
-        "DELETE FROM outbox AS o WHERE table_key = $1 AND kind = 'tell' "
-        "AND (claimed_by IS NULL OR claimed_by <> $2) AND EXISTS (SELECT 1 FROM outbox AS n "
-        "WHERE n.table_key = o.table_key AND n.kind = 'tell' AND n.target = o.target "
-        "AND n.id > o.id)",
-        key,
-        claim.owner,
-    )
     rows = await conn.fetch(_PENDING, key, CLAIM_BATCH)
     if not rows:
         return None
+    # Claims are taken oldest first, so a running lease shows among the oldest rows.
     if any(
         r["claimed_by"] is not None
         and r["claimed_by"] != claim.owner
@@ -532,6 +516,16 @@ async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch |
         for r in rows
     ):
         return None
+    if any(r["kind"] == "tell" and r["claimed_by"] != claim.owner for r in rows):
+        await conn.execute(
+            "DELETE FROM outbox AS o WHERE table_key = $1 AND kind = 'tell' "
+            "AND (claimed_by IS NULL OR claimed_by <> $2) AND EXISTS (SELECT 1 FROM outbox "
+            "AS n WHERE n.table_key = o.table_key AND n.kind = 'tell' AND n.target = o.target "
+            "AND n.id > o.id)",
+            key,
+            claim.owner,
+        )
+        rows = await conn.fetch(_PENDING, key, CLAIM_BATCH)
     await conn.execute(
         "UPDATE outbox SET claimed_by = $1, claimed_until = $2, "
         "attempts = attempts + CASE WHEN claimed_by = $1 THEN 0 ELSE 1 END "
