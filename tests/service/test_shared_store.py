@@ -177,3 +177,56 @@ async def test_messages_of_a_dead_process_are_delivered_by_another(cluster: Clus
     assert "2. Bob" in posted.screen.text
     assert [k for k, _, _ in cluster.notifier.order] == ["post", "edit"]
     held.gate.set()
+
+
+async def test_a_process_killed_with_sigkill_holding_timers_leaves_them(tmp_path: Path) -> None:
+    """A real process claims the due timers and is killed; another process acts on them
+    within a few seconds of the lease (real clock)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from bot.service.timers import TIMER_LEASE
+    from storage.postgres import PostgresRepository
+
+    root = Path(__file__).resolve().parents[2]
+    async with fresh_pg_schema() as schema:
+        repo = await PostgresRepository.open(PG_DSN, schema=schema, max_size=4)
+        try:
+            svc = TableService(repo, RecordingNotifier(), bot_delay=0.0, games=all_games())
+            assert (await svc.open(CHANNEL, ALICE)).ok
+            assert (await svc.configure(CHANNEL, ALICE, ["bots=2", "lives=9"])).ok
+            assert (await svc.start(CHANNEL, ALICE)).ok
+            table = await svc.status(CHANNEL)
+            if table.seats[table.match.turn].user == ALICE.key:
+                assert (await svc.act(CHANNEL, ALICE, "stay")).ok  # a bot's turn now
+            before = (await svc.status(CHANNEL)).seq
+            child = subprocess.Popen(
+                [sys.executable, "-m", "tests.service.timer_child", PG_DSN, schema],
+                cwd=root,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(root)},
+            )
+            try:
+                assert child.stdout is not None
+                line = child.stdout.readline()
+                assert line.split() == ["CLAIMED", CHANNEL.key], line
+                os.kill(child.pid, signal.SIGKILL)
+            finally:
+                if child.poll() is None:
+                    child.kill()
+                child.wait()
+            killed = time.monotonic()
+            acted_at = None
+            while time.monotonic() - killed < TIMER_LEASE + 5:
+                if await svc.tick():
+                    acted_at = time.monotonic() - killed
+                    break
+                await asyncio.sleep(0.1)
+            assert acted_at is not None, "nobody took the timer over"
+            assert (await svc.status(CHANNEL)).seq > before
+        finally:
+            await repo.close()
