@@ -106,8 +106,12 @@ class Timers(ServiceCore):
         await self.outbox.sweep()
 
     async def _bounded(self, work: Any) -> Any:
-        async with self._parallel:
-            return await work
+        try:
+            async with self._parallel:
+                return await work
+        except BaseException:
+            work.close()  # cancelled before it began (a stop): no "never awaited" warning
+            raise
 
     def next_deadline(self) -> float | None:
         """The earliest scheduled deadline."""
