@@ -110,6 +110,16 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     )
 
 
+class _Connection(asyncpg.Connection):  # type: ignore[misc]
+    """A pooled connection released without asyncpg's reset query (one round trip saved per
+    use): this store leaves no session state behind (no LISTEN, no SET at run time, only
+    transaction-scoped advisory locks; the migration's session lock is released by it)."""
+
+    def get_reset_query(self) -> str:
+        """Nothing to reset."""
+        return ""
+
+
 class PostgresRepository:
     """The `Repository` in PostgreSQL. Open with `await PostgresRepository.open(dsn)`."""
 
@@ -150,6 +160,7 @@ class PostgresRepository:
             min_size=min_size,
             max_size=max_size,
             init=_init_connection,
+            connection_class=_Connection,
             server_settings=settings,
             timeout=connect_timeout,
             command_timeout=command_timeout,
