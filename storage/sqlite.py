@@ -74,6 +74,14 @@ _DROP_STALE_TELLS = (
 _INSERT_MESSAGE = (
     "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES (?, ?, ?, ?, ?)"
 )
+_INSERT_CLAIMED = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at, claimed_by, "
+    "claimed_until, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, 1)"
+)
+_PENDING = (
+    "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
+    "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?"
+)
 _UPSERT_STAT_NAME = (
     "INSERT INTO stat_players (chat, game, user, name) VALUES (?, ?, ?, ?) "
     "ON CONFLICT (chat, game, user) DO UPDATE SET name = excluded.name"
@@ -498,9 +506,7 @@ class SqliteRepository:
                     raise DuplicateMatchError(
                         f"finished match {match_params[0]} is already stored"
                     ) from exc
-            if message_params:
-                conn.executemany(_INSERT_MESSAGE, message_params)
-            result[0] = _claim(conn, key, claim) if claim is not None else None
+            result[0] = _add_messages(conn, key, messages, message_params, claim)
 
         await self._submit(
             apply,
@@ -521,9 +527,7 @@ class SqliteRepository:
         result: list[OutBatch | None] = [None]
 
         def apply(conn: sqlite3.Connection) -> None:
-            if params:
-                conn.executemany(_INSERT_MESSAGE, params)
-            result[0] = _claim(conn, table_key, claim) if claim is not None else None
+            result[0] = _add_messages(conn, table_key, messages, params, claim)
 
         await self._submit(apply, compound=True)
         return result[0]
@@ -823,6 +827,44 @@ def _message_params(
     ]
 
 
+def _add_messages(
+    conn: sqlite3.Connection,
+    key: str,
+    messages: Sequence[OutMessage],
+    params: list[tuple[Any, ...]],
+    claim: Claim | None,
+) -> OutBatch | None:
+    """Insert a commit's messages and claim them when `claim`. The usual case, nothing else
+    waiting in the table's outbox, inserts them already claimed and returns them as they are."""
+    if claim is None:
+        if params:
+            conn.executemany(_INSERT_MESSAGE, params)
+        return None
+    waiting = conn.execute("SELECT 1 FROM outbox WHERE table_key = ? LIMIT 1", (key,)).fetchone()
+    if waiting or not params:
+        if params:
+            conn.executemany(_INSERT_MESSAGE, params)
+        return _claim(conn, key, claim)
+    out = []
+    for m, p in zip(messages, params, strict=True):
+        cursor = conn.execute(_INSERT_CLAIMED, (*p, claim.owner, claim.until))
+        assert cursor.lastrowid is not None
+        out.append(
+            OutMessage(
+                m.kind,
+                m.screen,
+                user=m.user,
+                freeze=m.freeze,
+                id=cursor.lastrowid,
+                table_key=key,
+                created_at=p[4],
+                attempts=1,
+            )
+        )
+    ref = conn.execute("SELECT ref FROM table_messages WHERE table_key = ?", (key,)).fetchone()
+    return OutBatch(key, ref[0] if ref else None, out)
+
+
 def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
     """Claim the next undelivered messages of a table unless another owner holds them.
 
@@ -830,23 +872,15 @@ def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
     another held the table) are dropped when a newer one to the same user waits: nobody is
     sent an out-of-date piece.
     """
-    held = conn.execute(
-        "SELECT 1 FROM outbox WHERE table_key = ? AND claimed_by <> ? AND claimed_until > ? "
-        "LIMIT 1",
-        (key, claim.owner, claim.now),
-    ).fetchone()
-    if held:
-        return None
-    conn.execute(_DROP_STALE_TELLS, (key, claim.owner))
-    rows = conn.execute(
-        "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
-        "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?",
-        (key, CLAIM_BATCH),
-    ).fetchall()
+    rows = conn.execute(_PENDING, (key, CLAIM_BATCH)).fetchall()
     if not rows:
         return None
+    # Claims are taken oldest first, so a running lease shows among the oldest rows.
     if any(r[5] is not None and r[5] != claim.owner and r[6] > claim.now for r in rows):
         return None
+    if any(r[1] == "tell" and r[5] != claim.owner for r in rows):
+        conn.execute(_DROP_STALE_TELLS, (key, claim.owner))
+        rows = conn.execute(_PENDING, (key, CLAIM_BATCH)).fetchall()
     conn.executemany(
         "UPDATE outbox SET claimed_by = ?, claimed_until = ?, "
         "attempts = attempts + CASE WHEN claimed_by = ? THEN 0 ELSE 1 END WHERE id = ?",
