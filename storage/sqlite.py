@@ -561,6 +561,13 @@ class SqliteRepository:
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
+        # Usually there are none: a read, not a write transaction, finds that out.
+        stale = await self._fetchall(
+            "SELECT 1 FROM outbox WHERE claimed_by IS NULL OR claimed_until <= ? LIMIT 1",
+            (claim.now,),
+        )
+        if not stale:
+            return []
         result: list[OutBatch] = []
 
         def apply(conn: sqlite3.Connection) -> None:
