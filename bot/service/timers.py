@@ -67,7 +67,16 @@ class Timers(ServiceCore):
                 seen.add(key)
                 due.append(key)
         if self.shared:
-            due = await self._claimed(due)
+            try:
+                due = await self._claimed(due)
+            except StoreLost as exc:
+                self._lost(exc)
+                return 0
+            except Exception as exc:  # the store is briefly away: try again a little later
+                log.warning("claiming due timers failed: %s", exc)
+                for key in due:
+                    heapq.heappush(self._heap, (now + 1.0, key))
+                return 0
         if not due:
             return 0
         results = await asyncio.gather(
