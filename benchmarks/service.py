@@ -129,7 +129,9 @@ async def play_all(service: TimedService) -> tuple[int, float]:
 async def memory_per_table(folder: Path, tables: int, players: int) -> float:
     """Bytes of Python memory per active table, mid-match (tracemalloc)."""
     repo = await SqliteRepository.open(folder / "memory.sqlite3", synchronous="NORMAL")
-    service = TimedService(repo, NullNotifier(), rng=random.Random(2), bot_delay=0.0)
+    service = TimedService(
+        repo, NullNotifier(), rng=random.Random(2), bot_delay=0.0, games=all_games()
+    )
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
@@ -198,6 +200,7 @@ async def main() -> None:
             rng=random.Random(1),
             bot_delay=0.0,
             max_parallel=args.parallel,
+            games=all_games(),
         )
         await setup_tables(service, args.tables, "t", args.players)
         tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored

@@ -32,6 +32,9 @@ class BotSettings(BaseSettings):
     discord_token: SecretStr | None = None
     discord_guild_id: int | None = None  # sync commands to one guild (development)
     discord_sharded: bool = False  # AutoShardedClient (required from 2,500 guilds)
+    # Several processes: the shards this one runs ("0,1") of DISCORD_SHARD_COUNT in all.
+    discord_shard_ids: str | None = None
+    discord_shard_count: int | None = Field(default=None, ge=1)
     discord_sync: Literal["auto", "always", "never"] = "auto"
 
     # Storage
@@ -54,6 +57,29 @@ class BotSettings(BaseSettings):
         if self.telegram_mode == "webhook" and not self.telegram_webhook_url:
             raise ValueError("TELEGRAM_MODE=webhook needs TELEGRAM_WEBHOOK_URL")
         return self
+
+    @model_validator(mode="after")
+    def _shards_need_a_count(self) -> BotSettings:
+        ids = self.shard_ids
+        if ids is not None:
+            if self.discord_shard_count is None:
+                raise ValueError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT")
+            if any(i >= self.discord_shard_count for i in ids):
+                raise ValueError("DISCORD_SHARD_IDS must be below DISCORD_SHARD_COUNT")
+        return self
+
+    @property
+    def shard_ids(self) -> list[int] | None:
+        """DISCORD_SHARD_IDS as numbers ("0,1" or "0 1"); None when unset."""
+        if not self.discord_shard_ids or not self.discord_shard_ids.strip():
+            return None
+        try:
+            ids = [int(x) for x in self.discord_shard_ids.replace(",", " ").split()]
+        except ValueError:
+            raise ValueError("DISCORD_SHARD_IDS is a list of shard numbers, e.g. 0,1") from None
+        if any(i < 0 for i in ids):
+            raise ValueError("DISCORD_SHARD_IDS are 0 or more")
+        return ids
 
     @property
     def platforms(self) -> list[str]:

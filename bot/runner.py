@@ -59,11 +59,14 @@ def _factories() -> dict[str, PlatformFactory]:
     return {"telegram": telegram, "discord": discord}
 
 
-async def open_repository(settings: BotSettings, default_db: str) -> Repository:
+async def open_repository(
+    settings: BotSettings, default_db: str, *, exclusive: bool = False
+) -> Repository:
     """PostgreSQL when GNAV_DATABASE_URL is set, else SQLite at GNAV_DB (or `default_db`).
 
     Raises StoreError, one line naming the store (never its password) and the cause, when
-    the store cannot be opened.
+    the store cannot be opened. `exclusive` (for `run`): an SQLite store refuses a second
+    process (PostgreSQL is the store that several processes share).
     """
     if settings.gnav_database_url is not None:
         url = settings.gnav_database_url.get_secret_value()
@@ -85,7 +88,7 @@ async def open_repository(settings: BotSettings, default_db: str) -> Repository:
 
     path = settings.gnav_db or default_db
     try:
-        return await SqliteRepository.open(path)
+        return await SqliteRepository.open(path, exclusive=exclusive)
     except StoreError:
         raise
     except Exception as exc:
@@ -138,7 +141,7 @@ async def run(
         return 2
     makers = factories or _factories()
     platforms = [makers[name](settings) for name in names]
-    repo = await open_repository(settings, default_db)
+    repo = await open_repository(settings, default_db, exclusive=True)
     service = TableService(
         repo,
         RoutingNotifier({p.name: p.notifier for p in platforms}),

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from bot.service.ports import PlayerStats, StatDelta
+from bot.service.ports import Button, OutMessage, PlayerStats, Screen, StatDelta
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -72,3 +72,54 @@ def group_stats(game: str, rows: Iterable[Sequence[Any]]) -> list[PlayerStats]:
 
 class DuplicateMatchError(ValueError):
     """A finished match's id is already stored; the save that carried it stored nothing."""
+
+
+#: Most messages of one table claimed at once (a lease is renewed with every batch).
+CLAIM_BATCH = 20
+
+
+def _screen_json(screen: Screen) -> dict[str, Any]:
+    return {
+        "text": screen.text,
+        "buttons": [[[b.label, b.token, b.role] for b in row] for row in screen.buttons],
+        "literals": list(screen.literals),
+    }
+
+
+def _screen(data: dict[str, Any]) -> Screen:
+    return Screen(
+        data["text"],
+        tuple(tuple(Button(*b) for b in row) for row in data["buttons"]),
+        tuple(data["literals"]),
+    )
+
+
+def message_payload(message: OutMessage) -> dict[str, Any]:
+    """The stored JSON of an outbox message: its rendered screen (and freeze)."""
+    payload: dict[str, Any] = {"screen": _screen_json(message.screen)}
+    if message.freeze is not None:
+        payload["freeze"] = _screen_json(message.freeze)
+    return payload
+
+
+def out_message(
+    id: int,
+    table_key: str,
+    kind: str,
+    target: str | None,
+    payload: dict[str, Any],
+    created_at: float,
+    attempts: int,
+) -> OutMessage:
+    """An outbox message from its stored columns."""
+    freeze = payload.get("freeze")
+    return OutMessage(
+        kind=kind,
+        screen=_screen(payload["screen"]),
+        user=target,
+        freeze=_screen(freeze) if freeze is not None else None,
+        id=id,
+        table_key=table_key,
+        created_at=created_at,
+        attempts=attempts,
+    )

@@ -12,13 +12,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.service.ports import (
+    Claim,
     ConflictError,
     FinishedMatch,
+    OutBatch,
+    OutMessage,
     PlayerStats,
     StatDelta,
     TableRow,
 )
-from storage.common import DuplicateMatchError, dump_json, load_json, stat_rows
+from storage.common import (
+    CLAIM_BATCH,
+    DuplicateMatchError,
+    dump_json,
+    load_json,
+    message_payload,
+    out_message,
+    stat_rows,
+)
 
 
 def _json_copy(value: Any) -> Any:
@@ -40,6 +51,12 @@ class MemoryRepository:
         self._match_ids: set[str] = set()
         self._keys_by_id: dict[str, set[str]] = {}  # table id -> keys of rows carrying it
         self.saves = 0
+        #: The outbox: undelivered messages by id (stored as JSON, as the durable stores do).
+        self.outbox: dict[int, dict[str, Any]] = {}
+        self._next_message = 0
+        self.refs: dict[str, str | None] = {}
+        self.timer_claims: dict[str, tuple[str, float]] = {}
+        self.processes: dict[str, float] = {}
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any (a copy)."""
@@ -66,8 +83,11 @@ class MemoryRepository:
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
-        """Store the table, statistics and finished match together, checking the version."""
+        messages: Sequence[OutMessage] = (),
+        claim: Claim | None = None,
+    ) -> OutBatch | None:
+        """Store the table, statistics, finished match and messages together, checking the
+        version; claim the table's messages with `claim` (see `Repository.save_table`)."""
         current = self.tables.get(row.key)
         stored = current.version if current else None
         if stored != expected_version:
@@ -99,6 +119,151 @@ class MemoryRepository:
             self.matches.append(stored_match)
             self._match_ids.add(stored_match.match_id)
         self.saves += 1
+        self.timer_claims.pop(row.key, None)
+        return self._add(row.key, messages, claim)
+
+    async def table_version(self, key: str) -> int | None:
+        """The stored version of a table."""
+        row = self.tables.get(key)
+        return row.version if row else None
+
+    def _add(
+        self, key: str, messages: Sequence[OutMessage], claim: Claim | None
+    ) -> OutBatch | None:
+        now = claim.now if claim else 0.0
+        for m in messages:
+            self._next_message += 1
+            self.outbox[self._next_message] = {
+                "id": self._next_message,
+                "table_key": key,
+                "kind": m.kind,
+                "target": m.user,
+                "payload": _json_copy(message_payload(m)),
+                "created_at": m.created_at or now,
+                "claimed_by": None,
+                "claimed_until": None,
+                "attempts": 0,
+            }
+        if claim is None:
+            return None
+        return self._claim(key, claim)
+
+    def _claim(self, key: str, claim: Claim) -> OutBatch | None:
+        rows = sorted(
+            (r for r in self.outbox.values() if r["table_key"] == key), key=lambda r: r["id"]
+        )
+        if any(
+            r["claimed_by"] not in (None, claim.owner) and r["claimed_until"] > claim.now
+            for r in rows
+        ):
+            return None  # another owner delivers this table's messages
+        # A private message not claimed by this owner before, with a newer one to the same
+        # user waiting, is out of date: dropped (nobody is shown an old piece).
+        newest: dict[str | None, int] = {}
+        for r in rows:
+            if r["kind"] == "tell":
+                newest[r["target"]] = r["id"]
+        for r in list(rows):
+            if (
+                r["kind"] == "tell"
+                and r["claimed_by"] != claim.owner
+                and newest[r["target"]] != r["id"]
+            ):
+                del self.outbox[r["id"]]
+                rows.remove(r)
+        if not rows:
+            return None
+        taken = rows[:CLAIM_BATCH]
+        for r in taken:
+            if r["claimed_by"] != claim.owner:
+                r["attempts"] += 1
+            r["claimed_by"], r["claimed_until"] = claim.owner, claim.until
+        return OutBatch(
+            key,
+            self.refs.get(key),
+            [
+                out_message(
+                    r["id"],
+                    key,
+                    r["kind"],
+                    r["target"],
+                    _json_copy(r["payload"]),
+                    r["created_at"],
+                    r["attempts"],
+                )
+                for r in taken
+            ],
+        )
+
+    async def add_messages(
+        self, table_key: str, messages: Sequence[OutMessage], claim: Claim | None = None
+    ) -> OutBatch | None:
+        """Add messages to a table's outbox without changing the table."""
+        return self._add(table_key, messages, claim)
+
+    async def finish_messages(
+        self,
+        table_key: str,
+        done: Sequence[int],
+        claim: Claim,
+        *,
+        ref: str | None = None,
+        set_ref: bool = False,
+    ) -> OutBatch | None:
+        """Mark `done` delivered, store the new ref, claim the next messages."""
+        for i in done:
+            self.outbox.pop(i, None)
+        if set_ref:
+            self.refs[table_key] = ref
+        return self._claim(table_key, claim)
+
+    async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
+        """Claim the outboxes nobody holds."""
+        held = {
+            r["table_key"]
+            for r in self.outbox.values()
+            if r["claimed_by"] is not None and r["claimed_until"] > claim.now
+        }
+        keys: list[str] = []
+        for r in sorted(self.outbox.values(), key=lambda r: r["id"]):
+            if r["table_key"] not in held and r["table_key"] not in keys:
+                keys.append(r["table_key"])
+        batches = [self._claim(k, claim) for k in keys[:limit]]
+        return [b for b in batches if b is not None]
+
+    async def claim_timers(
+        self, claim: Claim, limit: int = 100, keys: Sequence[str] | None = None
+    ) -> list[str]:
+        """Claim due tables whose timer nobody holds."""
+        due = sorted(
+            (
+                r
+                for r in self.tables.values()
+                if r.status != "closed"
+                and r.deadline is not None
+                and r.deadline <= claim.now
+                and (keys is None or r.key in keys)
+            ),
+            key=lambda r: r.deadline or 0.0,
+        )
+        out = []
+        for r in due:
+            held = self.timer_claims.get(r.key)
+            if held is not None and held[1] > claim.now and held[0] != claim.owner:
+                continue
+            self.timer_claims[r.key] = (claim.owner, claim.until)
+            out.append(r.key)
+            if len(out) >= limit:
+                break
+        return out
+
+    async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
+        """Say `owner` lives until `until` (None: it stops); how many others live now."""
+        if until is None:
+            self.processes.pop(owner, None)
+        else:
+            self.processes[owner] = until
+        return sum(1 for o, t in self.processes.items() if o != owner and t > now)
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:
         """The settings last used in a channel."""

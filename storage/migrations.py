@@ -136,6 +136,39 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX tables_by_id ON tables (table_id)",
         ),
     ),
+    Migration(
+        5,
+        "the transactional outbox, table message references, timer claims, live processes",
+        (
+            """CREATE TABLE outbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                table_key TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                target TEXT,
+                payload TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                claimed_by TEXT,
+                claimed_until REAL,
+                attempts INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX outbox_by_table ON outbox (table_key, id)",
+            """CREATE TABLE table_messages (
+                table_key TEXT PRIMARY KEY NOT NULL,
+                ref TEXT
+            ) WITHOUT ROWID""",
+            # The table message each open table edits, from now on kept by its deliverer.
+            "INSERT INTO table_messages (table_key, ref) "
+            "SELECT key, json_extract(state, '$.message_ref') FROM tables "
+            "WHERE status <> 'closed' AND json_type(state, '$.message_ref') = 'text'",
+            "ALTER TABLE tables ADD COLUMN claimed_by TEXT",
+            "ALTER TABLE tables ADD COLUMN claimed_until REAL",
+            "CREATE INDEX tables_due ON tables (deadline) WHERE status <> 'closed'",
+            """CREATE TABLE processes (
+                owner TEXT PRIMARY KEY NOT NULL,
+                alive_until REAL NOT NULL
+            ) WITHOUT ROWID""",
+        ),
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
@@ -231,6 +264,38 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
             # and short random ids of tables closed long ago may meet a new one. The lookup
             # prefers the open table (see `load_table_by_id`).
             "CREATE INDEX tables_by_id ON tables (table_id)",
+        ),
+    ),
+    Migration(
+        5,
+        "the transactional outbox, table message references, timer claims, live processes",
+        (
+            """CREATE TABLE outbox (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                table_key TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                target TEXT,
+                payload JSONB NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                claimed_by TEXT,
+                claimed_until DOUBLE PRECISION,
+                attempts INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX outbox_by_table ON outbox (table_key, id)",
+            """CREATE TABLE table_messages (
+                table_key TEXT PRIMARY KEY,
+                ref TEXT
+            )""",
+            "INSERT INTO table_messages (table_key, ref) "
+            "SELECT key, state ->> 'message_ref' FROM tables "
+            "WHERE status <> 'closed' AND jsonb_typeof(state -> 'message_ref') = 'string'",
+            "ALTER TABLE tables ADD COLUMN claimed_by TEXT",
+            "ALTER TABLE tables ADD COLUMN claimed_until DOUBLE PRECISION",
+            "CREATE INDEX tables_due ON tables (deadline) WHERE status <> 'closed'",
+            """CREATE TABLE processes (
+                owner TEXT PRIMARY KEY,
+                alive_until DOUBLE PRECISION NOT NULL
+            )""",
         ),
     ),
 )

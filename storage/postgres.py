@@ -10,22 +10,29 @@ shared WAL flushes itself, so no group commit is needed on this side.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import asyncpg
 
 from bot.service.ports import (
+    Claim,
     ConflictError,
     FinishedMatch,
+    OutBatch,
+    OutMessage,
     PlayerStats,
     StatDelta,
     TableRow,
 )
 from storage.common import (
+    CLAIM_BATCH,
     DuplicateMatchError,
     dump_json,
     group_stats,
+    message_payload,
+    out_message,
     stat_rows,
 )
 from storage.migrations import migrate_postgres
@@ -38,7 +45,25 @@ _INSERT_TABLE = (
 )
 _UPDATE_TABLE = (
     "UPDATE tables SET version = $2, status = $3, deadline = $4, updated_at = $5, state = $6, "
-    "table_id = $7 WHERE key = $1 AND version = $8"
+    "table_id = $7, claimed_by = NULL, claimed_until = NULL WHERE key = $1 AND version = $8"
+)
+#: The advisory lock heartbeats take ("gnvp" in ASCII).
+_HEARTBEAT_LOCK = 0x676E7670
+_INSERT_MESSAGE = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES ($1, $2, $3, $4, $5)"
+)
+#: The table's next undelivered messages, oldest first.
+_PENDING = (
+    "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
+    "FROM outbox WHERE table_key = $1 ORDER BY id LIMIT $2"
+)
+#: Due tables nobody holds, claimed (rows another transaction holds are skipped, not waited on).
+_CLAIM_TIMERS = (
+    "UPDATE tables SET claimed_by = $1, claimed_until = $3 WHERE key IN ("
+    "SELECT key FROM tables WHERE status <> 'closed' AND deadline <= $2 "
+    "AND (claimed_until IS NULL OR claimed_until <= $2 OR claimed_by = $1) "
+    "AND ($5::text[] IS NULL OR key = ANY($5::text[])) "
+    "ORDER BY deadline LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING key"
 )
 _UPSERT_STAT_NAME = (
     'INSERT INTO stat_players (chat, game, "user", name) VALUES ($1, $2, $3, $4) '
@@ -85,8 +110,22 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     )
 
 
+class _Connection(asyncpg.Connection):  # type: ignore[misc]
+    """A pooled connection released without asyncpg's reset query (one round trip saved per
+    use): this store leaves no session state behind (no LISTEN, no SET at run time, only
+    transaction-scoped advisory locks; the migration's session lock is released by it)."""
+
+    def get_reset_query(self) -> str:
+        """Nothing to reset."""
+        return ""
+
+
 class PostgresRepository:
     """The `Repository` in PostgreSQL. Open with `await PostgresRepository.open(dsn)`."""
+
+    #: Several processes may serve one PostgreSQL store: cached tables are checked at load,
+    #: timers are claimed through the store.
+    shared = True
 
     def __init__(self, pool: asyncpg.Pool) -> None:
         """Use `open`; this wraps an already-migrated pool."""
@@ -121,6 +160,7 @@ class PostgresRepository:
             min_size=min_size,
             max_size=max_size,
             init=_init_connection,
+            connection_class=_Connection,
             server_settings=settings,
             timeout=connect_timeout,
             command_timeout=command_timeout,
@@ -215,8 +255,10 @@ class PostgresRepository:
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
-        """Store the table, statistics and finished match in one transaction.
+        messages: Sequence[OutMessage] = (),
+        claim: Claim | None = None,
+    ) -> OutBatch | None:
+        """Store the table, statistics, finished match and messages in one transaction.
 
         Raises ConflictError when the stored version is not `expected_version` (None: the
         table must not exist yet), DuplicateMatchError when `finished.match_id` is already
@@ -267,6 +309,103 @@ class PostgresRepository:
                     raise DuplicateMatchError(
                         f"finished match {finished.match_id} is already stored"
                     ) from exc
+            # The table's row is locked by the update above until the commit: messages get
+            # their ids in commit order; the outbox lock keeps a deliverer's hand-over apart.
+            return await _add_messages(conn, row.key, messages, claim)
+
+    async def table_version(self, key: str) -> int | None:
+        """The stored version of a table."""
+        return await self._pool.fetchval("SELECT version FROM tables WHERE key = $1", key)
+
+    async def add_messages(
+        self, table_key: str, messages: Sequence[OutMessage], claim: Claim | None = None
+    ) -> OutBatch | None:
+        """Add messages to a table's outbox without changing the table."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            return await _add_messages(conn, table_key, messages, claim)
+
+    async def finish_messages(
+        self,
+        table_key: str,
+        done: Sequence[int],
+        claim: Claim,
+        *,
+        ref: str | None = None,
+        set_ref: bool = False,
+    ) -> OutBatch | None:
+        """Mark `done` delivered (deleted), store the new ref, claim the next messages."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await _lock_outbox(conn, table_key)
+            if done:
+                await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
+            if set_ref:
+                await conn.execute(
+                    "INSERT INTO table_messages (table_key, ref) VALUES ($1, $2) "
+                    "ON CONFLICT (table_key) DO UPDATE SET ref = EXCLUDED.ref",
+                    table_key,
+                    ref,
+                )
+            return await _claim(conn, table_key, claim)
+
+    async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
+        """Claim the outboxes of tables whose undelivered messages nobody holds."""
+        keys = await self._pool.fetch(
+            "SELECT table_key FROM outbox GROUP BY table_key "
+            "HAVING bool_and(claimed_by IS NULL OR claimed_until <= $1) "
+            "ORDER BY min(id) LIMIT $2",
+            claim.now,
+            limit,
+        )
+        out: list[OutBatch] = []
+        for record in keys:
+            key = record["table_key"]
+            async with self._pool.acquire() as conn, conn.transaction():
+                locked = await conn.fetchval(
+                    "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7))", key
+                )
+                if not locked:
+                    continue  # a commit or another deliverer holds it now: theirs
+                batch = await _claim(conn, key, claim)
+                if batch is not None:
+                    out.append(batch)
+        return out
+
+    async def claim_timers(
+        self, claim: Claim, limit: int = 100, keys: Sequence[str] | None = None
+    ) -> list[str]:
+        """Claim due tables whose timer nobody holds (`FOR UPDATE SKIP LOCKED`)."""
+        rows = await self._pool.fetch(
+            _CLAIM_TIMERS,
+            claim.owner,
+            claim.now,
+            claim.until,
+            limit,
+            list(keys) if keys is not None else None,
+        )
+        return [r["key"] for r in rows]
+
+    async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
+        """Record that `owner` lives until `until` (None: stopping); how many others live."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            # One at a time: two processes starting together do not both find nobody alive.
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", _HEARTBEAT_LOCK)
+            if until is None:
+                await conn.execute("DELETE FROM processes WHERE owner = $1", owner)
+            else:
+                await conn.execute(
+                    "INSERT INTO processes (owner, alive_until) VALUES ($1, $2) "
+                    "ON CONFLICT (owner) DO UPDATE SET alive_until = EXCLUDED.alive_until",
+                    owner,
+                    until,
+                )
+            await conn.execute("DELETE FROM processes WHERE alive_until < $1", now - 3600)
+            return int(
+                await conn.fetchval(
+                    "SELECT count(*) FROM processes WHERE owner <> $1 AND alive_until > $2",
+                    owner,
+                    now,
+                )
+            )
 
     async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
         """Remember a channel's settings (committed on return)."""
@@ -291,6 +430,138 @@ class PostgresRepository:
         if not self._closed:
             self._closed = True
             await self._pool.close()
+
+
+def _message_params(
+    key: str, messages: Sequence[OutMessage], claim: Claim | None
+) -> list[tuple[Any, ...]]:
+    now = claim.now if claim is not None else time.time()
+    return [(key, m.kind, m.user, _json(message_payload(m)), m.created_at or now) for m in messages]
+
+
+#: The table message's reference, whether the table's outbox is held by another owner (a
+#: running lease), and whether anything waits in it.
+_OUTBOX_STATE = (
+    "SELECT (SELECT ref FROM table_messages WHERE table_key = $1) AS ref, "
+    "count(*) FILTER (WHERE claimed_by <> $2 AND claimed_until > $3) AS held, "
+    "count(*) AS waiting FROM outbox WHERE table_key = $1"
+)
+#: Messages inserted already claimed by their committer, with their ids.
+_INSERT_CLAIMED = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at, claimed_by, "
+    "claimed_until, attempts) SELECT $1, k, t, p, c, $6, $7, 1 "
+    "FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::float8[]) AS m (k, t, p, c) "
+    "RETURNING id"
+)
+
+
+async def _add_messages(
+    conn: asyncpg.Connection, key: str, messages: Sequence[OutMessage], claim: Claim | None
+) -> OutBatch | None:
+    """Insert a commit's messages (the table's row is locked) and claim them when `claim`.
+
+    The usual case, nothing else waiting in the table's outbox, takes two statements: the
+    messages are inserted already claimed and returned as they are.
+    """
+    params = _message_params(key, messages, claim)
+    if claim is None and not params:
+        return None
+    await _lock_outbox(conn, key)
+    if claim is None:
+        await conn.executemany(_INSERT_MESSAGE, params)
+        return None
+    state = await conn.fetchrow(_OUTBOX_STATE, key, claim.owner, claim.now)
+    if state["held"] or state["waiting"] or not params:
+        if params:
+            await conn.executemany(_INSERT_MESSAGE, params)
+        return None if state["held"] else await _claim(conn, key, claim)
+    ids = await conn.fetch(
+        _INSERT_CLAIMED,
+        key,
+        [p[1] for p in params],
+        [p[2] for p in params],
+        [p[3] for p in params],
+        [p[4] for p in params],
+        claim.owner,
+        claim.until,
+    )
+    out = []
+    for m, p, record in zip(messages, params, ids, strict=True):
+        out.append(
+            OutMessage(
+                m.kind,
+                m.screen,
+                user=m.user,
+                freeze=m.freeze,
+                id=record["id"],
+                table_key=key,
+                created_at=p[4],
+                attempts=1,
+            )
+        )
+    return OutBatch(key, state["ref"], out)
+
+
+async def _lock_outbox(conn: asyncpg.Connection, key: str) -> None:
+    """Lock the table's outbox for this transaction: a commit adding messages and a deliverer
+    handing the queue over are serialised (an advisory lock, not the table's row, so that
+    deliveries never make a timer claim skip the table)."""
+    await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", key)
+
+
+async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch | None:
+    """Claim the table's next undelivered messages unless another owner holds them.
+
+    Private messages not claimed by this owner before (a dead process's, or committed while
+    another held the table) are dropped when a newer one to the same user waits: nobody is
+    sent an out-of-date piece.
+    """
+    rows = await conn.fetch(_PENDING, key, CLAIM_BATCH)
+    if not rows:
+        return None
+    # Claims are taken oldest first, so a running lease shows among the oldest rows.
+    if any(
+        r["claimed_by"] is not None
+        and r["claimed_by"] != claim.owner
+        and r["claimed_until"] > claim.now
+        for r in rows
+    ):
+        return None
+    if any(r["kind"] == "tell" and r["claimed_by"] != claim.owner for r in rows):
+        await conn.execute(
+            "DELETE FROM outbox AS o WHERE table_key = $1 AND kind = 'tell' "
+            "AND (claimed_by IS NULL OR claimed_by <> $2) AND EXISTS (SELECT 1 FROM outbox "
+            "AS n WHERE n.table_key = o.table_key AND n.kind = 'tell' AND n.target = o.target "
+            "AND n.id > o.id)",
+            key,
+            claim.owner,
+        )
+        rows = await conn.fetch(_PENDING, key, CLAIM_BATCH)
+    await conn.execute(
+        "UPDATE outbox SET claimed_by = $1, claimed_until = $2, "
+        "attempts = attempts + CASE WHEN claimed_by = $1 THEN 0 ELSE 1 END "
+        "WHERE id = ANY($3::bigint[])",
+        claim.owner,
+        claim.until,
+        [r["id"] for r in rows],
+    )
+    ref = await conn.fetchval("SELECT ref FROM table_messages WHERE table_key = $1", key)
+    return OutBatch(
+        key,
+        ref,
+        [
+            out_message(
+                r["id"],
+                key,
+                r["kind"],
+                r["target"],
+                r["payload"],
+                r["created_at"],
+                r["attempts"] + (0 if r["claimed_by"] == claim.owner else 1),
+            )
+            for r in rows
+        ],
+    )
 
 
 def _quote_ident(name: str) -> str:

@@ -25,15 +25,27 @@ from typing import Any, Literal
 import aiosqlite
 
 from bot.service.ports import (
+    Claim,
     ConflictError,
     FinishedMatch,
+    OutBatch,
+    OutMessage,
     PlayerStats,
     StatDelta,
     StoreError,
     StoreLost,
     TableRow,
 )
-from storage.common import DuplicateMatchError, dump_json, group_stats, load_json, stat_rows
+from storage.common import (
+    CLAIM_BATCH,
+    DuplicateMatchError,
+    dump_json,
+    group_stats,
+    load_json,
+    message_payload,
+    out_message,
+    stat_rows,
+)
 from storage.migrations import migrate_sqlite
 
 log = logging.getLogger(__name__)
@@ -50,7 +62,25 @@ _INSERT_TABLE = (
 )
 _UPDATE_TABLE = (
     "UPDATE tables SET version = ?, status = ?, deadline = ?, updated_at = ?, state = ?, "
-    "table_id = ? WHERE key = ? AND version = ?"
+    "table_id = ?, claimed_by = NULL, claimed_until = NULL WHERE key = ? AND version = ?"
+)
+#: Private messages a newer one to the same user replaces, not yet claimed by this owner.
+_DROP_STALE_TELLS = (
+    "DELETE FROM outbox WHERE table_key = ?1 AND kind = 'tell' "
+    "AND (claimed_by IS NULL OR claimed_by <> ?2) AND EXISTS (SELECT 1 FROM outbox AS n "
+    "WHERE n.table_key = outbox.table_key AND n.kind = 'tell' AND n.target = outbox.target "
+    "AND n.id > outbox.id)"
+)
+_INSERT_MESSAGE = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+_INSERT_CLAIMED = (
+    "INSERT INTO outbox (table_key, kind, target, payload, created_at, claimed_by, "
+    "claimed_until, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, 1)"
+)
+_PENDING = (
+    "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
+    "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?"
 )
 _UPSERT_STAT_NAME = (
     "INSERT INTO stat_players (chat, game, user, name) VALUES (?, ?, ?, ?) "
@@ -154,6 +184,28 @@ def _connect_sync(
 _HEADER = b"SQLite format 3\x00"
 
 
+def lock_exclusive(path: Path) -> Any:
+    """Take an exclusive `flock` on the database file itself (released when the returned
+    handle is closed, or when the process dies; SQLite's own locks are POSIX record locks,
+    which a BSD `flock` does not touch on Linux). StoreError, one line, when another process
+    holds it."""
+    import fcntl
+
+    handle = open(path, "rb")  # noqa: SIM115 - held open for the store's lifetime
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise StoreError(
+            f"the SQLite store {path} is in use by another gnav-bot process: SQLite serves "
+            "one process; run several on PostgreSQL (GNAV_DATABASE_URL)"
+        ) from None
+    except OSError:
+        handle.close()
+        raise
+    return handle
+
+
 def _identity(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return st.st_dev, st.st_ino
@@ -238,6 +290,8 @@ class SqliteRepository:
         self._max_batch = max_batch
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()  # None: stop
         self._closing = False
+        #: The exclusive lock file of `open(exclusive=True)`, held until `close`.
+        self._lock_file: Any = None
         #: Committed write transactions and the writes they carried (for benchmarks and tests).
         self.transactions = 0
         self.writes = 0
@@ -254,12 +308,16 @@ class SqliteRepository:
         synchronous: Synchronous = "FULL",
         busy_timeout: float = 10.0,
         max_batch: int = 256,
+        exclusive: bool = False,
     ) -> SqliteRepository:
         """Open (creating the file and its directory) and migrate the database at `path`.
 
         `synchronous="FULL"` (default) makes every acknowledged save survive power loss;
         `"NORMAL"` is faster on slow disks and still survives a crash of the process.
         `busy_timeout` (seconds) is how long to wait for another process's write lock;
+        `exclusive` (for `gnav-bot run`) locks the database file for as long as the store is
+        open, so a second bot process on the same file refuses to start (StoreError):
+        SQLite serves one process; several share PostgreSQL.
         `max_batch` caps how many writes share one transaction: smaller batches let the writer
         thread commit one batch while the event loop prepares the next (256 keeps the fsyncs
         few and the p99 latency of 1,000 busy tables near half that of one 1,000-write batch).
@@ -270,12 +328,21 @@ class SqliteRepository:
         file = Path(path)
         if str(path) == ":memory:" or str(path).startswith("file:"):
             raise ValueError("SqliteRepository needs a file path (use MemoryRepository instead)")
+        lock_file = None
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
             _check_file(file)  # before SQLite may write to it
             reader = await connect(file, synchronous=synchronous, busy_timeout=busy_timeout)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(_open_failure(file, exc)) from None
+        if exclusive:
+            try:
+                lock_file = lock_exclusive(file)  # before anything is written
+            except BaseException as exc:
+                await reader.close()
+                if isinstance(exc, OSError):
+                    raise StoreError(_open_failure(file, exc)) from None
+                raise
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
         try:
             await migrate_sqlite(reader)
@@ -288,11 +355,14 @@ class SqliteRepository:
         except BaseException as exc:
             await reader.close()
             executor.shutdown(wait=False)
+            if lock_file is not None:
+                lock_file.close()
             if isinstance(exc, OSError | sqlite3.Error):
                 raise StoreError(_open_failure(file, exc)) from None
             raise
         repo = cls(file, reader, writer, executor, max_batch=max_batch)
         repo._identity = identity
+        repo._lock_file = lock_file
         return repo
 
     # -- reads ------------------------------------------------------------------------------
@@ -379,8 +449,10 @@ class SqliteRepository:
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
-        """Store the table, statistics and finished match in one transaction.
+        messages: Sequence[OutMessage] = (),
+        claim: Claim | None = None,
+    ) -> OutBatch | None:
+        """Store the table, statistics, finished match and messages in one transaction.
 
         Raises ConflictError when the stored version is not `expected_version` (None: the
         table must not exist yet), DuplicateMatchError when `finished.match_id` is already
@@ -409,6 +481,8 @@ class SqliteRepository:
             if finished is not None
             else None
         )
+        message_params = _message_params(key, messages, claim)
+        result: list[OutBatch | None] = [None]
 
         def apply(conn: sqlite3.Connection) -> None:
             if expected_version is None:
@@ -432,8 +506,133 @@ class SqliteRepository:
                     raise DuplicateMatchError(
                         f"finished match {match_params[0]} is already stored"
                     ) from exc
+            result[0] = _add_messages(conn, key, messages, message_params, claim)
 
-        await self._submit(apply, compound=bool(name_params) or match_params is not None)
+        await self._submit(
+            apply,
+            compound=bool(name_params) or match_params is not None or bool(message_params),
+        )
+        return result[0]
+
+    async def table_version(self, key: str) -> int | None:
+        """The stored version of a table."""
+        rows = await self._fetchall("SELECT version FROM tables WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    async def add_messages(
+        self, table_key: str, messages: Sequence[OutMessage], claim: Claim | None = None
+    ) -> OutBatch | None:
+        """Add messages to a table's outbox without changing the table."""
+        params = _message_params(table_key, messages, claim)
+        result: list[OutBatch | None] = [None]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            result[0] = _add_messages(conn, table_key, messages, params, claim)
+
+        await self._submit(apply, compound=True)
+        return result[0]
+
+    async def finish_messages(
+        self,
+        table_key: str,
+        done: Sequence[int],
+        claim: Claim,
+        *,
+        ref: str | None = None,
+        set_ref: bool = False,
+    ) -> OutBatch | None:
+        """Mark `done` delivered (deleted), store the new ref, claim the next messages."""
+        ids = [(i,) for i in done]
+        result: list[OutBatch | None] = [None]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            if ids:
+                conn.executemany("DELETE FROM outbox WHERE id = ?", ids)
+            if set_ref:
+                conn.execute(
+                    "INSERT INTO table_messages (table_key, ref) VALUES (?, ?) "
+                    "ON CONFLICT (table_key) DO UPDATE SET ref = excluded.ref",
+                    (table_key, ref),
+                )
+            result[0] = _claim(conn, table_key, claim)
+
+        await self._submit(apply, compound=True)
+        return result[0]
+
+    async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
+        """Claim the outboxes of tables whose undelivered messages nobody holds."""
+        # Usually there are none: a read, not a write transaction, finds that out.
+        stale = await self._fetchall(
+            "SELECT 1 FROM outbox WHERE claimed_by IS NULL OR claimed_until <= ? LIMIT 1",
+            (claim.now,),
+        )
+        if not stale:
+            return []
+        result: list[OutBatch] = []
+
+        def apply(conn: sqlite3.Connection) -> None:
+            result.clear()
+            keys = conn.execute(
+                "SELECT table_key FROM outbox GROUP BY table_key "
+                "HAVING max(CASE WHEN claimed_by IS NOT NULL AND claimed_until > ? "
+                "THEN 1 ELSE 0 END) = 0 ORDER BY min(id) LIMIT ?",
+                (claim.now, limit),
+            ).fetchall()
+            for (key,) in keys:
+                batch = _claim(conn, key, claim)
+                if batch is not None:
+                    result.append(batch)
+
+        await self._submit(apply, compound=True)
+        return list(result)
+
+    async def claim_timers(
+        self, claim: Claim, limit: int = 100, keys: Sequence[str] | None = None
+    ) -> list[str]:
+        """Claim due tables whose timer nobody holds (one process: always this one)."""
+        result: list[str] = []
+
+        def apply(conn: sqlite3.Connection) -> None:
+            result.clear()
+            rows = conn.execute(
+                "SELECT key FROM tables WHERE status <> 'closed' AND deadline <= ? "
+                "AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?) "
+                "ORDER BY deadline",
+                (claim.now, claim.now, claim.owner),
+            ).fetchall()
+            wanted = set(keys) if keys is not None else None
+            found = [k for (k,) in rows if wanted is None or k in wanted][:limit]
+            conn.executemany(
+                "UPDATE tables SET claimed_by = ?, claimed_until = ? WHERE key = ?",
+                [(claim.owner, claim.until, k) for k in found],
+            )
+            result.extend(found)
+
+        await self._submit(apply, compound=True)
+        return list(result)
+
+    async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
+        """Record that `owner` lives until `until` (None: stopping); how many others live."""
+        result = [0]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            if until is None:
+                conn.execute("DELETE FROM processes WHERE owner = ?", (owner,))
+            else:
+                conn.execute(
+                    "INSERT INTO processes (owner, alive_until) VALUES (?, ?) "
+                    "ON CONFLICT (owner) DO UPDATE SET alive_until = excluded.alive_until",
+                    (owner, until),
+                )
+            conn.execute("DELETE FROM processes WHERE alive_until < ?", (now - 3600,))
+            row = conn.execute(
+                "SELECT count(*) FROM processes WHERE owner <> ? AND alive_until > ?",
+                (owner, now),
+            ).fetchone()
+            result[0] = int(row[0])
+
+        await self._submit(apply, compound=True)
+        return result[0]
 
     async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
         """Remember a channel's settings (committed on return)."""
@@ -616,12 +815,101 @@ class SqliteRepository:
         finally:
             self._executor.shutdown(wait=True)
             await self._reader.close()
+            if self._lock_file is not None:
+                self._lock_file.close()  # releases the lock
 
     def _close_writer(self) -> None:
         # Fold the WAL back into the database file so a closed store is one file.
         with contextlib.suppress(sqlite3.Error):
             self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._writer.close()
+
+
+def _message_params(
+    key: str, messages: Sequence[OutMessage], claim: Claim | None
+) -> list[tuple[Any, ...]]:
+    now = claim.now if claim is not None else time.time()
+    return [
+        (key, m.kind, m.user, dump_json(message_payload(m)), m.created_at or now) for m in messages
+    ]
+
+
+def _add_messages(
+    conn: sqlite3.Connection,
+    key: str,
+    messages: Sequence[OutMessage],
+    params: list[tuple[Any, ...]],
+    claim: Claim | None,
+) -> OutBatch | None:
+    """Insert a commit's messages and claim them when `claim`. The usual case, nothing else
+    waiting in the table's outbox, inserts them already claimed and returns them as they are."""
+    if claim is None:
+        if params:
+            conn.executemany(_INSERT_MESSAGE, params)
+        return None
+    waiting = conn.execute("SELECT 1 FROM outbox WHERE table_key = ? LIMIT 1", (key,)).fetchone()
+    if waiting or not params:
+        if params:
+            conn.executemany(_INSERT_MESSAGE, params)
+        return _claim(conn, key, claim)
+    out = []
+    for m, p in zip(messages, params, strict=True):
+        cursor = conn.execute(_INSERT_CLAIMED, (*p, claim.owner, claim.until))
+        assert cursor.lastrowid is not None
+        out.append(
+            OutMessage(
+                m.kind,
+                m.screen,
+                user=m.user,
+                freeze=m.freeze,
+                id=cursor.lastrowid,
+                table_key=key,
+                created_at=p[4],
+                attempts=1,
+            )
+        )
+    ref = conn.execute("SELECT ref FROM table_messages WHERE table_key = ?", (key,)).fetchone()
+    return OutBatch(key, ref[0] if ref else None, out)
+
+
+def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
+    """Claim the next undelivered messages of a table unless another owner holds them.
+
+    Private messages not claimed by this owner before (a dead process's, or committed while
+    another held the table) are dropped when a newer one to the same user waits: nobody is
+    sent an out-of-date piece.
+    """
+    rows = conn.execute(_PENDING, (key, CLAIM_BATCH)).fetchall()
+    if not rows:
+        return None
+    # Claims are taken oldest first, so a running lease shows among the oldest rows.
+    if any(r[5] is not None and r[5] != claim.owner and r[6] > claim.now for r in rows):
+        return None
+    if any(r[1] == "tell" and r[5] != claim.owner for r in rows):
+        conn.execute(_DROP_STALE_TELLS, (key, claim.owner))
+        rows = conn.execute(_PENDING, (key, CLAIM_BATCH)).fetchall()
+    conn.executemany(
+        "UPDATE outbox SET claimed_by = ?, claimed_until = ?, "
+        "attempts = attempts + CASE WHEN claimed_by = ? THEN 0 ELSE 1 END WHERE id = ?",
+        [(claim.owner, claim.until, claim.owner, r[0]) for r in rows],
+    )
+    ref = conn.execute("SELECT ref FROM table_messages WHERE table_key = ?", (key,)).fetchone()
+    return OutBatch(
+        key,
+        ref[0] if ref else None,
+        [
+            out_message(
+                r[0],
+                key,
+                r[1],
+                r[2],
+                load_json(r[3]),
+                r[4],
+                r[7] + (0 if r[5] == claim.owner else 1),
+            )
+            for r in rows
+        ],
+    )
 
 
 async def raw_commit_rate(

@@ -14,7 +14,7 @@ import contextlib
 import os
 import shlex
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rich.console import Console
 from rich.text import Text
@@ -178,7 +178,6 @@ def _ignored(table: Table, me: User, options: PlayOptions) -> list[str]:
 async def _new_match(
     service: TableService, me: User, options: PlayOptions, console: Console, *, pause: bool
 ) -> None:
-    await service.open(TABLE, me)
     words = [
         *(options.settings or (f"lives={options.lives}", f"rules={options.profile}")),
         f"bots={options.players - 1}",
@@ -186,9 +185,12 @@ async def _new_match(
         "timeout=600",
         f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
     ]
-    reply = await service.configure(TABLE, me, words)
+    # The terminal's own channel: its one person may set it up before the table opens, so
+    # the table is the chosen game in the chosen language from its first message on.
+    reply = await service.configure(TABLE, replace(me, admin=True), words)
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")
+    await service.open(TABLE, me)
     reply = await service.start(TABLE, me)
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")

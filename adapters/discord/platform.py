@@ -147,10 +147,16 @@ class DiscordPlatform:
     async def _login_new_client(self, token: str) -> discord.Client:
         """A new client, logged in (a client whose login failed is closed first)."""
         await self._close_client()
-        cls = ShardedGnavClient if self.settings.discord_sharded else GnavClient
+        s = self.settings
+        shards: dict[str, Any] = {}
+        if s.discord_shard_count is not None:
+            # Shards split over processes: this one runs DISCORD_SHARD_IDS of the count.
+            shards = {"shard_count": s.discord_shard_count, "shard_ids": s.shard_ids}
+        cls = ShardedGnavClient if s.discord_sharded or shards else GnavClient
         client = cls(
             intents=discord.Intents(guilds=True),  # no privileged intent
             allowed_mentions=discord.AllowedMentions.none(),
+            **shards,
             **self.client_options,
         )
         client.platform = self

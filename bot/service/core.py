@@ -23,6 +23,7 @@ from bot.service.ports import (
     Delivery,
     FinishedMatch,
     Notifier,
+    OutBatch,
     Repository,
     StatDelta,
     StoreLost,
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 MAX_TEXT = 1900
 #: Longest private popup (Telegram's callback alert allows 200 characters).
 MAX_ALERT = 200
+#: How often a command that lost a version race to another process is run again (on the
+#: table as that process stored it) before the user hears "please try again".
+CONFLICT_RETRIES = 8
 
 
 @dataclass(slots=True)
@@ -91,8 +95,12 @@ class ServiceCore:
         lobby_idle: float = 600.0,
         max_timeouts: int = 3,
         max_parallel: int = 32,
+        owner: str | None = None,
     ) -> None:
         self.repo = repo
+        #: Other processes may change tables (PostgreSQL): a cached table is checked against
+        #: the stored version at every load, and timers are claimed through the store.
+        self.shared = bool(getattr(repo, "shared", False))
         if not games:
             raise ValueError("the service needs at least one game")
         #: The games tables may play, by name; a table's stored `game` picks its rules.
@@ -109,13 +117,16 @@ class ServiceCore:
         # Deadlines handled at once: enough for commits to share a transaction, few enough
         # that each command is answered quickly when many tables are due together.
         self._parallel = asyncio.Semaphore(max_parallel)
-        self.outbox = Outbox(notifier, self._on_posted, self._on_told)
+        self.outbox = Outbox(
+            notifier, self._on_posted, self._on_told, repo=repo, clock=self.clock, owner=owner
+        )
+        #: Tables saved by the command under way, committed with its messages at its end.
+        self._pending: dict[str, tuple[Table, list[StatDelta], FinishedMatch | None]] = {}
         self._tables: dict[str, Table] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._players: dict[str, dict[str, Any]] = {}
         self._heap: list[tuple[float, str]] = []
         self._wake: asyncio.Event | None = None
-        self._unsaved_refs: set[str] = set()
         #: Set once the store went away under the bot (StoreLost): every command is refused
         #: from then on, and `on_store_lost` (the runner's stop) is called once.
         self.store_lost: StoreLost | None = None
@@ -168,7 +179,13 @@ class ServiceCore:
     async def _load(self, key: str) -> Table | None:
         table = self._tables.get(key)
         if table is not None:
-            return table
+            if not self.shared or key in self._pending:
+                return table
+            # Another process may have committed since: a cheap version check, and a fresh
+            # read only when it did.
+            if await self.repo.table_version(key) == table.row_version:
+                return table
+            self._tables.pop(key, None)
         row = await self.repo.load_table(key)
         if row is None:
             return None
@@ -183,20 +200,56 @@ class ServiceCore:
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
     ) -> None:
-        """Commit the table (and its statistics and finished match) before anything is said."""
-        table.updated_at = self.clock.now()
-        row = table.to_row(self.game_of(table))
-        try:
-            await self.repo.save_table(
-                row, expected_version=table.row_version, stats=stats, finished=finished
-            )
-        except BaseException:
-            # What is in memory was never stored: forget it, the store is the truth.
-            self._tables.pop(table.key.key, None)
-            raise
-        table.row_version = row.version
-        self._tables[table.key.key] = table
-        self._unsaved_refs.discard(table.key.key)
+        """Save the table (and its statistics and finished match) with the command: stored in
+        one transaction with every message the command stages, at its end (`_commit`)."""
+        key = table.key.key
+        pending = self._pending.get(key)
+        if pending is not None and pending[0] is table:
+            pending[1].extend(stats)
+            finished = finished or pending[2]
+        else:
+            pending = (table, [], None)
+            pending[1].extend(stats)
+        self._pending[key] = (table, pending[1], finished)
+        self._tables[key] = table
+
+    async def _commit(self, key: str) -> None:
+        """Commit what the command under way saved and staged for `key`, in one transaction,
+        then deliver its messages. Nothing is said before it is stored."""
+        pending = self._pending.pop(key, None)
+        messages = self.outbox.take(key)
+        if pending is None and not messages:
+            return
+        claim = self.outbox.claim()
+        batch: OutBatch | None
+        if pending is None:
+            batch = await self.repo.add_messages(key, messages, claim)
+        else:
+            table, stats, finished = pending
+            table.updated_at = self.clock.now()
+            row = table.to_row(self.game_of(table))
+            try:
+                batch = await self.repo.save_table(
+                    row,
+                    expected_version=table.row_version,
+                    stats=stats,
+                    finished=finished,
+                    messages=messages,
+                    claim=claim,
+                )
+            except BaseException:
+                # What is in memory was never stored: forget it, the store is the truth.
+                self._tables.pop(key, None)
+                raise
+            table.row_version = row.version
+            self._tables[key] = table
+        self.outbox.accept(batch)
+
+    def _forget(self, key: str) -> None:
+        """Drop what a failed command saved and staged, and the cached table."""
+        self._pending.pop(key, None)
+        self.outbox.discard(key)
+        self._tables.pop(key, None)
 
     def _cat(
         self,
@@ -225,39 +278,55 @@ class ServiceCore:
         return load_settings(await self.repo.load_settings(tk.key), self.default_game)
 
     async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
-        """Run a command under the table's lock; refusals become replies in its language."""
+        """Run a command under the table's lock and commit it; refusals become replies in its
+        language. A command that lost a race with another process runs again on the table
+        that process stored (the user never hears of it, unless it keeps losing)."""
         refused = await self._refused_when_lost(tk)
         if refused is not None:
             return refused
         async with self._lock(tk.key):
-            table = await self._load(tk.key)
-            try:
-                reply: Reply = await fn(tk, table, user, *args)
-                reply.literals = (*reply.literals, *self._names_at(tk))
-                return reply
-            except ServiceError as exc:
-                cat = self._cat(
-                    self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
-                )
-                return Reply(
-                    cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc)
-                )
-            except SettingsError as exc:
-                cat = self._cat(table)
-                return Reply(
-                    cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc)
-                )
-            except GameRuleError as exc:
-                cat = self._cat(table)
-                return Reply(cat.t(exc.key, rule=exc.rule, **exc.params), ok=False)
-            except ConflictError:
-                cat = self._cat(table)
-                return Reply(cat.t("error.conflict"), ok=False)
-            except StoreLost as exc:
-                self._lost(exc)
-                refused = await self._refused_when_lost(tk)
-                assert refused is not None
-                return refused
+            for attempt in range(CONFLICT_RETRIES):
+                try:
+                    return await self._run_once(tk, user, fn, *args)
+                except ConflictError as exc:
+                    self._forget(tk.key)
+                    log.info("table %s changed elsewhere, running again: %s", tk.key, exc)
+                    if attempt == CONFLICT_RETRIES - 1:
+                        cat = self._cat(self._tables.get(tk.key))
+                        return Reply(cat.t("error.conflict"), ok=False)
+                    await asyncio.sleep(0.005 * attempt)
+                except StoreLost as exc:
+                    self._forget(tk.key)
+                    self._lost(exc)
+                    refused = await self._refused_when_lost(tk)
+                    assert refused is not None
+                    return refused
+                except BaseException:
+                    self._forget(tk.key)
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _run_once(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
+        table = await self._load(tk.key)
+        try:
+            reply: Reply = await fn(tk, table, user, *args)
+        except ServiceError as exc:
+            await self._commit(tk.key)  # what was saved before the refusal stays saved
+            cat = self._cat(
+                self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
+            )
+            return Reply(cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc))
+        except SettingsError as exc:
+            await self._commit(tk.key)
+            cat = self._cat(table)
+            return Reply(cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc))
+        except GameRuleError as exc:
+            await self._commit(tk.key)
+            cat = self._cat(table)
+            return Reply(cat.t(exc.key, rule=exc.rule, **exc.params), ok=False)
+        await self._commit(tk.key)
+        reply.literals = (*reply.literals, *self._names_at(tk))
+        return reply
 
     async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
         if table is not None:
@@ -265,12 +334,10 @@ class ServiceCore:
         return await self._channel_settings(tk)
 
     async def _on_posted(self, channel: str, ref: str) -> None:
-        # Kept in memory and stored with the table's next commit (or at shutdown): a table
-        # restored without it posts a fresh message anyway, so nothing is lost meanwhile.
+        # The outbox stores the reference (with the delivery); the table keeps a copy.
         table = self._tables.get(channel)
-        if table is not None and table.message_ref != ref:
+        if table is not None:
             table.message_ref = ref
-            self._unsaved_refs.add(channel)
 
     async def _on_told(self, user: str, result: Delivery) -> None:
         if result is Delivery.FAILED:

@@ -13,6 +13,7 @@ from bot.service.ports import (
     TableRow,
 )
 from bot.service.table import Table, TableKey
+from bot.service.timers import ALIVE_FOR
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +22,22 @@ class Lifecycle(ServiceCore):
     """Start, chat migration and shutdown."""
 
     async def resume(self) -> int:
-        """Load every open table after a start: re-arm timers and tell the channels."""
+        """After a start: deliver what was committed and not sent, then load every open
+        table, re-arm its timer and tell its channel it was restored.
+
+        With a shared store where other processes are alive, the tables never were without
+        one: this process starts quietly (it serves whatever it is asked, and takes timers
+        and messages over from processes that die). Returns how many tables were restored.
+        """
+        now = self.clock.now()
+        others = await self.repo.heartbeat(self.outbox.owner, now, now + ALIVE_FOR)
+        # A store of one process (SQLite, locked for `run`) has no other: a row left by the
+        # process that died before this one is not a live one.
+        if others and self.shared:
+            await self.outbox.sweep()
+            return 0
+        # Nobody else is alive: every claim in the store is a dead process's.
+        await self.outbox.sweep(takeover=True)
         rows = await self.repo.load_active_tables()
         done = await asyncio.gather(*(self._bounded(self._resume_one(row)) for row in rows))
         return sum(done)
@@ -40,12 +56,21 @@ class Lifecycle(ServiceCore):
                 return False
             self._tables[row.key] = table
             self.outbox.set_ref(row.key, table.message_ref)
-            # A fresh deadline: nobody pays for the time the bot was down. It is not stored
-            # now (every start re-arms again), and the state version stays, so the buttons
-            # of the messages already in the chat keep working.
+            # A fresh deadline: nobody pays for the time the bot was down. The state version
+            # (`seq`) stays, so the buttons of the messages already in the chat keep working
+            # until the old message is frozen (its buttons removed) and the new one posted.
             self._arm(table)
             note = self._cat(table).t("note.restored")
-            self._repost(table, None, note=note)
+            try:
+                await self._save(table)
+                self._repost(table, self.render(table, buttons=False), note=note)
+                await self._commit(row.key)
+            except ConflictError:
+                self._forget(row.key)  # another process changed it meanwhile: it is served
+                return False
+            except BaseException:
+                self._forget(row.key)
+                raise
             self._schedule(table)
             return True
 
@@ -79,6 +104,13 @@ class Lifecycle(ServiceCore):
                 self.outbox.set_ref(new_key.key, None)
                 self._schedule(moved_table)
                 self._repost(moved_table, None)
+                try:
+                    await self._commit(new_key.key)
+                    await self._commit(row.key)
+                except BaseException:
+                    self._forget(new_key.key)
+                    self._forget(row.key)
+                    raise
                 moved += 1
         settings = await self.repo.load_settings(old_prefix)
         if settings is not None:
@@ -86,19 +118,14 @@ class Lifecycle(ServiceCore):
         return moved
 
     async def shutdown(self) -> None:
-        """Let queued messages go out and store the references of the newest table messages."""
+        """Let the messages under way go out, and say this process stops (so a process that
+        starts next knows whether the tables were left without one)."""
         await self.outbox.drain()
         if self.store_lost is not None:
             return  # nothing can be stored
-        for key in list(self._unsaved_refs):
-            async with self._lock(key):
-                table = self._tables.get(key)
-                if table is None:
-                    continue
-                try:
-                    await self._save(table)
-                except ConflictError:
-                    log.warning("table %s changed elsewhere; its message ref was not stored", key)
-                except StoreLost as exc:
-                    self._lost(exc)
-                    return
+        try:
+            await self.repo.heartbeat(self.outbox.owner, self.clock.now(), None)
+        except StoreLost as exc:
+            self._lost(exc)
+        except Exception as exc:
+            log.warning("saying this process stops failed: %s", exc)

@@ -1,148 +1,290 @@
-"""Ordered, coalescing delivery of what tables say, after their commands are committed.
+"""The transactional outbox: what tables say is stored with the state change that causes it,
+then delivered in order per table and marked done.
 
-Each table has one queue drained by one task, so its messages arrive in order and a slow
-platform never holds the table's lock. Edits of the table message coalesce: when several are
-waiting, only the newest is sent (the chat stays calm, the flood limits are respected).
+A command stages its messages here (`edit_table`, `post_table`, `post`, `tell`); the service's
+commit renders them (`take`) and stores them in the same transaction as the table
+(`Repository.save_table(messages=...)`), claiming them for this process. Only then are they
+delivered: one task per table sends them in order through the `Notifier` and marks them done
+(`Repository.finish_messages`, which also claims whatever else the table has waiting, from any
+process). Messages whose deliverer died are claimed again once its lease ran out (`sweep`), so
+whatever was committed goes out once the bot is back: at most once more, never lost.
+
+Edits of the table message coalesce: an edit is skipped when a newer edit of the same message
+(or a new table message freezing it) is already waiting. After a crash only the newest private
+message per (table, user) is sent, so nobody is left with an out-of-date piece.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import secrets
+import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TypeAlias
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
 
-from bot.service.ports import Delivery, MessageGone, Notifier, Screen
+from bot.service.ports import (
+    Claim,
+    Delivery,
+    MessageGone,
+    Notifier,
+    OutBatch,
+    OutMessage,
+    Screen,
+    StoreLost,
+)
+
+if TYPE_CHECKING:
+    from bot.service.ports import Clock, Repository
 
 log = logging.getLogger(__name__)
 
-
-#: A screen, or a coroutine function that renders the table's current, committed screen when
-#: the message is about to go out (so coalesced edits are rendered once, off the command path).
-LazyScreen: TypeAlias = Screen | Callable[[], Awaitable[Screen | None]]
-
-
-@dataclass(slots=True)
-class _Job:
-    kind: str  # "edit" (the table message), "post_table", "post", "tell"
-    screen: LazyScreen
-    freeze: Screen | None = None  # post_table: the old table message's last screen
-    user: str | None = None
-
+#: A screen, or a function rendering the table's screen at commit time (so several edits
+#: staged by one command are rendered once, from the state that is stored).
+LazyScreen: TypeAlias = Screen | Callable[[], Screen | None]
 
 #: Called with (table key, new message ref) after a table message was posted.
 OnPosted = Callable[[str, str], Awaitable[None]]
 #: Called with (user key, delivery) after a private message.
 OnTold = Callable[[str, Delivery], Awaitable[None]]
 
+#: How long a claim on a table's outbox lasts without renewal (each batch renews it); after
+#: it, another process (or this one restarted) delivers what is left.
+LEASE = 15.0
+
+
+def process_id() -> str:
+    """A name for this process, unique across hosts and restarts."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+@dataclass(slots=True)
+class _Intent:
+    kind: str  # "edit", "post_table", "post", "tell"
+    screen: LazyScreen
+    freeze: Screen | None = None
+    user: str | None = None
+
+
+@dataclass(slots=True)
+class _Queue:
+    """One table's messages claimed by this process, oldest first."""
+
+    messages: deque[OutMessage] = field(default_factory=deque)
+    last_id: int = 0  # the newest message queued (a claim repeats what is already here)
+    ref: str | None = None
+    ref_known: bool = False
+    task: asyncio.Task[None] | None = None
+
 
 class Outbox:
-    """Per-table queues in front of a `Notifier`."""
+    """Stages messages for the commit, then delivers the committed ones through a `Notifier`."""
 
-    def __init__(self, notifier: Notifier, on_posted: OnPosted, on_told: OnTold) -> None:
+    def __init__(
+        self,
+        notifier: Notifier,
+        on_posted: OnPosted,
+        on_told: OnTold,
+        *,
+        repo: Repository,
+        clock: Clock,
+        owner: str | None = None,
+        lease: float = LEASE,
+    ) -> None:
         self.notifier = notifier
+        self.repo = repo
+        self.clock = clock
+        self.owner = owner or process_id()
+        self.lease = lease
         self._on_posted = on_posted
         self._on_told = on_told
-        self._queues: dict[str, deque[_Job]] = {}
-        self._refs: dict[str, str | None] = {}
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._staged: dict[str, list[_Intent]] = {}
+        self._queues: dict[str, _Queue] = {}
+        #: Seconds from commit to send of each message sent (benchmarks), newest last.
+        self.lags: deque[float] = deque(maxlen=200_000)
+
+    def claim(self) -> Claim:
+        """This process's claim, from now for one lease."""
+        now = self.clock.now()
+        return Claim(self.owner, now, now + self.lease)
+
+    # -- staging (under the table's lock, before the commit) --------------------------------
 
     def set_ref(self, channel: str, ref: str | None) -> None:
-        """The table message currently edited in place (from storage, after a restart)."""
-        self._refs[channel] = ref
+        """The table message currently edited in place, as stored with the table (a hint
+        until the outbox store says otherwise)."""
+        q = self._queues.setdefault(channel, _Queue())
+        if not q.ref_known:
+            q.ref = ref
 
     def edit_table(self, channel: str, screen: LazyScreen) -> None:
-        """Show `screen` in the table message; replaces an edit still waiting."""
-        queue = self._queues.setdefault(channel, deque())
-        for job in reversed(queue):
-            if job.kind == "post_table":
+        """Show `screen` in the table message; replaces an edit staged by the same command."""
+        staged = self._staged.setdefault(channel, [])
+        for intent in reversed(staged):
+            if intent.kind == "post_table":
                 break
-            if job.kind == "edit":
-                # One waiting edit of the same message is enough: it shows the newest screen
-                # (private messages queued between them do not split them).
-                job.screen = screen
-                self._kick(channel)
+            if intent.kind == "edit":
+                intent.screen = screen
                 return
-        queue.append(_Job("edit", screen))
-        self._kick(channel)
+        staged.append(_Intent("edit", screen))
 
     def post_table(self, channel: str, screen: LazyScreen, freeze: Screen | None) -> None:
         """Post a new table message; the old one is edited to `freeze` (no buttons) first."""
-        queue = self._queues.setdefault(channel, deque())
-        if queue and queue[-1].kind == "edit" and freeze is not None:
-            queue.pop()  # the old message's last edit is superseded by its freeze
-        queue.append(_Job("post_table", screen, freeze=freeze))
-        self._kick(channel)
+        staged = self._staged.setdefault(channel, [])
+        if staged and staged[-1].kind == "edit" and freeze is not None:
+            staged.pop()  # the old message's last edit is superseded by its freeze
+        staged.append(_Intent("post_table", screen, freeze=freeze))
 
     def post(self, channel: str, screen: Screen) -> None:
         """Post a new public message."""
-        self._queues.setdefault(channel, deque()).append(_Job("post", screen))
-        self._kick(channel)
+        self._staged.setdefault(channel, []).append(_Intent("post", screen))
 
     def tell(self, channel: str, user: str, screen: Screen) -> None:
-        """Send a private message (queued with the table's messages, in order)."""
-        self._queues.setdefault(channel, deque()).append(_Job("tell", screen, user=user))
-        self._kick(channel)
+        """Send a private message (in order with the table's messages)."""
+        self._staged.setdefault(channel, []).append(_Intent("tell", screen, user=user))
 
-    def _kick(self, channel: str) -> None:
-        task = self._tasks.get(channel)
-        if task is None or task.done():
-            self._tasks[channel] = asyncio.get_running_loop().create_task(self._drain(channel))
-
-    async def _drain(self, channel: str) -> None:
-        queue = self._queues[channel]
-        while queue:
-            job = queue.popleft()
-            try:
-                await self._send(channel, job)
-            except Exception:  # a platform failure must not stop the table's queue
-                log.exception("sending to %s failed", channel)
-
-    async def _send(self, channel: str, job: _Job) -> None:
-        n = self.notifier
-        if not isinstance(job.screen, Screen):
-            screen = await job.screen()
+    def take(self, channel: str) -> list[OutMessage]:
+        """The messages staged for `channel`, rendered now (at the commit), and forget them."""
+        out = []
+        now = self.clock.now()
+        for intent in self._staged.pop(channel, ()):
+            screen = intent.screen if isinstance(intent.screen, Screen) else intent.screen()
             if screen is None:
-                return  # the table is gone
-            job.screen = screen
-        if job.kind == "edit":
-            ref = self._refs.get(channel)
-            if ref is None:
-                await self._post_table_message(channel, job.screen)
-            else:
+                continue  # the table is gone
+            out.append(
+                OutMessage(
+                    intent.kind, screen, user=intent.user, freeze=intent.freeze, created_at=now
+                )
+            )
+        return out
+
+    def discard(self, channel: str) -> None:
+        """Forget what a command that failed had staged."""
+        self._staged.pop(channel, None)
+
+    # -- delivery (after the commit) ---------------------------------------------------------
+
+    def accept(self, batch: OutBatch | None) -> None:
+        """Deliver a batch claimed for this process (from a commit, a finish or a sweep)."""
+        if batch is None or not batch.messages:
+            return
+        q = self._queues.setdefault(batch.table_key, _Queue())
+        idle = not q.messages and (q.task is None or q.task.done())
+        if idle:
+            q.ref, q.ref_known = batch.ref, True  # another process may have posted since
+        for m in batch.messages:
+            if m.id > q.last_id:
+                q.messages.append(m)
+                q.last_id = m.id
+        if q.task is None or q.task.done():
+            q.task = asyncio.get_running_loop().create_task(self._drain(batch.table_key, q))
+
+    async def sweep(self, *, takeover: bool = False) -> int:
+        """Claim and deliver what nobody holds (a dead deliverer's messages); how many tables.
+
+        `takeover`: no other process is alive, so every claim is stale, leases or not.
+        """
+        claim = self.claim()
+        if takeover:
+            claim = Claim(claim.owner, float("inf"), claim.until)
+        try:
+            batches = await self.repo.claim_stale_messages(claim)
+        except StoreLost:
+            raise
+        except Exception as exc:  # the store may be briefly away: the next sweep tries again
+            log.warning("claiming undelivered messages failed: %s", exc)
+            return 0
+        for batch in batches:
+            self.accept(batch)
+        return len(batches)
+
+    async def _drain(self, channel: str, q: _Queue) -> None:
+        while q.messages:
+            pending = list(q.messages)
+            q.messages.clear()
+            done: list[int] = []
+            posted = False
+            for i, m in enumerate(pending):
+                if not self._superseded(m, pending[i + 1 :]):
+                    try:
+                        posted |= await self._send(channel, q, m)
+                    except Exception:  # a platform failure must not stop the table's queue
+                        log.exception("sending to %s failed", channel)
+                    self.lags.append(max(0.0, self.clock.now() - m.created_at))
+                done.append(m.id)
+            try:
+                nxt = await self.repo.finish_messages(
+                    channel, done, self.claim(), ref=q.ref, set_ref=posted
+                )
+            except Exception as exc:
+                # Not marked done: once the lease runs out they are claimed again (sent at
+                # most once more), by this process's sweep or another's.
+                log.warning("marking messages of %s delivered failed: %s", channel, exc)
+                q.last_id = 0
+                return
+            if nxt is not None:
+                for m in nxt.messages:
+                    if m.id > q.last_id:
+                        q.messages.append(m)
+                        q.last_id = m.id
+
+    @staticmethod
+    def _superseded(m: OutMessage, later: list[OutMessage]) -> bool:
+        """An edit a newer edit (or a freeze) replaces; after a crash, a private message a
+        newer one to the same user replaces."""
+        if m.kind == "edit":
+            for n in later:
+                if n.kind == "edit":
+                    return True
+                if n.kind == "post_table":
+                    return n.freeze is not None
+            return False
+        if m.kind == "tell" and m.attempts > 1:
+            return any(n.kind == "tell" and n.user == m.user for n in later)
+        return False
+
+    async def _send(self, channel: str, q: _Queue, m: OutMessage) -> bool:
+        """Send one message; True when a new table message was posted."""
+        n = self.notifier
+        if m.kind == "edit":
+            if q.ref is None:
+                return await self._post_table_message(channel, q, m.screen)
+            try:
+                await n.edit(channel, q.ref, m.screen)
+            except MessageGone:
+                # Someone deleted the table message: post it again.
+                return await self._post_table_message(channel, q, m.screen)
+            return False
+        if m.kind == "post_table":
+            if q.ref is not None and m.freeze is not None:
                 try:
-                    await n.edit(channel, ref, job.screen)
-                except MessageGone:
-                    # Someone deleted the table message: post it again.
-                    await self._post_table_message(channel, job.screen)
-        elif job.kind == "post_table":
-            old = self._refs.get(channel)
-            if old is not None and job.freeze is not None:
-                try:
-                    await n.edit(channel, old, job.freeze)
+                    await n.edit(channel, q.ref, m.freeze)
                 except Exception:  # the old message may be gone: post the new one anyway
                     log.warning("freezing the old table message in %s failed", channel)
-            await self._post_table_message(channel, job.screen)
-        elif job.kind == "post":
-            await n.post(channel, job.screen)
-        else:
-            assert job.user is not None and isinstance(job.screen, Screen)
-            result = await n.tell(job.user, job.screen)
-            await self._on_told(job.user, result)
+            return await self._post_table_message(channel, q, m.screen)
+        if m.kind == "post":
+            await n.post(channel, m.screen)
+            return False
+        assert m.user is not None
+        result = await n.tell(m.user, m.screen)
+        await self._on_told(m.user, result)
+        return False
 
-    async def _post_table_message(self, channel: str, screen: Screen) -> None:
+    async def _post_table_message(self, channel: str, q: _Queue, screen: Screen) -> bool:
         """Post `screen` as the table message edited from now on."""
         ref = await self.notifier.post(channel, screen)
-        self._refs[channel] = ref
+        q.ref, q.ref_known = ref, True
         if ref is not None:
             await self._on_posted(channel, ref)
+        return True
 
     async def drain(self) -> None:
         """Wait until every queue is empty (tests, shutdown)."""
         while True:
-            tasks = [t for t in self._tasks.values() if not t.done()]
+            tasks = [q.task for q in self._queues.values() if q.task and not q.task.done()]
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)

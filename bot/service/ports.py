@@ -135,6 +135,45 @@ class TableRow:
     table_id: str | None = None
 
 
+@dataclass(slots=True)
+class OutMessage:
+    """One thing the bot must say, stored with the state change that causes it (the outbox).
+
+    `kind`: "post_table" (a new table message; the old one is first edited to `freeze`),
+    "edit" (the table message), "post" (a public message), "tell" (a private message to
+    `user`). `id` is given by the store (increasing: the order of delivery per table);
+    `attempts` counts how often it was claimed (more than one: a deliverer died holding it).
+    """
+
+    kind: str
+    screen: Screen
+    user: str | None = None
+    freeze: Screen | None = None
+    id: int = 0
+    table_key: str = ""
+    created_at: float = 0.0
+    attempts: int = 0
+
+
+@dataclass(slots=True)
+class OutBatch:
+    """Messages of one table claimed for delivery, oldest first, with the table message's
+    reference as last delivered (by any process)."""
+
+    table_key: str
+    ref: str | None
+    messages: list[OutMessage] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Who claims (a process id) and until when (the lease: after it, others may take over)."""
+
+    owner: str
+    now: float
+    until: float
+
+
 class PlatformError(Exception):
     """A chat platform cannot start (e.g. its token was rejected); the message is for people."""
 
@@ -187,11 +226,58 @@ class Repository(Protocol):
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
+        messages: Sequence[OutMessage] = (),
+        claim: Claim | None = None,
+    ) -> OutBatch | None:
         """Store `row` if the stored version is `expected_version` (None: a new table).
 
-        Raises ConflictError otherwise.
+        Raises ConflictError otherwise. `messages` are added to the table's outbox in the same
+        transaction; with `claim`, they (and any earlier ones nobody holds) are claimed for
+        delivery by `claim.owner` and returned, unless another owner's lease on the table's
+        outbox is still running (then None: that owner delivers them after its own).
+        Storing a row also releases the table's timer claim.
         """
+        ...
+
+    async def table_version(self, key: str) -> int | None:
+        """The stored version of a table (a cheap check that a cached copy is current)."""
+        ...
+
+    async def add_messages(
+        self, table_key: str, messages: Sequence[OutMessage], claim: Claim | None = None
+    ) -> OutBatch | None:
+        """Add messages to a table's outbox without changing the table (as `save_table`)."""
+        ...
+
+    async def finish_messages(
+        self,
+        table_key: str,
+        done: Sequence[int],
+        claim: Claim,
+        *,
+        ref: str | None = None,
+        set_ref: bool = False,
+    ) -> OutBatch | None:
+        """Mark `done` delivered (and store the table message's new `ref` when `set_ref`),
+        then claim the table's next undelivered messages for `claim.owner` unless another
+        owner holds a running lease on them. None when nothing more is to be delivered."""
+        ...
+
+    async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
+        """Claim the outboxes of tables whose undelivered messages nobody holds (their
+        deliverer died or never claimed them), up to `limit` tables, oldest first."""
+        ...
+
+    async def claim_timers(
+        self, claim: Claim, limit: int = 100, keys: Sequence[str] | None = None
+    ) -> list[str]:
+        """Claim tables whose deadline is due and whose timer nobody holds (of `keys` only,
+        when given); each is acted on by the one owner that claimed it."""
+        ...
+
+    async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
+        """Record that process `owner` lives until `until` (None: it is stopping); returns
+        how many other processes are alive at `now`."""
         ...
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:

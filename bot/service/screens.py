@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from bot.service import tokens
 from bot.service.core import MAX_TEXT, ServiceCore, fit_text
@@ -122,14 +122,13 @@ class Screens(ServiceCore):
     def _repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
         self.outbox.post_table(table.key.key, self._lazy(table.key.key, note), freeze)
 
-    def _lazy(self, key: str, note: str | None = None) -> Callable[[], Awaitable[Screen | None]]:
-        """Render the table when its message goes out: under its lock, so what is shown is
-        what was committed, and once for any number of coalesced edits."""
+    def _lazy(self, key: str, note: str | None = None) -> Callable[[], Screen | None]:
+        """Render the table at the commit: what is shown is what is stored, rendered once for
+        any number of edits the command staged."""
 
-        async def render() -> Screen | None:
-            async with self._lock(key):
-                table = self._tables.get(key)
-                return None if table is None else self.render(table, note=note)
+        def render() -> Screen | None:
+            table = self._tables.get(key)
+            return None if table is None else self.render(table, note=note)
 
         return render
 

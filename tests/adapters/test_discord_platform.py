@@ -21,7 +21,14 @@ from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot import runner
 from bot.config import BotSettings
 from bot.games.registry import all_games
-from bot.service.ports import FinishedMatch, PlatformError, Screen, StatDelta, TableRow
+from bot.service.ports import (
+    FinishedMatch,
+    OutBatch,
+    PlatformError,
+    Screen,
+    StatDelta,
+    TableRow,
+)
 from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
@@ -88,11 +95,12 @@ class SlowRepository(MemoryRepository):
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
+        **outbox: Any,
+    ) -> OutBatch | None:
         """Commit after the delay."""
         await asyncio.sleep(self.delay)
-        await super().save_table(
-            row, expected_version=expected_version, stats=stats, finished=finished
+        return await super().save_table(
+            row, expected_version=expected_version, stats=stats, finished=finished, **outbox
         )
 
 
@@ -460,8 +468,8 @@ async def test_gnav_bot_run_plays_discord_and_telegram_and_survives_a_restart(
     world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """`gnav-bot run` with both tokens, against both fakes: one loop, one service, one store.
-    Stopped and run again on the same file, both tables are restored and the old Discord
-    table message's buttons still work."""
+    Stopped and run again on the same file, both tables are restored: the old Discord table
+    message is frozen first, and the new one's buttons (the same state version) work."""
     caplog.set_level(logging.DEBUG, logger="adapters")
     caplog.set_level(logging.DEBUG, logger="discord")
     fake = world.fake
@@ -545,8 +553,10 @@ async def test_gnav_bot_run_plays_discord_and_telegram_and_survives_a_restart(
             )
             fresh = table_message(world)
             assert fresh["id"] != old["id"] and buttons_of(fresh) == buttons_of(old)
+            # The old table message was frozen (its buttons removed) before the new one.
+            assert buttons_of(fake.message(int(old["id"]))) == {}
             mover = turn_of(world, old)
-            acted = await press(world, mover, "Stay", message=fake.message(int(old["id"])))
+            acted = await press(world, mover, "Stay", message=fresh)
             assert acted.response == {"type": 6}
             await fake.wait_for(
                 lambda: f"{mover.username}: «Jeg står»" in table_message(world)["content"]

@@ -24,7 +24,14 @@ from adapters.telegram.platform import TelegramPlatform
 from bot import runner
 from bot.config import BotSettings
 from bot.games.registry import all_games
-from bot.service.ports import FinishedMatch, PlatformError, Screen, StatDelta, TableRow
+from bot.service.ports import (
+    FinishedMatch,
+    OutBatch,
+    PlatformError,
+    Screen,
+    StatDelta,
+    TableRow,
+)
 from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
@@ -116,12 +123,13 @@ class SlowRepository(MemoryRepository):
         expected_version: int | None,
         stats: Sequence[StatDelta] = (),
         finished: FinishedMatch | None = None,
-    ) -> None:
+        **outbox: object,
+    ) -> OutBatch | None:
         if self.slow:
             self.saving.set()
             await asyncio.sleep(0.3)
-        await super().save_table(
-            row, expected_version=expected_version, stats=stats, finished=finished
+        return await super().save_table(
+            row, expected_version=expected_version, stats=stats, finished=finished, **outbox
         )
 
 

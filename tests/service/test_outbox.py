@@ -1,0 +1,133 @@
+"""The transactional outbox: messages are stored with the commit that causes them, delivered
+in order after it, marked done; a process that dies before sending leaves them to the next."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.service.ports import Delivery, Screen
+from storage.memory import MemoryRepository
+from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
+from tests.service.fakes import RecordingNotifier
+
+
+class HeldNotifier(RecordingNotifier):
+    """A platform that never answers (the process dies before anything goes out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+
+    async def post(self, channel: str, screen: Screen) -> str | None:
+        await self.gate.wait()
+        return await super().post(channel, screen)
+
+    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        await self.gate.wait()
+        return await super().edit(channel, message_ref, screen)
+
+    async def tell(self, user: str, screen: Screen) -> Delivery:
+        await self.gate.wait()
+        return await super().tell(user, screen)
+
+
+async def test_messages_are_stored_with_the_commit_and_marked_done_once_sent() -> None:
+    h = Harness()
+    held = HeldNotifier()
+    h.notifier = held
+    h.service = h.make_service()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    assert (await h.service.join(CHANNEL, BOB)).ok
+    # Committed, not yet sent: both in the store's outbox, in order, rendered.
+    rows = sorted(h.repo.outbox.values(), key=lambda r: r["id"])
+    assert [r["kind"] for r in rows] == ["post_table", "edit"]
+    assert "2. Bob" in rows[1]["payload"]["screen"]["text"]
+    held.gate.set()
+    await h.service.outbox.drain()
+    assert h.repo.outbox == {}
+    assert "2. Bob" in held.last(CHANNEL.key).screen.text
+    # The table message's reference is kept by the outbox store, for any process.
+    assert h.repo.refs[CHANNEL.key] == held.last(CHANNEL.key).ref
+
+
+async def test_a_process_dying_before_it_sends_loses_nothing() -> None:
+    """Everything committed goes out after the restart, in order; a private message about a
+    piece is sent only in its newest version."""
+    repo = MemoryRepository()
+    first = Harness(repo=repo)
+    first.notifier = HeldNotifier()
+    first.service = first.make_service()
+    svc = first.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.join(CHANNEL, BOB)).ok
+    assert (await svc.join(CHANNEL, CARL)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["lives=5"])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    for _ in range(3):  # a few steps: the pieces change hands
+        table = await svc.status(CHANNEL)
+        if table.match.phase != "play":
+            break
+        seat = table.seats[table.match.turn]
+        action = "swap" if "swap" in table.match.legal_actions(table.match.turn) else "stay"
+        assert (await svc.act(CHANNEL, _user(seat.user), action)).ok
+    committed = sorted(repo.outbox.values(), key=lambda r: r["id"])
+    assert committed and not first.notifier.order  # nothing went out
+    tells = [r for r in committed if r["kind"] == "tell"]
+    newest = {r["target"]: r["payload"]["screen"]["text"] for r in tells}
+    # The process dies (its tasks never run again). The next one starts on the same store.
+    second = Harness(repo=repo)
+    second.clock.t = first.clock.t + 1
+    restored = second.service
+    assert await restored.resume() == 1
+    await restored.outbox.drain()
+    sent = second.notifier
+    assert repo.outbox == {}
+    # Every public message committed is there, in order, then the restored notice.
+    posts = [m.history[0].text for m in sent.messages.values()]
+    wanted = [r["payload"]["screen"]["text"] for r in committed if r["kind"] == "post_table"]
+    assert posts[: len(wanted)] == wanted
+    assert "restarted" in posts[-1]
+    # Each player got the newest version of their private message, and only that one.
+    for user, text in newest.items():
+        assert sent.private[user] == [text]
+
+
+async def test_edits_of_one_message_coalesce_when_the_platform_is_slow() -> None:
+    h = Harness()
+    held = HeldNotifier()
+    h.notifier = held
+    h.service = h.make_service()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    held.gate.set()
+    await h.service.outbox.drain()
+    held.gate.clear()
+    for user in (BOB, CARL):
+        assert (await h.service.join(CHANNEL, user)).ok
+    assert (await h.service.leave(CHANNEL, BOB)).ok
+    await asyncio.sleep(0)
+    held.gate.set()
+    await h.service.outbox.drain()
+    while h.repo.outbox:  # the later edits were claimed after the first went out
+        await asyncio.sleep(0)
+        await h.service.outbox.drain()
+    msg = held.last(CHANNEL.key)
+    assert "Carl" in msg.screen.text and "Bob" not in msg.screen.text
+    assert msg.edits <= 2  # three edits committed; the waiting ones shown as one
+
+
+def _user(key: str):  # type: ignore[no-untyped-def]
+    from bot.service.table import User
+
+    names = {ALICE.key: ALICE, BOB.key: BOB, CARL.key: CARL}
+    return names.get(key, User(key, key))
+
+
+async def test_a_quick_restart_on_a_store_of_one_process_restores_the_tables() -> None:
+    """The heartbeat the killed process left is no live process on a one-process store."""
+    repo = MemoryRepository()
+    first = Harness(repo=repo)
+    assert await first.service.resume() == 0  # leaves its heartbeat behind, then dies
+    assert (await first.service.open(CHANNEL, ALICE)).ok
+    second = Harness(repo=repo)
+    second.clock.t = first.clock.t + 1
+    assert await second.service.resume() == 1

@@ -1,0 +1,116 @@
+"""The outbox and claims, the same in every store: messages stored with the table and claimed
+by their committer, handed over between owners in order, taken over when a lease runs out,
+out-of-date private messages dropped, timers claimed by one owner at a time."""
+
+from __future__ import annotations
+
+from bot.service.ports import Button, Claim, OutMessage, Screen
+from tests.storage.conftest import Store
+from tests.storage.test_repository_contract import table
+
+T = 1_000.0
+
+
+def msg(kind: str, text: str, user: str | None = None, freeze: str | None = None) -> OutMessage:
+    buttons = ((Button("Go", "g:x:1:go", "primary"),),)
+    return OutMessage(
+        kind,
+        Screen(text, buttons, ("Åse",)),
+        user=user,
+        freeze=Screen(freeze) if freeze else None,
+        created_at=T,
+    )
+
+
+def claim(owner: str, now: float = T, lease: float = 15.0) -> Claim:
+    return Claim(owner, now, now + lease)
+
+
+async def test_messages_are_stored_with_the_table_and_claimed_by_their_committer(
+    store: Store,
+) -> None:
+    repo = store.repo
+    batch = await repo.save_table(
+        table("t", 1),
+        expected_version=None,
+        messages=[msg("post_table", "hello", freeze="old"), msg("tell", "your piece", "u1")],
+        claim=claim("a"),
+    )
+    assert batch is not None and batch.table_key == "t" and batch.ref is None
+    assert [(m.kind, m.screen.text, m.user) for m in batch.messages] == [
+        ("post_table", "hello", None),
+        ("tell", "your piece", "u1"),
+    ]
+    first, second = batch.messages
+    assert first.id < second.id and first.attempts == 1
+    assert first.screen.buttons[0][0] == Button("Go", "g:x:1:go", "primary")
+    assert first.screen.literals == ("Åse",) and first.freeze == Screen("old")
+    # Done: deleted, the table message's reference stored; nothing more to claim.
+    done = [m.id for m in batch.messages]
+    assert await repo.finish_messages("t", done, claim("a"), ref="42", set_ref=True) is None
+    later = await repo.add_messages("t", [msg("edit", "later")], claim("a"))
+    assert later is not None and later.ref == "42"
+
+
+async def test_a_running_lease_keeps_the_order_and_hands_over(store: Store) -> None:
+    repo = store.repo
+    await repo.save_table(
+        table("t", 1), expected_version=None, messages=[msg("edit", "1")], claim=claim("a")
+    )
+    # b commits while a delivers: b's messages wait for a.
+    assert (
+        await repo.save_table(
+            table("t", 2), expected_version=1, messages=[msg("edit", "2")], claim=claim("b")
+        )
+        is None
+    )
+    first = await repo.add_messages("t", [], claim("a"))
+    assert first is not None and [m.screen.text for m in first.messages] == ["1", "2"]
+    rest = await repo.finish_messages("t", [first.messages[0].id], claim("a"))
+    assert rest is not None and [m.screen.text for m in rest.messages] == ["2"]
+    assert await repo.finish_messages("t", [rest.messages[0].id], claim("a")) is None
+
+
+async def test_a_dead_owners_messages_are_taken_over_newest_piece_only(store: Store) -> None:
+    repo = store.repo
+    await repo.save_table(
+        table("t", 1),
+        expected_version=None,
+        messages=[
+            msg("tell", "old piece", "u1"),
+            msg("edit", "table"),
+            msg("tell", "other's piece", "u2"),
+            msg("tell", "new piece", "u1"),
+        ],
+        claim=claim("dead"),
+    )
+    assert await repo.claim_stale_messages(claim("b", T + 1)) == []  # its lease runs
+    batches = await repo.claim_stale_messages(claim("b", T + 16))
+    assert len(batches) == 1
+    got = [(m.kind, m.screen.text) for m in batches[0].messages]
+    assert got == [("edit", "table"), ("tell", "other's piece"), ("tell", "new piece")]
+    assert all(m.attempts == 2 for m in batches[0].messages)
+    assert await repo.claim_stale_messages(claim("c", T + 17)) == []  # b holds them now
+
+
+async def test_a_due_timer_is_claimed_by_one_owner_at_a_time(store: Store) -> None:
+    repo = store.repo
+    await repo.save_table(table("due", 1, deadline=T - 1), expected_version=None)
+    await repo.save_table(table("later", 1, deadline=T + 100), expected_version=None)
+    await repo.save_table(table("gone", 1, status="closed", deadline=T - 5), expected_version=None)
+    assert await repo.claim_timers(claim("a", lease=5)) == ["due"]
+    assert await repo.claim_timers(claim("b", lease=5)) == []
+    assert await repo.claim_timers(claim("b", lease=5), keys=["due"]) == []
+    assert await repo.claim_timers(claim("b", T + 6, lease=5)) == ["due"]  # a's lease ran out
+    # Storing the table releases its claim.
+    await repo.save_table(table("due", 2, deadline=T - 1), expected_version=1)
+    assert await repo.claim_timers(claim("c", T + 7, lease=5), keys=["due", "later"]) == ["due"]
+
+
+async def test_heartbeats_count_the_other_live_processes(store: Store) -> None:
+    repo = store.repo
+    assert await repo.heartbeat("a", T, T + 10) == 0
+    assert await repo.heartbeat("b", T + 1, T + 11) == 1
+    assert await repo.heartbeat("b", T + 12, T + 22) == 0  # a stopped beating
+    await repo.heartbeat("c", T + 12, T + 22)
+    assert await repo.heartbeat("b", T + 13, None) == 1  # b stops; c lives
