@@ -23,7 +23,8 @@ from adapters.console.stdin import LineReader
 from bot.service.game import Choice
 from bot.service.i18n import Catalog, catalog
 from bot.service.service import TableService
-from bot.service.table import Table, TableKey, User
+from bot.service.table import TableKey, User
+from bot.service.views import TableView
 
 TABLE = TableKey("console", "local")
 
@@ -123,7 +124,7 @@ async def play(
             table = None
         else:
             await service.resume()
-            table = await service.status(TABLE)
+            table = await service.status(TABLE, me.key)
         if table is None or table.status == "closed":
             options.spoken = options.language
             await _new_match(service, me, options, console, pause=reader.tty)
@@ -146,17 +147,17 @@ async def _abandon(service: TableService, me: User, console: Console) -> bool:
     quiet, console.quiet = console.quiet, True
     try:
         await service.resume()
-        table = await service.status(TABLE)
+        table = await service.status(TABLE, me.key)
         if table is None or table.status == "closed":
             return False
         await service.stop(TABLE, User(me.key, me.name, admin=True))
         return True
     finally:
-        await service.outbox.drain()  # what resume and stop queued goes out unseen
+        await service.drain()  # what resume and stop queued goes out unseen
         console.quiet = quiet
 
 
-def _ignored(table: Table, me: User, options: PlayOptions) -> list[str]:
+def _ignored(table: TableView, me: User, options: PlayOptions) -> list[str]:
     """The command-line options the saved match does not follow, as they were typed."""
     seat = table.seat_of(me.key)
     saved = {
@@ -194,26 +195,6 @@ async def _new_match(
     reply = await service.start(TABLE, me)
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")
-
-
-def _my_choices(service: TableService, table: Table, me: User) -> list[Choice]:
-    """The local player's choices now (none when it is not their turn)."""
-    match = table.match
-    seat = table.seat_of(me.key)
-    if table.status != "playing" or match is None or seat is None:
-        return []
-    rules = service.game_of(table)
-    if not rules.in_round(match) or seat not in rules.deciders(match):
-        return []
-    return list(rules.choices(match, seat))
-
-
-def _between_rounds(service: TableService, table: Table) -> bool:
-    match = table.match
-    if table.status != "playing" or match is None:
-        return False
-    rules = service.game_of(table)
-    return not rules.in_round(match) and not rules.finished(match)
 
 
 #: At most this many plain choices (no argument) are asked by their words ("stay or swap?");
@@ -269,16 +250,16 @@ async def _loop(
     help_text = cat.t("console.help")
     prompted_seq = -1
     while True:
-        await service.outbox.drain()
+        await service.drain()
         if getattr(console, "output_gone", False):
             return 0
-        table = await service.status(TABLE)
+        table = await service.status(TABLE, me.key)
         if table is None or table.status == "closed":
-            await service.outbox.drain()
+            await service.drain()
             return 0
-        choices = _my_choices(service, table, me)
+        choices = list(table.choices)
         my_turn = bool(choices)
-        if not my_turn and not (reader.tty and _between_rounds(service, table)):
+        if not my_turn and not (reader.tty and table.phase == "between"):
             await asyncio.sleep(0.02)
             continue
         if table.seq != prompted_seq:

@@ -120,7 +120,7 @@ class DiscordPlatform:
         if not token:
             raise PlatformError("Discord: DISCORD_TOKEN is not set")
         self.service = service
-        service.command_prefix["discord"] = "/gnav "
+        service.set_command_prefix("discord", "/gnav ")
         self.handler = InteractionHandler(service, defer_after=self.defer_after)
         try:
             # No network yet (a boot, an outage): logging in is tried again for a while.
@@ -249,7 +249,7 @@ class DiscordPlatform:
         if self.service is not None:
             # The runner drains the outbox after every platform stopped; Discord's messages
             # must go out before the connection closes. Waiting does not cancel the drain.
-            drain = asyncio.ensure_future(self.service.outbox.drain())
+            drain = asyncio.ensure_future(self.service.drain())
             await asyncio.wait({drain}, timeout=self.stop_timeout)
         self.notifier.detach()
         await self._close_client()

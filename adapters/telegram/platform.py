@@ -138,7 +138,7 @@ class TelegramPlatform:
             self.notifier.close()
             raise PlatformError("TELEGRAM_TOKEN is not set: get a token from @BotFather")
         self._guard_logs(token)
-        service.command_prefix["telegram"] = "/gnav_"
+        service.set_command_prefix("telegram", "/gnav_")
         self.service = service
         app = self._build(token)
         try:
@@ -218,7 +218,7 @@ class TelegramPlatform:
         if self.handlers is not None:
             await self.handlers.drain()
         if self.service is not None:
-            await self.service.outbox.drain()
+            await self.service.drain()
 
     # ------------------------------------------------------------------ wiring
     def _build(self, token: str) -> App:

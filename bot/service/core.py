@@ -36,6 +36,7 @@ from bot.service.settings import (
     load_settings,
 )
 from bot.service.table import Table, TableKey, User
+from bot.service.views import TableView
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +152,17 @@ class ServiceCore:
         """Every registered game's own settings model, by name."""
         return {name: g.settings_model for name, g in self.games.items()}
 
-    def texts(self, table: Table) -> Catalog:
-        """The catalog `table` speaks (its language, its platform, every game's texts)."""
-        return self._cat(table)
+    def texts(self, table: Table | TableView) -> Catalog:
+        """The catalog a table speaks (its language, its platform, every game's texts)."""
+        return self._catalog(table.settings.language, table.key.platform)
+
+    def set_command_prefix(self, platform: str, prefix: str) -> None:
+        """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
+        self.command_prefix[platform] = prefix
+
+    async def drain(self) -> None:
+        """Wait until everything queued to be said has gone out (on stop, in tests)."""
+        await self.outbox.drain()
 
     def _channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameRules:
         """The game a channel plays now: its open table's, else the one its settings choose."""

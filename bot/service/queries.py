@@ -9,15 +9,58 @@ from bot.service.game import GameRules, PrivateChoice
 from bot.service.names import clean_name
 from bot.service.ports import PlayerStats
 from bot.service.table import Table, TableKey, User
+from bot.service.views import Phase, SeatView, TableView
 
 
 class Queries(ServiceCore):
     """Commands that only read."""
 
-    async def status(self, tk: TableKey) -> Table | None:
-        """The table in a channel, if any (read-only use)."""
+    async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
+        """The table in a channel as `viewer` (a user key) may see it, frozen: public facts
+        and the viewer's own choices; None when the channel has no table."""
+        async with self._lock(tk.key):
+            table = await self._load(tk.key)
+            return None if table is None else self._view(table, viewer)
+
+    async def table_state(self, tk: TableKey) -> Table | None:
+        """The live table itself, hidden hands included: for tests, benchmarks and tools of
+        the composition root, never for adapters (they get `status`)."""
         async with self._lock(tk.key):
             return await self._load(tk.key)
+
+    def _view(self, table: Table, viewer: str | None) -> TableView:
+        rules = self.game_of(table)
+        match = table.match
+        phase: Phase
+        deciders: tuple[int, ...] = ()
+        if table.status in ("lobby", "closed"):
+            phase = table.status  # type: ignore[assignment]
+        elif match is None or rules.finished(match):
+            phase = "finished"
+        elif rules.in_round(match):
+            phase = "round"
+            deciders = tuple(rules.deciders(match))
+        else:
+            phase = "between"
+        seat = table.seat_of(viewer) if viewer is not None else None
+        choices = tuple(rules.choices(match, seat)) if seat in deciders else ()
+        return TableView(
+            key=table.key,
+            table_id=table.table_id,
+            game=table.game,
+            status=table.status,
+            phase=phase,
+            host=table.host,
+            seats=tuple(
+                SeatView(s.user, s.name, s.bot, match is None or rules.in_match(match, i))
+                for i, s in enumerate(table.seats)
+            ),
+            seq=table.seq,
+            settings=table.settings,
+            deciders=deciders,
+            viewer=viewer,
+            choices=choices,
+        )
 
     async def choices_of(self, user: User, limit: int = 50) -> list[PrivateChoice]:
         """Every choice `user` may make now, at any table they sit at (Telegram's inline mode

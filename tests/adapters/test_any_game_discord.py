@@ -52,7 +52,7 @@ async def _play(world: World, tmp_path: Path) -> None:
         await slash(world, world.alice, "start")
         await service.outbox.drain()
         key = TableKey("discord", str(world.channel.id))
-        table = await service.status(key)
+        table = await service.table_state(key)
         assert table is not None and table.game == "highcard"
         bob_seat = table.seat_of(f"discord:{world.bob.id}")
         assert bob_seat is not None
@@ -84,7 +84,7 @@ async def _play(world: World, tmp_path: Path) -> None:
         iid = await fake.press(world.bob, world.channel, hand_id, buttons_of(hand)[card])
         await fake.wait_for_response(iid)
         await service.outbox.drain()
-        table = await service.status(key)
+        table = await service.table_state(key)
         assert table is not None
         assert table.match.rounds[0]["played"][str(bob_seat)] == bob_cards[-1]
         # The same ephemeral button again: refused, never applied twice.

@@ -330,8 +330,8 @@ async def test_each_thread_gets_a_table_of_its_own(world: World) -> None:
         await bot.settle()
         await press(world, world.carl, "Join", channel=thread)
         await bot.settle()
-        in_channel = await bot.service.status(TableKey("discord", str(world.channel.id)))
-        in_thread = await bot.service.status(TableKey("discord", str(thread.id)))
+        in_channel = await bot.service.table_state(TableKey("discord", str(world.channel.id)))
+        in_thread = await bot.service.table_state(TableKey("discord", str(thread.id)))
         assert in_channel is not None and in_thread is not None
         assert in_channel.names == ["alice"] and in_thread.names == ["bob", "carl"]
         assert in_channel.table_id != in_thread.table_id
@@ -414,7 +414,7 @@ async def test_a_channel_the_bot_may_not_post_in_gets_a_hint_not_a_table(world: 
         norsk = fake.interaction(iid)
         await fake.wait_for_response(iid)
         assert "Send meldinger" in await answered(world, norsk)
-        assert await bot.service.status(TableKey("discord", str(closed.id))) is None
+        assert await bot.service.table_state(TableKey("discord", str(closed.id))) is None
     assert fake.find_calls("POST", rf"/channels/{closed.id}/messages") == []
 
 
@@ -630,5 +630,5 @@ async def test_kick_removes_exactly_the_named_or_mentioned_member(world: World) 
         assert "ALICE was removed" in await answered(world, kicked)
         usage = await slash(world, world.bob, "kick")
         assert usage.ephemeral and "player:" in await answered(world, usage)
-        table = await bot.service.status(TableKey("discord", str(world.channel.id)))
+        table = await bot.service.table_state(TableKey("discord", str(world.channel.id)))
         assert table is not None and table.names == ["bob", "Alice"]

@@ -136,7 +136,7 @@ class BotProcess:
 
     async def table(self, channel: FakeChannel) -> Table:
         """The table of a channel, as the service holds it."""
-        table = await self.service.status(TableKey("discord", str(channel.id)))
+        table = await self.service.table_state(TableKey("discord", str(channel.id)))
         assert table is not None
         return table
 

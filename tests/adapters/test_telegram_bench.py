@@ -213,7 +213,7 @@ class Bench:
 
     async def table(self, chat: FakeChat, thread: int | None = None) -> Any:
         """The service's table for a chat."""
-        return await self.service.status(
+        return await self.service.table_state(
             TableKey("telegram", str(chat.id), str(thread) if thread else None)
         )
 

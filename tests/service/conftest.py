@@ -57,7 +57,7 @@ class Harness:
 
     async def table(self, key: TableKey = CHANNEL):
         """The table as the service holds it."""
-        return await self.service.status(key)
+        return await self.service.table_state(key)
 
     async def current(self, key: TableKey = CHANNEL) -> User:
         """The user whose turn it is."""

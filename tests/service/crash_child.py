@@ -52,7 +52,7 @@ async def main(path: str) -> None:
     rng = random.Random(11)
     while True:
         await service.tick()
-        table = await service.status(KEY)
+        table = await service.table_state(KEY)
         match = table.match
         if table.status == "closed":
             print("FINISHED", flush=True)
@@ -60,7 +60,7 @@ async def main(path: str) -> None:
         if match.phase == "play" and table.seats[match.turn].user == HUMAN.key:
             reply = await service.act(KEY, HUMAN, rng.choice(match.legal_actions(match.turn)))
             assert reply.ok, reply.text
-        table = await service.status(KEY)
+        table = await service.table_state(KEY)
         log = table.match.history[-1]
         print("COMMITTED", table.seq, len(table.match.history), len(log.actions), flush=True)
         await asyncio.sleep(0.005)

@@ -68,7 +68,7 @@ async def main(path: str, seed: int) -> None:
     n = 0
     while True:
         await service.tick()
-        table = await service.status(KEY)
+        table = await service.table_state(KEY)
         if table.status == "closed":
             print("FINISHED", flush=True)
             await asyncio.sleep(60)

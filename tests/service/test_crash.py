@@ -53,7 +53,7 @@ async def test_sigkill_mid_round_resumes_from_last_committed_action(tmp_path: Pa
     try:
         service = TableService(repo, notifier, bot_delay=0.0, games=all_games())
         assert await service.resume() == 1
-        table = await service.status(KEY)
+        table = await service.table_state(KEY)
         # Everything the child had committed is there (perhaps one step more).
         assert table.seq >= last[0]
         assert len(table.match.history) >= last[1]
@@ -69,13 +69,13 @@ async def test_sigkill_mid_round_resumes_from_last_committed_action(tmp_path: Pa
         for _ in range(5000):
             while await service.tick():
                 pass
-            table = await service.status(KEY)
+            table = await service.table_state(KEY)
             if table.status == "closed":
                 break
             match = table.match
             if match.phase == "play" and table.seats[match.turn].user == HUMAN.key:
                 assert (await service.act(KEY, HUMAN, "stay")).ok
-        table = await service.status(KEY)
+        table = await service.table_state(KEY)
         assert table.status == "closed"
         _, final = replay_record(service.game_of(table).record(table.match))
         assert final["rounds"][: len(outcome["rounds"]) - 1] == outcome["rounds"][:-1]

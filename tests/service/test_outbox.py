@@ -64,7 +64,7 @@ async def test_a_process_dying_before_it_sends_loses_nothing() -> None:
     assert (await svc.configure(CHANNEL, ALICE, ["lives=5"])).ok
     assert (await svc.start(CHANNEL, ALICE)).ok
     for _ in range(3):  # a few steps: the pieces change hands
-        table = await svc.status(CHANNEL)
+        table = await svc.table_state(CHANNEL)
         if table.match.phase != "play":
             break
         seat = table.seats[table.match.turn]

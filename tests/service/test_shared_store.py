@@ -89,8 +89,8 @@ async def test_two_processes_serve_one_table_in_alternation(cluster: Cluster) ->
     services = [a, b]
     for step in range(12):
         svc = services[step % 2]
-        table = await svc.status(CHANNEL)  # never an out-of-date copy
-        other = await services[(step + 1) % 2].status(CHANNEL)
+        table = await svc.table_state(CHANNEL)  # never an out-of-date copy
+        other = await services[(step + 1) % 2].table_state(CHANNEL)
         assert table.seq == other.seq
         if table.match.phase != "play":
             assert (await svc.next_round(CHANNEL, ALICE)).ok
@@ -98,7 +98,7 @@ async def test_two_processes_serve_one_table_in_alternation(cluster: Cluster) ->
         before = table.seq
         reply = await svc.act(CHANNEL, _mover(table), "stay")
         assert reply.ok, reply.text
-        assert (await services[(step + 1) % 2].status(CHANNEL)).seq == before + 1
+        assert (await services[(step + 1) % 2].table_state(CHANNEL)).seq == before + 1
     for svc in services:
         await svc.outbox.drain()
     # Each commit's messages went out once, in order: one table message, edited in place.
@@ -109,8 +109,8 @@ async def test_the_same_press_in_two_processes_applies_once(cluster: Cluster) ->
     a, b = await cluster.instance(seed=1), await cluster.instance(seed=2)
     await _playing(a, b, ["lives=9"])
     for _ in range(5):
-        table = await a.status(CHANNEL)
-        await b.status(CHANNEL)  # both hold the current copy
+        table = await a.table_state(CHANNEL)
+        await b.table_state(CHANNEL)  # both hold the current copy
         if table.match.phase != "play":
             assert (await a.next_round(CHANNEL, ALICE)).ok
             continue
@@ -122,7 +122,7 @@ async def test_the_same_press_in_two_processes_applies_once(cluster: Cluster) ->
         assert sorted(r.ok for r in replies) == [False, True]
         refused = next(r for r in replies if not r.ok)
         assert "try again" not in refused.text  # the race was retried, not shown
-        assert (await b.status(CHANNEL)).seq == before + 1
+        assert (await b.table_state(CHANNEL)).seq == before + 1
 
 
 async def test_a_timer_fires_once_across_two_processes(
@@ -130,11 +130,11 @@ async def test_a_timer_fires_once_across_two_processes(
 ) -> None:
     a, b = await cluster.instance(seed=1), await cluster.instance(seed=2)
     await _playing(a, b, ["lives=9", "timeout=30"])
-    before = (await a.status(CHANNEL)).seq
+    before = (await a.table_state(CHANNEL)).seq
     cluster.clock.advance(31)  # the turn timed out
     acted = await asyncio.gather(a.tick(), b.tick())
     assert sorted(acted) == [0, 1]
-    after = await b.status(CHANNEL)
+    after = await b.table_state(CHANNEL)
     assert after.seq == before + 1  # one timeout applied, not two
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
@@ -142,7 +142,7 @@ async def test_a_timer_fires_once_across_two_processes(
 async def test_a_process_killed_holding_timers_leaves_them_to_another(cluster: Cluster) -> None:
     a, b = await cluster.instance(seed=1), await cluster.instance(seed=2)
     await _playing(a, b, ["lives=9", "timeout=30"])
-    before = (await b.status(CHANNEL)).seq
+    before = (await b.table_state(CHANNEL)).seq
     cluster.clock.advance(31)
     # Process a claims the due timer, then dies before acting on it.
     from bot.service.ports import Claim
@@ -153,7 +153,7 @@ async def test_a_process_killed_holding_timers_leaves_them_to_another(cluster: C
     assert await b.tick() == 0  # held: not b's
     cluster.clock.advance(TIMER_LEASE + 0.1)
     assert await b.tick() == 1  # the lease ran out: b takes it over
-    assert (await b.status(CHANNEL)).seq == before + 1
+    assert (await b.table_state(CHANNEL)).seq == before + 1
 
 
 async def test_messages_of_a_dead_process_are_delivered_by_another(cluster: Cluster) -> None:
@@ -199,10 +199,10 @@ async def test_a_process_killed_with_sigkill_holding_timers_leaves_them(tmp_path
             assert (await svc.open(CHANNEL, ALICE)).ok
             assert (await svc.configure(CHANNEL, ALICE, ["bots=2", "lives=9"])).ok
             assert (await svc.start(CHANNEL, ALICE)).ok
-            table = await svc.status(CHANNEL)
+            table = await svc.table_state(CHANNEL)
             if table.seats[table.match.turn].user == ALICE.key:
                 assert (await svc.act(CHANNEL, ALICE, "stay")).ok  # a bot's turn now
-            before = (await svc.status(CHANNEL)).seq
+            before = (await svc.table_state(CHANNEL)).seq
             child = subprocess.Popen(
                 [sys.executable, "-m", "tests.service.timer_child", PG_DSN, schema],
                 cwd=root,
@@ -227,6 +227,6 @@ async def test_a_process_killed_with_sigkill_holding_timers_leaves_them(tmp_path
                     break
                 await asyncio.sleep(0.1)
             assert acted_at is not None, "nobody took the timer over"
-            assert (await svc.status(CHANNEL)).seq > before
+            assert (await svc.table_state(CHANNEL)).seq > before
         finally:
             await repo.close()
