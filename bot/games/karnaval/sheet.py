@@ -8,7 +8,8 @@ None), never the match itself.
   per player under their name (cut to the column, counting wide characters as two cells and
   dropping emoji and zero-width ones), a row per deal, the quarter rows with the quarter's total
   marked `*` for the premium (+60) and `!` for the penalty (-60), and the game totals; a legend
-  line explains the marks. `compact=True` leaves out the quarters not begun yet.
+  line explains the marks. `compact=True` leaves out the quarters not begun yet; a block over
+  `max_chars` (1800 by default, for Discord's 2000) sheds rules, then old deal rows.
 - `sheet_png(sheet)`: the same grid drawn with Pillow in its own scalable font (no system font):
   names in a shaded header, bid and points cells, quarter rows shaded with the quarter's sum and
   its premium (green) or penalty (red) beside the total, the totals with the winners
@@ -107,11 +108,14 @@ def sheet_text(
     sheet: Mapping[str, Any],
     *,
     max_width: int = 64,
+    max_chars: int | None = 1800,
     compact: bool = False,
     words: Mapping[str, str] | None = None,
 ) -> str:
     """The score sheet as a monospace block (no code fences), at most `max_width` cells wide when
-    the numbers allow (names are cut to fit; numbers never)."""
+    the numbers allow (names are cut to fit; numbers never). Over `max_chars` (Discord allows
+    2000 in a message), it leaves out, until it fits: the rules between quarters, the `bid pts`
+    line, then the deal rows of finished deals quarter by quarter (their quarter rows stay)."""
     w = {**WORDS, **(words or {})}
     players = [clean_name(p) or "?" for p in sheet["players"]]
     rows = _rows(sheet, compact)
@@ -130,11 +134,13 @@ def sheet_text(
     def line(label: str, cells: Sequence[str]) -> str:
         return (fit(label, label_w) + "".join("|" + c for c in cells)).rstrip()
 
-    out = [line("", [fit(p, col_w) for p in players])]
+    # Each line with its kind, so that a block over `max_chars` can shed the least needed.
+    out: list[tuple[str, str]] = [("head", line("", [fit(p, col_w) for p in players]))]
     sub = f"{w['bid']:>{bid_w}} {w['points']:>{pts_w}} "
-    out.append(line("", [fit(" " * (col_w - need) + sub, col_w)] * n))
-    out.append(rule)
+    out.append(("sub", line("", [fit(" " * (col_w - need) + sub, col_w)] * n)))
+    out.append(("head", rule))
     pad = " " * (col_w - need)
+    quarter = 1
     for r in rows:
         label = str(r["label"])
         if r["kind"] == "deal":
@@ -142,19 +148,27 @@ def sheet_text(
                 pad + f"{_num(b):>{bid_w}} {_num(p):>{pts_w}} "
                 for b, p in zip(r["bids"], r["points"], strict=True)
             ]
-            out.append(line(label.rjust(label_w), cells))
+            done = all(p is not None for p in r["points"])
+            out.append((f"deal{quarter}" if done else "deal", line(label.rjust(label_w), cells)))
         elif r["kind"] == "quarter":
             cells = [
                 pad + " " * (bid_w + 1) + f"{_num(t):>{pts_w}}" + _mark(pr, pe)
                 for t, pr, pe in zip(r["totals"], r["premiums"], r["penalties"], strict=True)
             ]
-            out.append(line(label, cells))
-            out.append(rule)
+            out.append(("quarter", line(label, cells)))
+            out.append(("rule", rule))
+            quarter += 1
         else:
             cells = [pad + " " * (bid_w + 1) + f"{_num(t):>{pts_w}} " for t in r["totals"]]
-            out.append(line(label, cells))
-    out.append(f"{PREMIUM_MARK} {w['premium']}  {PENALTY_MARK} {w['penalty']}")
-    return "\n".join(out)
+            out.append(("total", line(label, cells)))
+    out.append(("legend", f"{PREMIUM_MARK} {w['premium']}  {PENALTY_MARK} {w['penalty']}"))
+    if max_chars is not None:
+        shed = ["rule", "sub", *(f"deal{q}" for q in range(1, 5))]
+        for kind in shed:
+            if len("\n".join(t for _, t in out)) <= max_chars:
+                break
+            out = [(k, t) for k, t in out if k != kind]
+    return "\n".join(t for _, t in out)
 
 
 # --- picture ---------------------------------------------------------------------------------

@@ -149,5 +149,20 @@ def test_the_picture_of_a_finished_game(n: int) -> None:
     w, h = img.size
     assert 300 <= w <= 1200 and 300 <= h <= 1400
     assert (
-        len(sheet_text(k.sheet()).splitlines()) == 4 * n + 13
+        len(sheet_text(k.sheet(), max_chars=None).splitlines()) == 4 * n + 13
     )  # header 3, quarters 4 * (n + 2), total, legend
+
+
+def test_a_long_block_sheds_rules_then_old_deals_to_fit_discord() -> None:
+    k = _play(82, 6, _first_choice)
+    sheet = k.sheet()
+    sheet["players"] = ["Alexandra", "Bartholomew", "Cid", "Dorothea", "Eve", "Friedrich"]
+    full = sheet_text(sheet, max_chars=None)
+    short = sheet_text(sheet)
+    assert len(full) > 2000 >= 1800 >= len(short)
+    for label in ("Q1", "Q2", "Q3", "Q4", "Total"):
+        assert _line(short, label) == _line(full, label)
+    assert short.splitlines()[0] == full.splitlines()[0]
+    assert [x for x in short.splitlines() if x.startswith("   12|")] == [
+        x for x in full.splitlines() if x.startswith("   12|")
+    ]
