@@ -148,9 +148,8 @@ def test_the_picture_of_a_finished_game(n: int) -> None:
     img = Image.open(io.BytesIO(sheet_png(k.sheet())))
     w, h = img.size
     assert 300 <= w <= 1200 and 300 <= h <= 1400
-    assert (
-        len(sheet_text(k.sheet(), max_chars=None).splitlines()) == 4 * n + 13
-    )  # header 3, quarters 4 * (n + 2), total, legend
+    lines = sheet_text(k.sheet(), max_chars=None).splitlines()
+    assert len(lines) == 4 * n + 13  # header 3, quarters 4 * (n + 2), total, legend
 
 
 def test_a_long_block_sheds_rules_then_old_deals_to_fit_discord() -> None:
