@@ -5,6 +5,7 @@ the K6 bar, jokers on top or underneath (K9, K10), equal cards (K11), Karnavals 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -13,6 +14,7 @@ from bot.games.karnaval.engine.game import Choice, Karnaval
 from bot.games.karnaval.strategy import (
     SeatView,
     choose,
+    choose_view,
     estimate_tricks,
     heuristic_choice,
     random_choice,
@@ -197,3 +199,44 @@ def test_k14_a_karnaval_is_taken_for_two_tricks_and_cheap_cards_given() -> None:
     k.act(1, "take", "yes")
     give = choose(k, 2)  # P3 bid 0: rid of its highest cards
     assert give == Choice("give", "QS") or give == Choice("give", "QD")
+
+
+def _finish_deal(k: Karnaval) -> None:
+    """Every seat plays the strategy until the deal is over, each choice legal."""
+    rng = random.Random(3)
+    while k.phase in ("bid", "play"):
+        (seat,) = k.deciders()
+        pick = choose(k, seat, rng)
+        assert pick in k.choices(seat)
+        k.act(seat, pick.action, pick.arg)
+
+
+def test_k16_kc11_four_jokers_are_played_legally() -> None:
+    hands = [
+        ["JK", "JK", "JK", "JK", "AS", "KS"],
+        ["8S", "8H", "8D", "9S", "9H", "9D"],
+        ["KD", "KD", "QD", "QD", "10S", "10H"],
+    ]
+    k = table(hands, bids=[4, 0, 1])
+    assert any(c.arg == "JK AS" for c in k.choices(0))
+    pick = choose(k, 0)
+    assert pick.action == "karnaval" and "JK" in (pick.arg or "")
+    _finish_deal(k)
+    assert k.current is not None and k.current.complete
+
+
+def test_kc5_a_deal_without_trump_is_played() -> None:
+    """The view of a deal without trump (KC5: 6 players, fourth quarter) on real choices."""
+    hands = [
+        ["AS", "AS", "6S", "7S", "6H", "7H"],
+        ["8S", "8H", "8D", "9S", "9H", "9D"],
+        ["KD", "KD", "QD", "QD", "10S", "10H"],
+    ]
+    k = table(hands)
+    rng = random.Random(1)
+    while k.phase in ("bid", "play"):
+        (seat,) = k.deciders()
+        view = replace(SeatView.from_match(k, seat), trump=None, trump_card=None)
+        pick = choose_view(view, rng)
+        assert pick in k.choices(seat)
+        k.act(seat, pick.action, pick.arg)
