@@ -28,6 +28,11 @@ cards are never read, so the same view always gives the same choice (tested).
   hold; taken (K14) under the same need; otherwise it gives its two cheapest cards while it
   needs tricks, its two most dangerous ones once its bid is made.
 
+Measured by `python -m benchmarks.karnaval_strategy` (200 seeded matches per table size and
+opponent): one strategy seat scores 224-248 points a game against random seats (win rate
+0.99) and 219-232 against heuristic seats, which score 80-119 (win rate 0.68-0.89 against a
+fair 1/n); a heuristic seat in its place scores 83-116. Decisions: p50 0.2 ms, p99 under 1.5 ms.
+
 `heuristic_choice` is the naive baseline (bid the aces, kings and trumps; win with the lowest
 card that wins the trick now, lose with the highest that does not) and `random_choice` a uniform
 legal choice; `benchmarks/karnaval_strategy.py` measures all three.
