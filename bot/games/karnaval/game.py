@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.games.karnaval import strategy
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
-from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, strength, suit_of
+from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
 from bot.games.karnaval.engine.game import draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
@@ -151,13 +152,15 @@ class KarnavalRules:
         return self._collect(t, t.k.start_deal(hands, stock), out)
 
     def timeout_choice(self, t: Table, seat: int) -> Choice:
-        """A simple legal choice for the seat (the bot's)."""
-        c = _simple(t.k, seat)
+        """A choice that timed out is made by the bot strategy for that player (issue 13),
+        from its own hand and the public cards only."""
+        c = strategy.choose(t.k, seat)
         return self._choice(c.action, c.arg)
 
     def bot_choice(self, t: Table, seat: int, rng: random.Random) -> Choice:
-        """A simple legal choice: a bid of its likely tricks, then its lowest legal card."""
-        c = _simple(t.k, seat)
+        """The bot strategy (bot/games/karnaval/strategy.py): its own hand and the public
+        cards only."""
+        c = strategy.choose(t.k, seat, rng)
         return self._choice(c.action, c.arg)
 
     def forfeit(self, t: Table, seat: int) -> Outcome:
@@ -349,29 +352,6 @@ def sheet_lines(k: Karnaval, cat: Catalog) -> list[str]:
             label = row["label"] if row["kind"] == "quarter" else cat.t("karnaval.sheet.total")
         lines.append(f"{label[:4]:>4} " + " ".join(c.rjust(width) for c in cells))
     return lines
-
-
-def _simple(k: Karnaval, seat: int) -> Any:
-    """A simple legal choice: bid the cards likely to take a trick, play the weakest legal card
-    (declare high, place on top, take a Karnaval when offered)."""
-    choices = k.choices(seat)
-    first = choices[0]
-    if first.action == "bid":
-        d = k.current
-        assert d is not None
-        trump = d.trump
-        hand = d.held[seat]
-        likely = sum(
-            1 for c in hand if c == JOKER or rank_of(c) == "A" or (trump and suit_of(c) == trump)
-        )
-        legal = [int(c.arg or 0) for c in choices]
-        best = min(legal, key=lambda b: (abs(b - likely), b))
-        return next(c for c in choices if int(c.arg or 0) == best)
-    if first.action in ("declare", "place", "take"):
-        return first
-    singles = [c for c in choices if c.action in ("play", "give")]
-    pool = singles or choices
-    return min(pool, key=lambda c: (c.arg == JOKER, strength(c.arg or "") if c.arg else 0))
 
 
 def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
