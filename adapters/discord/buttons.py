@@ -8,13 +8,17 @@ nothing per message, and a restarted process needs nothing but the registration 
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import discord
 
 from bot.service import tokens
-from bot.service.ports import Screen
+from bot.service.ports import Button, Screen
+
+log = logging.getLogger(__name__)
 
 #: Discord's limits for one message (content characters, rows, buttons per row, label length).
 MAX_CONTENT = 2000
@@ -82,11 +86,23 @@ def build_view(screen: Screen) -> discord.ui.View | None:
     if not screen.buttons:
         return None
     view = discord.ui.View(timeout=None)
-    for r, row in enumerate(screen.buttons[:MAX_ROWS]):
-        for button in row[:MAX_PER_ROW]:
+    for r, row in enumerate(_discord_rows(screen.buttons)):
+        for button in row:
             style = _STYLES.get(button.role, discord.ButtonStyle.secondary)
             view.add_item(GnavButton(button.token, button.label, style, row=r))
     return view
+
+
+def _discord_rows(rows: Sequence[Sequence[Button]]) -> list[list[Button]]:
+    """The screen's rows as Discord allows them: a row of more than 5 buttons (a hand of
+    cards) goes on over several rows, at most 5 rows in all (25 buttons)."""
+    out: list[list[Button]] = []
+    for row in rows:
+        for start in range(0, len(row), MAX_PER_ROW):
+            out.append(list(row[start : start + MAX_PER_ROW]))
+    if len(out) > MAX_ROWS:
+        log.warning("a screen with %d rows of buttons: only %d fit on Discord", len(out), MAX_ROWS)
+    return out[:MAX_ROWS]
 
 
 def render_text(text: str) -> str:

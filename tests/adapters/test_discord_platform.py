@@ -632,3 +632,18 @@ async def test_kick_removes_exactly_the_named_or_mentioned_member(world: World) 
         assert usage.ephemeral and "player:" in await answered(world, usage)
         table = await bot.service.table_state(TableKey("discord", str(world.channel.id)))
         assert table is not None and table.names == ["bob", "Alice"]
+
+
+def test_a_hand_of_more_than_five_buttons_goes_on_over_several_rows() -> None:
+    """Discord allows 5 buttons a row and 5 rows: a 12-card hand in one logical row is laid out
+    over three rows, every card kept (a cut row would hide cards from the player)."""
+    from adapters.discord.buttons import build_view
+    from bot.service import tokens
+    from bot.service.ports import Button, Screen
+
+    row = tuple(Button(f"Card {i}", tokens.encode("abc", 1, "play", str(i))) for i in range(12))
+    view = build_view(Screen("hand", (row,)))
+    assert view is not None
+    items = view.children
+    assert len(items) == 12
+    assert sorted({item._rendered_row for item in items}) == [0, 1, 2]  # type: ignore[attr-defined]
