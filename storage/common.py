@@ -83,6 +83,7 @@ def _screen_json(screen: Screen) -> dict[str, Any]:
         "text": screen.text,
         "buttons": [[[b.label, b.token, b.role] for b in row] for row in screen.buttons],
         "literals": list(screen.literals),
+        "blocks": list(screen.blocks),
     }
 
 
@@ -91,6 +92,7 @@ def _screen(data: dict[str, Any]) -> Screen:
         data["text"],
         tuple(tuple(Button(*b) for b in row) for row in data["buttons"]),
         tuple(data["literals"]),
+        tuple(data.get("blocks", ())),  # stored before blocks existed: none
     )
 
 

@@ -105,22 +105,51 @@ def _discord_rows(rows: Sequence[Sequence[Button]]) -> list[list[Button]]:
     return out[:MAX_ROWS]
 
 
-def render_text(text: str) -> str:
+def render_text(text: str, blocks: Sequence[str] = ()) -> str:
     r"""Service text as Discord content: markdown in names escaped, within 2,000 characters.
 
     The service's texts are plain; a player called `*x*` must not turn the table bold, nor one
     called `<@id>`, `<@&role>`, `<#channel>`, `<t:0:R>` or `</gnav stop:1>` render as a mention,
     a role, a channel, a timestamp or a clickable command: every `<` is escaped (`\<` shows
-    the text as typed).
+    the text as typed). A preformatted block (`blocks`: a score grid) goes into a code block,
+    where nothing renders, with its columns kept; it is never cut.
     """
-    escaped = discord.utils.escape_markdown(text).replace("<", "\\<")
-    if len(escaped) <= MAX_CONTENT:
-        return escaped
+    units: list[str] = []  # lines of the message; a block is one unit
+    fenced: set[int] = set()
+    rest = text
+    for block in blocks:
+        start = rest.find(block) if block else -1
+        if start == -1:
+            continue
+        units.extend(_escape_lines(rest[:start]))
+        fenced.add(len(units))
+        units.append("```\n" + block.replace("```", "ˋˋˋ") + "\n```")
+        rest = rest[start + len(block) :]
+    units.extend(_escape_lines(rest))
+    out = "\n".join(u for u in units if u is not None)
+    if len(out) <= MAX_CONTENT:
+        return out
     # Escapes can push a 1,900-character table over Discord's limit: drop the oldest log
-    # lines (after the title), as the service itself does.
-    lines = escaped.split("\n")
-    head, rest = lines[0], lines[1:]
-    while rest and len(head) + 2 + sum(len(x) + 1 for x in rest) > MAX_CONTENT:
-        rest.pop(0)
-    out = "\n".join([head, "…", *rest])
+    # lines (after the title), as the service itself does, never a block.
+    head, body = units[0], list(enumerate(units))[1:]
+    size = len(out) + 2
+    dropped = False
+    i = 0
+    while size > MAX_CONTENT and i < len(body):
+        index, unit = body[i]
+        if index in fenced:
+            i += 1
+            continue
+        size -= len(unit) + 1
+        del body[i]
+        dropped = True
+    out = "\n".join([head, *(["…"] if dropped else []), *(u for _, u in body)])
     return out if len(out) <= MAX_CONTENT else out[: MAX_CONTENT - 1] + "…"
+
+
+def _escape_lines(text: str) -> list[str]:
+    """The lines of plain `text`, markdown and `<` escaped (no empty edge lines around a block)."""
+    if not text:
+        return []
+    escaped = discord.utils.escape_markdown(text).replace("<", "\\<")
+    return escaped.strip("\n").split("\n") if escaped.strip("\n") else []

@@ -74,7 +74,7 @@ class DiscordNotifier:
         if view is not None:
             kwargs["view"] = view
         try:
-            message = await target.send(render_text(screen.text), **kwargs)
+            message = await target.send(render_text(screen.text, screen.blocks), **kwargs)
         except discord.HTTPException as exc:
             log.warning("posting in %s failed: %s %s", channel, exc.status, exc.text)
             return None
@@ -96,7 +96,7 @@ class DiscordNotifier:
         message = target.get_partial_message(int(message_ref))
         try:
             await message.edit(
-                content=render_text(screen.text),
+                content=render_text(screen.text, screen.blocks),
                 view=build_view(screen),
                 allowed_mentions=NO_MENTIONS,
             )
@@ -132,7 +132,7 @@ class DiscordNotifier:
             if view is not None:
                 kwargs["view"] = view
             try:
-                await dm.send(render_text(screen.text), **kwargs)
+                await dm.send(render_text(screen.text, screen.blocks), **kwargs)
             finally:
                 if view is not None:
                     view.stop()  # presses are routed by the registered DynamicItem

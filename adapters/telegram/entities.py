@@ -36,14 +36,21 @@ def needs_protection(literal: str) -> bool:
     return _DIGITS.search(literal) is not None
 
 
-def protect(text: str, literals: Iterable[str]) -> list[MessageEntity]:
-    """`code` entities covering every occurrence in `text` of a literal that needs it.
+def protect(text: str, literals: Iterable[str], blocks: Iterable[str] = ()) -> list[MessageEntity]:
+    """`code` entities covering every occurrence in `text` of a literal that needs it, and a
+    `pre` entity over each preformatted block (a score grid keeps its columns; nothing inside
+    a `pre` entity is ever turned into a link either).
 
-    Longer literals are placed first; occurrences never overlap. Offsets and lengths are in
+    Blocks are placed first, then longer literals; nothing overlaps. Offsets and lengths are in
     UTF-16 code units, as Telegram counts them.
     """
+    pre: list[tuple[int, int]] = []
+    for block in blocks:
+        start = text.find(block)
+        if block and start != -1:
+            pre.append((start, start + len(block)))
     wanted = sorted({x for x in literals if x and needs_protection(x)}, key=len, reverse=True)
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = list(pre)
     for literal in wanted:
         start = text.find(literal)
         while start != -1:
@@ -54,7 +61,8 @@ def protect(text: str, literals: Iterable[str]) -> list[MessageEntity]:
     entities = []
     for start, end in sorted(spans):
         offset = _utf16(text[:start])
-        entities.append(MessageEntity(MessageEntity.CODE, offset, _utf16(text[start:end])))
+        kind = MessageEntity.PRE if (start, end) in pre else MessageEntity.CODE
+        entities.append(MessageEntity(kind, offset, _utf16(text[start:end])))
     return entities
 
 

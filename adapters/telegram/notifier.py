@@ -135,6 +135,7 @@ class TelegramNotifier:
                 markup=keyboard(screen, self.link_for(key)),
                 moved_is_done=True,
                 literals=screen.literals,
+                blocks=screen.blocks,
             )
         except TelegramError as exc:
             failed(exc, "posting to %s failed: %s", channel, exc.message)
@@ -154,7 +155,7 @@ class TelegramNotifier:
                         chat_id=chat_id,
                         message_id=int(message_ref),
                         reply_markup=keyboard(screen, self.link_for(key)),
-                        entities=protect(screen.text, screen.literals),
+                        entities=protect(screen.text, screen.literals, screen.blocks),
                     )
                 )
         except ChatMigrated as exc:
@@ -183,7 +184,11 @@ class TelegramNotifier:
             return Delivery.UNREACHABLE  # a chat, not a person: never send a piece there
         try:
             await self.send_text(
-                user_id, screen.text, markup=keyboard(screen), literals=screen.literals
+                user_id,
+                screen.text,
+                markup=keyboard(screen),
+                literals=screen.literals,
+                blocks=screen.blocks,
             )
         except Forbidden:
             return Delivery.UNREACHABLE
@@ -208,6 +213,7 @@ class TelegramNotifier:
         reply_to: int | None = None,
         moved_is_done: bool = False,
         literals: Sequence[str] = (),
+        blocks: Sequence[str] = (),
     ) -> Message | None:
         """Send plain text (no parse mode: names may contain anything), spaced per chat.
 
@@ -220,7 +226,7 @@ class TelegramNotifier:
         """
         bot = await self._need_bot()
         reply = ReplyParameters(reply_to, allow_sending_without_reply=True) if reply_to else None
-        entities = protect(text, literals)
+        entities = protect(text, literals, blocks)
         try:
             async with self._paced(chat_id):
                 return await self._api(

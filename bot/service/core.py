@@ -451,6 +451,32 @@ class ServiceCore:
         return str(info.get("name") or "?") if info else "?"
 
 
+def fit_lines(lines: Sequence[str], limit: int, keep: Sequence[str] = ()) -> str:
+    """`lines` joined within `limit` characters: the oldest lines after the first (the log) go
+    first, never the first line (the header) nor a preformatted block in `keep` (a score
+    grid: cut, it would lose its columns); "…" marks where lines were left out."""
+    text = "\n".join(lines)
+    if len(text) <= limit:
+        return text
+    if not keep:
+        return fit_text(text, limit)
+    head, rest = lines[0], list(lines[1:])
+    kept = set(keep)
+    size = len(text)
+    dropped = False
+    i = 0
+    while size + (2 if not dropped else 0) > limit and i < len(rest):
+        if rest[i] in kept:
+            i += 1
+            continue
+        size -= len(rest[i]) + 1
+        del rest[i]
+        dropped = True
+    out = "\n".join([head, *(["…"] if dropped else []), *rest])
+    # Still too long (a block alone over the limit): the end is cut, the header kept.
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
 def fit_text(text: str, limit: int) -> str:
     """Keep the end of a long text (the newest lines) within `limit` characters."""
     if len(text) <= limit:

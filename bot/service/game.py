@@ -185,6 +185,11 @@ class GameRules(Protocol):
         """Lines of the reveal of the round that just ended."""
         ...
 
+    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """A preformatted block for the table message (a score grid), shown in monospace with
+        its columns kept and never cut; None when the game has none now."""
+        ...
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line in a language."""
         ...

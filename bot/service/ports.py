@@ -29,11 +29,14 @@ class Screen:
 
     `literals` are the pieces of the text people chose (player names, values they typed):
     a platform shows them as typed, never as a link, a command, a mention or markup.
+    `blocks` are preformatted pieces of the text (a score grid, on lines of their own): shown
+    in monospace with their columns kept (Telegram's `pre`, a Discord code block).
     """
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
     literals: tuple[str, ...] = ()
+    blocks: tuple[str, ...] = ()
 
 
 class Delivery(Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bot.service import tokens
-from bot.service.core import MAX_TEXT, ServiceCore, fit_text
+from bot.service.core import MAX_TEXT, ServiceCore, fit_lines
 from bot.service.i18n import Catalog
 from bot.service.ports import (
     Button,
@@ -38,6 +38,7 @@ class Screens(ServiceCore):
         if note:
             lines.append(note)
         rows: list[tuple[Button, ...]] = []
+        blocks: list[str] = []
         s = table.settings
         if table.status == "lobby":
             rules = self.game_of(table)
@@ -65,6 +66,10 @@ class Screens(ServiceCore):
                 lines.extend(self._round_lines(table, cat))
             else:
                 lines.extend(rules.render_reveal(match, names, cat))
+                block = rules.render_block(match, names, cat)  # a score grid, after a deal
+                if block:
+                    lines.append(block)
+                    blocks.append(block)
             if table.status == "closed":
                 lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
             elif view == "round" and not in_round:
@@ -82,9 +87,10 @@ class Screens(ServiceCore):
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
         return Screen(
-            fit_text("\n".join(lines), MAX_TEXT),
+            fit_lines(lines, MAX_TEXT, keep=blocks),
             tuple(rows) if buttons else (),
             literals=tuple(table.names),
+            blocks=tuple(blocks),
         )
 
     def _choice_rows(

@@ -263,6 +263,10 @@ class HighCard:
         """The last round's cards (they are in the log already)."""
         return self.render_status(match, names, cat)
 
+    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """No preformatted block: the table message is lines of text."""
+        return None
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """A log line."""
         key, params = line

@@ -65,8 +65,11 @@ async def test_a_whole_karnaval_game_with_people_and_a_bot_K2_K3_K20(harness: Ha
     table = await harness.table()
     k = table.match.k
     assert table.closed_reason == "finished" and k.phase == "over"
-    final = harness.notifier.last(CHANNEL.key).screen.text
-    assert "Winner" in final and "Tot" in final  # the score sheet with its total row
+    final = harness.notifier.last(CHANNEL.key).screen
+    assert "Winner" in final.text and "Tot" in final.text  # the score sheet with its total row
+    # K20: the sheet is a preformatted block (its columns kept on every platform), whole.
+    assert len(final.blocks) == 1 and final.blocks[0] in final.text
+    assert final.blocks[0].splitlines()[-2].lstrip().startswith("Tot")
     # No hidden hand in the group: the private hand texts never appear there.
     for msg in harness.notifier.posts(CHANNEL.key):
         for screen in msg.history:

@@ -262,6 +262,10 @@ class GnavRules:
             lines.append(cat.t(key, names=winners))
         return lines
 
+    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """No preformatted block: the table message is lines of text."""
+        return None
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line."""
         key, params = line

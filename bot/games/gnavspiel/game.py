@@ -243,6 +243,10 @@ class GnavspielRules:
             lines.append(cat.t("gnavspiel.end.balances", balances=balances))
         return lines
 
+    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """No preformatted block: the table message is lines of text."""
+        return None
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line."""
         key, params = line

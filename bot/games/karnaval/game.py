@@ -21,6 +21,7 @@ from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
 from bot.games.karnaval.engine.game import draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
+from bot.games.karnaval.sheet import sheet_text
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog, Template, game_texts
 
@@ -271,11 +272,20 @@ class KarnavalRules:
         if d is None or not d.complete:
             return []
         lines = [cat.t("karnaval.reveal.title", deal=d.index + 1, total=k.deal_total)]
-        lines.extend(sheet_lines(k, cat))
         if k.phase == "over":
             win = ", ".join(names[s] for s in k.winners or [])
             lines.append(cat.t("karnaval.end.winners", names=win))
         return lines
+
+    def render_block(self, t: Table, names: Sequence[str], cat: Catalog) -> str | None:
+        """The score sheet as the seed draws it (K20), after each deal: a monospace block that
+        keeps its columns (bot/games/karnaval/sheet.py)."""
+        d = t.k.current
+        if d is None or not d.complete:
+            return None
+        words = {w: cat.t(f"karnaval.sheet.{w}") for w in ("premium", "penalty", "bid", "points")}
+        # Room is left for the lines around it within a message (Discord: 2,000 characters).
+        return sheet_text(t.k.sheet(), words=words, max_chars=1500)
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line (a suit named in the table's language)."""
@@ -328,30 +338,6 @@ class KarnavalRules:
             matches=counters.get("matches", 0),
             points=counters.get("points", 0),
         )
-
-
-def sheet_lines(k: Karnaval, cat: Catalog) -> list[str]:
-    """The score sheet (K20) as aligned text: a column per player (bid/points), a row per deal
-    played, a row per quarter, the total."""
-    sheet = k.sheet()
-    players = sheet["players"]
-    width = max(7, *(len(p) for p in players))
-    head = "     " + " ".join(p[:width].rjust(width) for p in players)
-    lines = [head]
-    for row in sheet["rows"]:
-        if row["kind"] == "deal":
-            if row["points"][0] is None:
-                continue
-            cells = [f"{b}|{p}" for b, p in zip(row["bids"], row["points"], strict=True)]
-            label = row["label"]
-        else:
-            values = row["totals"]
-            if values[0] is None:
-                continue
-            cells = [str(v) for v in values]
-            label = row["label"] if row["kind"] == "quarter" else cat.t("karnaval.sheet.total")
-        lines.append(f"{label[:4]:>4} " + " ".join(c.rjust(width) for c in cells))
-    return lines
 
 
 def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
