@@ -425,16 +425,7 @@ class Match:
             e = table.stay[seat]
             log.events.append(e)
             events = [e]
-            # N8: the next participant clockwise (as `_advance`, inlined: the hottest path).
-            skip = self._skip
-            end = len(order)
-            pos += 1
-            while pos < end and skip[order[pos]]:
-                pos += 1
-            if pos < end:
-                self.pos = pos
-            else:
-                self._reveal(events, "reveal")
+            self._advance(events)  # N8: the next participant clockwise
             return events
         is_dealer = pos == len(order) - 1
         events = []
@@ -499,15 +490,7 @@ class Match:
                 e = table.swap[asker][partner]
                 public.append(e)
                 events += (e, table.piece_swap[asker][rank], table.piece_swap[partner][mine])
-                # N8: play goes on after the asker (as `_advance`, inlined: a hot path).
-                skip = self._skip
-                pos = self.pos + 1
-                while pos <= last and skip[order[pos]]:
-                    pos += 1
-                if pos <= last:
-                    self.pos = pos
-                else:
-                    self._reveal(events, "reveal")
+                self._advance(events)  # N8: play goes on after the asker
                 return
             if response == FORBI:
                 # N15: the holder keeps it; the same request goes on to the next participant.
