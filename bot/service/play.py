@@ -371,8 +371,9 @@ class Play(ServiceCore):
             info = self._players.get(s.user)
             if info is not None and info.get("reachable") is False:
                 continue  # never retry a player the platform refused for good
+            own = f"{table.game}.private.header"  # a game's own name for its rounds
             text = cat.t(
-                "private.header",
+                own if cat.has(own) else "private.header",
                 round=round_no,
                 table=table.key.key,
             )
