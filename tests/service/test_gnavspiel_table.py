@@ -211,3 +211,14 @@ async def test_bots_finish_a_gnavspiel_match_with_its_winner_G9_C23() -> None:
             assert f"The bots played on: {winner} won the match" in text, text
             stored = await h.repo.last_finished_match(CHANNEL.key)
             assert stored is not None and stored.winners == [winner]
+
+
+async def test_bots_finish_announces_the_pot_and_every_balance_C23(harness: Harness) -> None:
+    await _last_person_out(harness, "leave")
+    table = await harness.table()
+    r = table.match.m.result
+    assert r is not None
+    text = harness.notifier.last(CHANNEL.key).screen.text
+    assert "takes the pot" in text
+    balances = ", ".join(f"{table.names[s]} {b}" for s, b in enumerate(r.balance))
+    assert f"Balances: {balances}" in text
