@@ -166,6 +166,12 @@ async def test_a_whole_gnavspiel_match_in_a_group_G2_G9_C23(tmp_path: Path) -> N
                 assert "Your card" not in text
                 assert "stay or swap" not in text  # Gnav's words are not Gnavspiel's
 
+            # /gnav_help says what a Gnavspiel choice that timed out counts as.
+            asked = bench.say(bob, group, "/gnav_help")
+            helped = (await bench.reply_to(group, asked)).text
+            assert "a turn counts as a pass, an offer as refused" in helped
+            assert "borrowing 1 chip (it keeps the player in)" in helped
+
             # The record replays through `gnav-bot replay` to the same outcome.
             asked = bench.say(alice, group, "/gnav_export")
             record = await bench.reply_to(group, asked)
