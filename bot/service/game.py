@@ -185,6 +185,9 @@ class GameRules(Protocol):
         """Lines of the reveal of the round that just ended."""
         ...
 
+    # Optional: `result_lines(match, names, cat) -> list[str]`, the game's own account of a
+    # finished match (standings, payments), added to the result when bots finish a match.
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line in a language."""
         ...

@@ -266,8 +266,9 @@ class Play(ServiceCore):
             self.outbox.post_table(key, left_screen, round_freeze)
         for o in outcomes:
             self._tell_private(table, o, round_no=rounds_before)
-        # Then the game's own account of how it ended (the last reveal, the standings).
-        final = rules.render_reveal(match, table.names, cat) if winners else []
+        # Then the game's own account of the end, when it has one (optional: `result_lines`).
+        account = getattr(rules, "result_lines", None)
+        final = list(account(match, table.names, cat)) if winners and account else []
         text = "\n".join([result, *final, cat.t("closed.finished")])
         self.outbox.post(key, Screen(fit_text(text, MAX_TEXT), literals=tuple(table.names)))
         self._schedule(table)
