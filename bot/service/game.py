@@ -190,6 +190,9 @@ class GameRules(Protocol):
         its columns kept and never cut; None when the game has none now."""
         ...
 
+    # Optional: `result_lines(match, names, cat) -> list[str]`, the game's own account of a
+    # finished match (standings, payments), added to the result when bots finish a match.
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line in a language."""
         ...

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from bot.service import tokens
-from bot.service.core import MAX_ALERT, Reply, ServiceCore, ServiceError, fit_text
+from bot.service.core import MAX_ALERT, MAX_TEXT, Reply, ServiceCore, ServiceError, fit_text
 from bot.service.game import LogLine, Outcome
 from bot.service.i18n import Catalog
 from bot.service.ports import (
@@ -266,7 +266,11 @@ class Play(ServiceCore):
             self.outbox.post_table(key, left_screen, round_freeze)
         for o in outcomes:
             self._tell_private(table, o, round_no=rounds_before)
-        self.outbox.post(key, Screen(f"{result}\n{cat.t('closed.finished')}"))
+        # Then the game's own account of the end, when it has one (optional: `result_lines`).
+        account = getattr(rules, "result_lines", None)
+        final = list(account(match, table.names, cat)) if winners and account else []
+        text = "\n".join([result, *final, cat.t("closed.finished")])
+        self.outbox.post(key, Screen(fit_text(text, MAX_TEXT), literals=tuple(table.names)))
         self._schedule(table)
 
     def _refresh_choices(self, table: Table) -> list[int]:
@@ -371,8 +375,9 @@ class Play(ServiceCore):
             info = self._players.get(s.user)
             if info is not None and info.get("reachable") is False:
                 continue  # never retry a player the platform refused for good
+            own = f"{table.game}.private.header"  # a game's own name for its rounds
             text = cat.t(
-                "private.header",
+                own if cat.has(own) else "private.header",
                 round=round_no,
                 table=table.key.key,
             )

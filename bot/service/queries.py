@@ -168,6 +168,17 @@ class Queries(ServiceCore):
         )
 
     async def help(self, tk: TableKey) -> Reply:
-        """How to play with the bot."""
+        """How to play with the bot, then the table's game's own lines (its catalog's
+        `<game>.help`, e.g. what a timed-out choice counts as), when it has any."""
         settings = await self._current_settings(tk)
-        return Reply(self._catalog(settings.language, tk.platform).t("help.text"), public=True)
+        table = self._tables.get(tk.key)
+        game = (
+            table.game
+            if table is not None and table.status != "closed"
+            else self.game_named(settings)
+        )
+        cat = self._catalog(settings.language, tk.platform)
+        text = cat.t("help.text")
+        if cat.has(f"{game}.help"):
+            text += "\n" + cat.t(f"{game}.help")
+        return Reply(text, public=True)

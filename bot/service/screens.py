@@ -48,7 +48,12 @@ class Screens(ServiceCore):
                 host = cat.t("lobby.host_mark") if seat.user == table.host else ""
                 lines.append(f"{i}. {seat.name}{host}")
             lines.append(
-                cat.t("lobby.hint", seated=len(table.seats), max=self.game_of(table).max_players)
+                cat.t(
+                    "lobby.hint",
+                    seated=len(table.seats),
+                    min=self.game_of(table).min_players,
+                    max=self.game_of(table).max_players,
+                )
             )
             rows.append(
                 (
@@ -77,7 +82,9 @@ class Screens(ServiceCore):
             elif in_round:
                 deciders = rules.deciders(match)
                 who = ", ".join(names[d] for d in deciders)
-                lines.append(cat.t("turn.now", name=who, seconds=s.turn_timeout))
+                own = f"{table.game}.turn.now"  # a game's own wording of whose turn it is
+                key = own if cat.has(own) else "turn.now"
+                lines.append(cat.t(key, name=who, seconds=s.turn_timeout))
                 if rules.public_choices:
                     rows.extend(self._choice_rows(table, deciders, cat))
                 rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))

@@ -158,3 +158,67 @@ async def test_export_during_a_deal_never_shows_its_cards_G3(harness: Harness) -
     exported = await harness.service.export(CHANNEL)
     assert exported.document is not None
     assert '"rounds": []' in exported.document[1].decode()
+
+
+async def test_help_explains_gnavspiel_timeouts_in_four_languages_C19(harness: Harness) -> None:
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    plain = (await svc.help(CHANNEL)).text
+    assert "Gnavspiel" not in plain  # a Gnav table's help has no Gnavspiel lines
+    await svc.configure(CHANNEL, ALICE, ["rules=gnavspiel"])
+    words = {
+        "en": ("a pass", "refused", "borrowing 1 chip"),
+        "nb": ("pass", "avslått", "låne 1 sjetong"),
+        "ru": ("пасом", "отказом", "займом 1 фишки"),
+        "pt": ("passar", "recusada", "pedir 1 ficha"),
+    }
+    for language, expected in words.items():
+        assert (await svc.configure(CHANNEL, ALICE, [f"language={language}"])).ok
+        text = (await svc.help(CHANNEL)).text
+        assert "/gnav" in text  # the service's own lines stay
+        for word in expected:
+            assert word in text, (language, word)
+
+
+async def _last_person_out(h: Harness, how: str) -> None:
+    await _open(h, "chips=2")
+    svc = h.service
+    if how == "leave":
+        assert (await svc.leave(CHANNEL, ALICE)).ok
+        assert (await svc.leave(CHANNEL, BOB)).ok
+        await h.settle()
+        return
+    for _ in range(2000):  # people let every timer run out (three times: they leave)
+        await h.settle()
+        table = await h.table()
+        if table.status == "closed":
+            return
+        h.clock.advance(max(table.settings.turn_timeout, table.settings.next_round_delay) + 1)
+
+
+async def test_bots_finish_a_gnavspiel_match_with_its_winner_G9_C23() -> None:
+    for how in ("leave", "timeouts"):
+        for seed in (1, 2, 3):
+            h = Harness(seed=seed)
+            await _last_person_out(h, how)
+            table = await h.table()
+            m = table.match.m
+            assert table.status == "closed" and table.closed_reason == "finished", (how, seed)
+            assert m.phase == "over" and m.result is not None
+            assert sum(m.result.balance) == 2 * 4  # C23
+            winner = table.names[m.result.winner]
+            text = h.notifier.last(CHANNEL.key).screen.text
+            assert f"The bots played on: {winner} won the match" in text, text
+            stored = await h.repo.last_finished_match(CHANNEL.key)
+            assert stored is not None and stored.winners == [winner]
+
+
+async def test_bots_finish_announces_the_pot_and_every_balance_C23(harness: Harness) -> None:
+    await _last_person_out(harness, "leave")
+    table = await harness.table()
+    r = table.match.m.result
+    assert r is not None
+    text = harness.notifier.last(CHANNEL.key).screen.text
+    assert "takes the pot" in text
+    balances = ", ".join(f"{table.names[s]} {b}" for s, b in enumerate(r.balance))
+    assert f"Balances: {balances}" in text

@@ -230,17 +230,18 @@ class GnavspielRules:
         lines.append(cat.t("gnavspiel.reveal.chips", chips=chips, pot=log.pot))
         for s in log.eliminated:
             lines.append(cat.t("gnavspiel.ev.out", p=names[s]))
-        r = m.result
-        if r is not None:
-            lines.append(
-                cat.t(f"gnavspiel.end.{r.by}", p=names[r.winner], pot=r.pot, takes=r.takes)
-            )
-            for s, debt in r.collects:
-                lines.append(
-                    cat.t("gnavspiel.end.collects", p=names[r.winner], q=names[s], debt=debt)
-                )
-            balances = ", ".join(f"{names[s]} {b}" for s, b in enumerate(r.balance))
-            lines.append(cat.t("gnavspiel.end.balances", balances=balances))
+        return lines + self.result_lines(t, names, cat)
+
+    def result_lines(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The end (C23): who takes the pot, the debts collected, every balance."""
+        r = t.m.result
+        if r is None:
+            return []
+        lines = [cat.t(f"gnavspiel.end.{r.by}", p=names[r.winner], pot=r.pot, takes=r.takes)]
+        for s, debt in r.collects:
+            lines.append(cat.t("gnavspiel.end.collects", p=names[r.winner], q=names[s], debt=debt))
+        balances = ", ".join(f"{names[s]} {b}" for s, b in enumerate(r.balance))
+        lines.append(cat.t("gnavspiel.end.balances", balances=balances))
         return lines
 
     def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
