@@ -106,6 +106,16 @@ class GnavspielRules:
                 if m.step == "refused":
                     key = "gnavspiel.button.offer_on"
             out.append(Choice(c.action, c.arg, (key, params), _ROLES[c.action]))  # type: ignore[arg-type]
+        # G10, C24: the buttons are public, so Stand is offered to every offered player while
+        # the variant is on; offered only to a Q or K holder, it would show everyone what
+        # that player holds. The engine refuses it (C24) to one who holds neither.
+        answering = any(c.action == "accept" for c in out)
+        if (
+            answering
+            and "stand" in m.settings.variants
+            and not any(c.action == "stand" for c in out)
+        ):
+            out.append(Choice("stand", None, ("gnavspiel.button.stand", {}), _ROLES["stand"]))  # type: ignore[arg-type]
         return out
 
     def act(self, t: Table, seat: int, action: str, arg: str | None = None) -> Outcome:
