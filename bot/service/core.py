@@ -110,6 +110,7 @@ class ServiceCore:
         self.default_game = next(iter(self.games))
         #: Catalogs per language with the games' own messages merged in (built when first used).
         self._catalogs: dict[str, Catalog] = {}
+        self._bound: dict[tuple[str, str], Catalog] = {}
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.bot_delay = bot_delay
@@ -159,6 +160,7 @@ class ServiceCore:
     def set_command_prefix(self, platform: str, prefix: str) -> None:
         """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
         self.command_prefix[platform] = prefix
+        self._bound.clear()  # catalogs bound with the old prefix
 
     async def drain(self) -> None:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""
@@ -273,15 +275,20 @@ class ServiceCore:
     def _catalog(self, language: str, platform: str) -> Catalog:
         """A language's catalog (the service's texts and every hosted game's), with the
         platform's own wording and way of writing commands."""
+        bound = self._bound.get((language, platform))
+        if bound is not None:
+            return bound
         merged = self._catalogs.get(language)
         if merged is None:
             merged = self._catalogs[language] = with_game_messages(
                 catalog(language), [g.messages for g in self.games.values()]
             )
-        return merged.for_platform(platform).bind(
+        # One bound catalog per language and platform, kept: it remembers its lookups.
+        bound = self._bound[(language, platform)] = merged.for_platform(platform).bind(
             c=self.command_prefix.get(platform, "/gnav "),
             minutes=round(self.lobby_idle / 60),
         )
+        return bound
 
     async def _channel_settings(self, tk: TableKey) -> TableSettings:
         return load_settings(await self.repo.load_settings(tk.key), self.default_game)

@@ -59,15 +59,21 @@ class Catalog:
         self.fallback = fallback
         self.defaults = defaults or {}
         self.platform = platform
+        #: Templates already looked up (the platform's own, the language's or English): a
+        #: table message takes dozens of lookups, each up to four dictionary probes.
+        self._resolved: dict[str, Template] = {}
 
     def _lookup(self, key: str) -> Template:
+        found = self._resolved.get(key)
+        if found is not None:
+            return found
         if self.platform:
-            own = self._find(f"{self.platform}:{key}")
-            if own is not None:
-                return own
-        found = self._find(key)
+            found = self._find(f"{self.platform}:{key}")
+        if found is None:
+            found = self._find(key)
         if found is None:
             raise KeyError(f"no message {key!r}")
+        self._resolved[key] = found
         return found
 
     def _find(self, key: str) -> Template | None:
