@@ -96,3 +96,13 @@ async def test_export_during_a_deal_never_shows_its_hands(harness: Harness) -> N
 
 def test_cards_for_people() -> None:
     assert (card_text("QS"), card_text("10H"), card_text("JK")) == ("Q♠", "10♥", "🃏")
+
+
+async def test_open_names_the_game_of_the_new_table(harness: Harness) -> None:
+    svc = harness.service
+    refused = await svc.open(CHANNEL, ALICE, game="chess")
+    assert not refused.ok and "chess" in refused.text and "karnaval" in refused.text
+    assert (await svc.open(CHANNEL, ALICE, game="karnaval")).ok
+    table = await harness.table()
+    assert table.game == "karnaval" and table.status == "lobby"
+    assert "game" not in (await svc.repo.load_settings(CHANNEL.key) or {})  # the channel's own
