@@ -68,6 +68,8 @@ class Lobby(ServiceCore):
         return await self._run(tk, user, self._join)
 
     async def _join(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        if table is not None and table.status == "playing":
+            return await self._take_back(table, user)
         table = self._lobby(table)
         cat = self._cat(table)
         if table.seat_of(user.key) is not None:
@@ -81,6 +83,21 @@ class Lobby(ServiceCore):
             table.host = user.key
         await self._commit_lobby(table)
         return Reply(cat.t("join.done", name=name))
+
+    async def _take_back(self, table: Table, user: User) -> Reply:
+        """During a match: a player whose seat a game lets the bot play after their timeouts
+        (`rejoin`) takes it back; anyone else hears that the match has started."""
+        seat = table.seat_of(user.key)
+        rejoin = getattr(self.game_of(table), "rejoin", None)
+        if seat is None or rejoin is None:
+            raise ServiceError("error.started")
+        outcome = rejoin(table.match, seat)
+        if outcome is None:
+            raise ServiceError("join.already")
+        table.seats[seat].timeouts = 0
+        table.log.extend(outcome.log)
+        await self._after_step(table, outcome)
+        return Reply(self._cat(table).t("join.back"))
 
     async def leave(self, tk: TableKey, user: User) -> Reply:
         """Leave the lobby, or forfeit the match under way."""

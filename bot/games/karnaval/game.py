@@ -164,9 +164,18 @@ class KarnavalRules:
         return self._choice(c.action, c.arg)
 
     def forfeit(self, t: Table, seat: int) -> Outcome:
-        """The seat leaves: it plays by the timeout rule from now on."""
+        """The seat cannot leave (the score sheet keeps its column): the bot strategy plays it
+        from now on (its timeout choice), until the player takes it back (`rejoin`)."""
         t.leaving.add(seat)
         return Outcome(log=[("karnaval.ev.leaves", {"p": t.k.names[seat]})])
+
+    def rejoin(self, t: Table, seat: int) -> Outcome | None:
+        """The player takes back a seat the bot played since it forfeited (None when the
+        seat is not the bot's, or the game is over)."""
+        if seat not in t.leaving or t.k.phase == "over":
+            return None
+        t.leaving.discard(seat)
+        return Outcome(log=[("karnaval.ev.back", {"p": t.k.names[seat]})])
 
     def leaving(self, t: Table, seat: int) -> bool:
         """Left, still seated (it plays out by the timeout rule)."""
