@@ -76,6 +76,8 @@ async def test_a_whole_karnaval_game_with_people_and_a_bot_K2_K3_K20(harness: Ha
     assert replay_text(exported.document[1].decode()) == outcome(k)
     stats = await harness.service.stats(CHANNEL, ALICE)
     assert "Karnaval games" in stats.text and "12 deals" in stats.text
+    alice_total = k.totals()[table.seat_of(ALICE.key)]
+    assert f"best game total {alice_total}." in stats.text
     assert "Best Karnaval" in (await harness.service.top(CHANNEL)).text
 
 

@@ -69,7 +69,16 @@ class KarnavalRules:
     max_players = 6
     public_choices = False
     view_label = "karnaval.button.hand"
-    stat_counters = ("matches", "wins", "deals", "exact", "premiums", "penalties", "points")
+    stat_counters = (
+        "matches",
+        "wins",
+        "deals",
+        "exact",
+        "premiums",
+        "penalties",
+        "points",
+        "best_total",
+    )
     settings_model = KarnavalSettings
     texts_package = "bot.games.karnaval.i18n"
 
@@ -412,7 +421,8 @@ def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
 
 def _round_stats(k: Karnaval) -> dict[int, dict[str, int]]:
     """Per seat counters of the deal that ended: deals, exact bids; at a quarter's end its
-    premiums and penalties; at the end the game's total points."""
+    premiums and penalties; at the end the game's total points, and the same total as the
+    `best_total` the store keeps the highest of."""
     d = k.current
     assert d is not None
     n = k.n
@@ -437,4 +447,5 @@ def _round_stats(k: Karnaval) -> dict[int, dict[str, int]]:
     if totals is not None:
         for s in range(n):
             stats[s]["points"] = totals[s]
+            stats[s]["best_total"] = totals[s]
     return stats
