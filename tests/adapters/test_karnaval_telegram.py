@@ -195,3 +195,53 @@ def _no_hand_shown(tg: FakeTelegram, group: object, table: object) -> None:
     for msg in tg.messages_in(group, from_bot=True)[-3:]:  # type: ignore[arg-type]
         named = {w for w in re.split(r"[\s,·:()|.]+", msg.text or "") if w in held}
         assert not {c for c in named if not public[c]}, msg.text
+
+
+async def test_what_a_six_player_deal_costs_in_group_messages_and_edits(tmp_path: Path) -> None:
+    """3 people and 3 bots, the first deal (six cards each): the group's posts and edits from
+    /gnav_start to the deal's score sheet (people choose by their tokens, bots at once)."""
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg, rng=random.Random(2)).start()
+        rng = random.Random(3)
+        try:
+            people = [tg.add_user(n) for n in ("Alice", "Bob", "Carol")]
+            group = tg.add_group("Carnival", members=people)
+            bench.say(people[0], group, "/karnaval")
+            await bench.wait_table(group, button="Join")
+            for p in people[1:]:
+                bench.say(p, group, "/gnav_join")
+                await bench.wait_table(group, p.first_name)
+            bench.say(people[0], group, "/gnav_settings bots=3 delay=300")
+            await bench.idle()
+            begin = len(tg.calls())
+            bench.say(people[0], group, "/gnav_start")
+            await bench.wait_table(group, button="My hand")
+            tk = TableKey("telegram", str(group.id))
+            steps = 0
+            for _ in range(500):
+                await bench.service.outbox.drain()
+                table = await bench.table(group)
+                rules = bench.service.game_of(table)
+                if not rules.in_round(table.match):
+                    break
+                seat = rules.deciders(table.match)[0]
+                if table.seats[seat].bot:
+                    await _tick()
+                    continue
+                user = User(table.seats[seat].user, table.seats[seat].name)
+                found = await bench.service.choices_of(user)
+                if found:
+                    assert (await bench.service.press(tk, user, rng.choice(found).token)).ok
+            await bench.idle()
+            table = await bench.table(group)
+            assert len(table.seats) == 6 and table.match.k.deals[0].complete
+            steps = len(table.match.k.deals[0].bids) + len(table.match.k.deals[0].plays)
+            calls = [c for c in tg.calls()[begin:] if _in(c, group)]
+            posts = [c for c in calls if c.method == "sendMessage"]
+            edits = [c for c in calls if c.method == "editMessageText"]
+            print(
+                f"\nsix-player Karnaval deal: {steps} steps, {len(posts)} posts, {len(edits)} edits"
+            )
+            assert len(posts) <= 4 and len(edits) <= steps + 2
+        finally:
+            await bench.stop()
