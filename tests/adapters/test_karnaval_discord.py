@@ -94,8 +94,9 @@ async def _play(world: World, tmp_path: Path) -> None:
         assert not any(label.startswith("Bid") for label in buttons_of(public))
 
         # Bob plays every one of his steps of the first deal from the ephemeral view,
-        # pulled again when it is his turn (his buttons carry his own version).
+        # pulled once and refreshed in place when it is his turn again.
         bob_steps = 0
+        hand_id: int | None = None
         for _ in range(200):
             await bot.settle()
             table = await bot.table(world.channel)
@@ -104,14 +105,20 @@ async def _play(world: World, tmp_path: Path) -> None:
             if k.current is not None and len(k.current.plays) >= 2 and k.current.trick:
                 break  # mid-trick: stop the process here
             if rules.deciders(table.match) == [bob_seat]:
-                record = await press(world, world.bob, "🂠 My hand")
-                assert record.ephemeral
-                assert "Your hand" in await answered(world, record)
-                hand = fake.message(record.original_message_id or 0)
+                expected = {c.token for c in await bot.service.choices_of(users["bob"])}
+                if hand_id is None:  # pulled once; refreshed in place on his later turns
+                    record = await press(world, world.bob, "🂠 My hand")
+                    assert record.ephemeral
+                    assert "Your hand" in await answered(world, record)
+                    hand_id = record.original_message_id or 0
+                hand = await fake.wait_for(
+                    lambda e=expected, h=hand_id: (
+                        set(buttons_of(m := fake.message(h)).values()) == e and m
+                    )
+                )
+                assert hand["flags"] & 64  # still the ephemeral message
                 assert sum(len(r["components"]) for r in hand["components"]) <= 25
                 labels = buttons_of(hand)
-                expected = {c.label for c in await bot.service.choices_of(users["bob"])}
-                assert set(labels) == expected
                 label = rng.choice(sorted(labels))
                 iid = await fake.press(world.bob, world.channel, int(hand["id"]), labels[label])
                 await fake.wait_for_response(iid)
@@ -119,7 +126,7 @@ async def _play(world: World, tmp_path: Path) -> None:
                 bob_steps += 1
             else:
                 assert await _act(world, bot, tk, users, rng)
-        assert bob_steps >= 1
+        assert bob_steps >= 2  # at least once from a refreshed hand
         await bot.settle()
         before = await bot.table(world.channel)
         plays = len(before.match.k.current.plays)
