@@ -72,7 +72,10 @@ class Screens(ServiceCore):
             elif in_round:
                 deciders = rules.deciders(match)
                 who = ", ".join(names[d] for d in deciders)
-                lines.append(cat.t("turn.now", name=who, seconds=s.turn_timeout))
+                # A game's own words for whose turn it is (`<game>.turn.now`), else the service's.
+                turn = f"{table.game}.turn.now"
+                turn = turn if cat.has(turn) else "turn.now"
+                lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if rules.public_choices:
                     rows.extend(self._choice_rows(table, deciders, cat))
                 rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))

@@ -182,3 +182,10 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
             break
     else:
         raise AssertionError("Alice never chose again")
+
+
+async def test_whose_turn_is_said_in_karnaval_words(harness: Harness) -> None:
+    """The service's turn line speaks of Gnav's stay or swap; a Karnaval table has its own."""
+    await _open(harness)
+    text = harness.notifier.last(CHANNEL.key).screen.text
+    assert "'s turn (60 s)." in text and "stay or swap" not in text
