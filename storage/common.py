@@ -34,6 +34,22 @@ def load_json(text: str) -> Any:
     return orjson.loads(text)
 
 
+#: Counters named so keep the highest value given (a best game total), not the sum.
+BEST_PREFIX = "best_"
+
+
+def is_best(counter: str) -> bool:
+    """True for a counter that keeps its maximum (`best_...`) instead of adding up."""
+    return counter.startswith(BEST_PREFIX)
+
+
+def combine(counter: str, stored: int | None, value: int) -> int:
+    """A counter's new value: the sum, or for a `best_` counter the higher of the two."""
+    if stored is None:
+        return value
+    return max(stored, value) if is_best(counter) else stored + value
+
+
 #: A player's name under statistics: (chat, game, user, name).
 NameRow = tuple[str, str, str, str]
 #: One counter's increment: (chat, game, user, counter, increment).
@@ -44,7 +60,8 @@ def stat_rows(deltas: Iterable[StatDelta]) -> tuple[list[NameRow], list[CounterR
     """The rows a save writes for its statistics deltas, summed per key and sorted by key.
 
     Every delta's player gets a name row (the last name given wins); counters that add up to
-    nothing are left out. Sorting makes concurrent transactions lock rows in one order.
+    nothing are left out (a `best_` counter is kept: its rows hold maxima, 0 included).
+    Sorting makes concurrent transactions lock rows in one order.
     """
     names: dict[tuple[str, str, str], str] = {}
     sums: dict[tuple[str, str, str, str], int] = {}
@@ -52,9 +69,11 @@ def stat_rows(deltas: Iterable[StatDelta]) -> tuple[list[NameRow], list[CounterR
         names[(d.chat, d.game, d.user)] = d.name
         for counter, value in d.counters.items():
             key = (d.chat, d.game, d.user, counter)
-            sums[key] = sums.get(key, 0) + value
+            sums[key] = combine(counter, sums.get(key), value)
     name_rows = [(*key, name) for key, name in sorted(names.items())]
-    counter_rows = [(*key, value) for key, value in sorted(sums.items()) if value]
+    counter_rows = [
+        (*key, value) for key, value in sorted(sums.items()) if value or is_best(key[3])
+    ]
     return name_rows, counter_rows
 
 

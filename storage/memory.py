@@ -24,6 +24,7 @@ from bot.service.ports import (
 from storage.common import (
     CLAIM_BATCH,
     DuplicateMatchError,
+    combine,
     dump_json,
     load_json,
     message_payload,
@@ -114,7 +115,7 @@ class MemoryRepository:
             self.stat_names[(chat, game, user)] = name
         for chat, game, user, counter, value in counter_rows:
             counters = self.stat_counters.setdefault((chat, game, user), {})
-            counters[counter] = counters.get(counter, 0) + value
+            counters[counter] = combine(counter, counters.get(counter), value)
         if stored_match is not None:
             self.matches.append(stored_match)
             self._match_ids.add(stored_match.match_id)

@@ -72,7 +72,9 @@ _UPSERT_STAT_NAME = (
 _UPSERT_STAT_COUNTER = (
     'INSERT INTO stat_counters (chat, game, "user", counter, value) VALUES ($1, $2, $3, $4, $5) '
     'ON CONFLICT (chat, game, "user", counter) '
-    "DO UPDATE SET value = stat_counters.value + EXCLUDED.value"
+    "DO UPDATE SET value = CASE WHEN left(EXCLUDED.counter, 5) = 'best_' "
+    "THEN GREATEST(stat_counters.value, EXCLUDED.value) "
+    "ELSE stat_counters.value + EXCLUDED.value END"
 )
 _SELECT_BY_ID = (
     f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1 "

@@ -88,7 +88,9 @@ _UPSERT_STAT_NAME = (
 )
 _UPSERT_STAT_COUNTER = (
     "INSERT INTO stat_counters (chat, game, user, counter, value) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (chat, game, user, counter) DO UPDATE SET value = value + excluded.value"
+    "ON CONFLICT (chat, game, user, counter) DO UPDATE SET value = CASE "
+    "WHEN substr(excluded.counter, 1, 5) = 'best_' THEN max(value, excluded.value) "
+    "ELSE value + excluded.value END"
 )
 _SELECT_BY_ID = (
     f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ? "

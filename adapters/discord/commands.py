@@ -40,13 +40,17 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
 
-    @gnav.command(name="new", description="Open a Gnav table here (or show the one that is open)")
-    async def new(interaction: discord.Interaction[Any]) -> None:
+    @gnav.command(name="new", description="Open a table here (or show the one that is open)")
+    @app_commands.describe(game="The game the table plays (else the channel's setting)")
+    @app_commands.choices(
+        game=[app_commands.Choice(name=name, value=name) for name in list(service.games)[:25]]
+    )
+    async def new(interaction: discord.Interaction[Any], game: str | None = None) -> None:
         if not can_post(interaction):  # else the table would open without a message
             await handler.refuse(interaction, "cannot_post")
             return
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.open(tk, user), public=False)
+        await handler.command(interaction, lambda: service.open(tk, user, game=game), public=False)
 
     @gnav.command(name="join", description="Sit down at the table")
     async def join(interaction: discord.Interaction[Any]) -> None:

@@ -70,9 +70,18 @@ def member_user(member: discord.abc.User) -> User:
 class InteractionHandler:
     """Runs service commands for interactions and answers them in time."""
 
-    def __init__(self, service: TableService, *, defer_after: float = 2.0) -> None:
+    def __init__(
+        self,
+        service: TableService,
+        *,
+        defer_after: float = 2.0,
+        pulled: Callable[[str, discord.Interaction[Any]], None] | None = None,
+    ) -> None:
         self.service = service
         self.defer_after = defer_after
+        #: Told of each private hand shown ephemerally to a player DMs do not reach, so the
+        #: notifier can refresh that view when the player's choices change.
+        self.pulled = pulled
         self.closing = False
         self._inflight: set[asyncio.Task[Any]] = set()
 
@@ -198,3 +207,7 @@ class InteractionHandler:
                 # Presses are routed by the one registered DynamicItem, not by this view:
                 # let discord.py forget it (no 15-minute timer per ephemeral hand).
                 kwargs["view"].stop()
+        if "view" in kwargs and self.pulled is not None:
+            user = user_of(interaction)
+            if await self.service.reachable(user.key) is not True:
+                self.pulled(user.key, interaction)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from typing import Any
 
 import aiohttp
@@ -24,6 +25,9 @@ from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
 log = logging.getLogger(__name__)
+
+#: Seconds an ephemeral hand is refreshed (Discord's interaction tokens last 15 minutes).
+PULLED_FOR = 14 * 60.0
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -42,6 +46,22 @@ class DiscordNotifier:
         self._changed = asyncio.Event()
         #: channel key -> (message ref, digest of the screen it shows), the newest message only.
         self._shown: dict[str, tuple[str, bytes]] = {}
+        #: user key -> (interaction, until): the ephemeral hand last shown to a player whose
+        #: DMs are closed, refreshed in place while its interaction token lives (15 minutes).
+        self._pulled: dict[str, tuple[discord.Interaction[Any], float]] = {}
+
+    def remember_pulled(self, user: str, interaction: discord.Interaction[Any]) -> None:
+        """`user`'s private hand is shown ephemerally by `interaction` ("My hand"): `tell`
+        refreshes that message from now on instead of trying a DM."""
+        self._pulled[user] = (interaction, time.monotonic() + PULLED_FOR)
+
+    def refreshes(self, user: str) -> bool:
+        """True while `user` has an ephemeral hand this notifier can refresh."""
+        found = self._pulled.get(user)
+        if found is not None and found[1] < time.monotonic():
+            del self._pulled[user]
+            return False
+        return found is not None
 
     def attach(self, client: discord.Client) -> None:
         """Send through `client` from now on (it is logged in)."""
@@ -120,11 +140,29 @@ class DiscordNotifier:
             self._shown[channel] = (message_ref, digest)
         return True
 
+    async def _refresh_pulled(self, user: str, screen: Screen) -> None:
+        """Show `screen` in the ephemeral hand `user` pulled last (with its buttons)."""
+        interaction, _ = self._pulled[user]
+        view = build_view(screen)
+        try:
+            await interaction.edit_original_response(
+                content=render_text(screen.text), view=view, allowed_mentions=NO_MENTIONS
+            )
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.info("refreshing the hand of %s failed (%s): forgotten", user, exc)
+            self._pulled.pop(user, None)
+        finally:
+            if view is not None:
+                view.stop()  # presses are routed by the registered DynamicItem
+
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """DM a player; a refusal (403, e.g. 50007 DMs closed) is for good, other errors pass."""
         client = await self._ready()
         if client is None:
             return Delivery.FAILED
+        if self.refreshes(user):
+            await self._refresh_pulled(user, screen)
+            return Delivery.UNREACHABLE  # still unreachable by DM
         try:
             dm = await client.create_dm(discord.Object(_user_id(user)))
             kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}

@@ -121,7 +121,9 @@ class DiscordPlatform:
             raise PlatformError("Discord: DISCORD_TOKEN is not set")
         self.service = service
         service.set_command_prefix("discord", "/gnav ")
-        self.handler = InteractionHandler(service, defer_after=self.defer_after)
+        self.handler = InteractionHandler(
+            service, defer_after=self.defer_after, pulled=self.notifier.remember_pulled
+        )
         try:
             # No network yet (a boot, an outage): logging in is tried again for a while.
             client = await retry_unreachable(

@@ -72,6 +72,17 @@ class Handlers:
         """/gnav and /gnav_new: open a table here, or show the current one again."""
         await self._command(update, context, lambda tk, user: self.service.open(tk, user))
 
+    def open_game(self, game: str) -> Any:
+        """The handler of a game's own command (`/karnaval`): open a table of that game here,
+        or show the current one."""
+
+        async def handler(update: Update, context: Context) -> None:
+            await self._command(
+                update, context, lambda tk, user: self.service.open(tk, user, game=game)
+            )
+
+        return handler
+
     async def join(self, update: Update, context: Context) -> None:
         """/gnav_join: sit down; a player not yet reachable privately gets the deep link."""
 

@@ -260,6 +260,7 @@ class TelegramPlatform:
             ("gnav_export", h.export),
             ("gnav_help", h.help),
         ]
+        commands += [(command, h.open_game(game)) for command, game in texts.GAME_COMMANDS]
         app.add_handler(CommandHandler("start", h.start_private, filters=new & private))
         app.add_handler(CommandHandler("start", h.help, filters=new & ~private))
         for names, callback in commands:

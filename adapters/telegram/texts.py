@@ -35,6 +35,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "failed": "Something went wrong; please try again.",
         "old_button": "That message is too old: send /gnav to show the table again.",
         "cmd.gnav": "Open a Gnav table here (or show it)",
+        "cmd.karnaval": "Open a Karnaval table here (or show it)",
         "cmd.gnav_new": "Open a new table (or show the current one)",
         "cmd.gnav_join": "Sit down at the table",
         "cmd.gnav_leave": "Leave the table (forfeit during a match)",
@@ -73,6 +74,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "failed": "Noe gikk galt; prøv igjen.",
         "old_button": "Meldingen er for gammel: send /gnav for å vise bordet igjen.",
         "cmd.gnav": "Åpne et Gnav-bord her (eller vis det)",
+        "cmd.karnaval": "Åpne et Karnaval-bord her (eller vis det)",
         "cmd.gnav_new": "Åpne et nytt bord (eller vis det som er åpent)",
         "cmd.gnav_join": "Sett deg ved bordet",
         "cmd.gnav_leave": "Forlat bordet (gir opp under en kamp)",
@@ -111,6 +113,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "failed": "Что-то пошло не так; попробуйте ещё раз.",
         "old_button": "Сообщение слишком старое: отправьте /gnav, чтобы снова показать стол.",
         "cmd.gnav": "Открыть стол Gnav здесь (или показать его)",
+        "cmd.karnaval": "Открыть стол Karnaval здесь (или показать его)",
         "cmd.gnav_new": "Открыть новый стол (или показать текущий)",
         "cmd.gnav_join": "Сесть за стол",
         "cmd.gnav_leave": "Выйти из-за стола (сдаться во время партии)",
@@ -148,6 +151,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "failed": "Algo correu mal; tente outra vez.",
         "old_button": "Essa mensagem é demasiado antiga: envie /gnav para mostrar a mesa.",
         "cmd.gnav": "Abrir uma mesa de Gnav aqui (ou mostrá-la)",
+        "cmd.karnaval": "Abrir uma mesa de Karnaval aqui (ou mostrá-la)",
         "cmd.gnav_new": "Abrir uma mesa nova (ou mostrar a atual)",
         "cmd.gnav_join": "Sentar-se à mesa",
         "cmd.gnav_leave": "Sair da mesa (desistir durante uma partida)",
@@ -181,7 +185,10 @@ GROUP_COMMANDS: tuple[str, ...] = (
     "gnav_export",
     "gnav_help",
     "gnav_new",
+    "karnaval",
 )
+#: Commands that open a table of one registered game: (command, game).
+GAME_COMMANDS: tuple[tuple[str, str], ...] = (("karnaval", "karnaval"),)
 #: Commands shown in the private chat's menu.
 PRIVATE_COMMANDS: tuple[str, ...] = ("start", "gnav_help", "gnav_rules")
 

@@ -119,6 +119,8 @@ class ServiceCore:
         # Deadlines handled at once: enough for commits to share a transaction, few enough
         # that each command is answered quickly when many tables are due together.
         self._parallel = asyncio.Semaphore(max_parallel)
+        #: The platforms' notifier (its optional capabilities are looked up on it).
+        self.notifier = notifier
         self.outbox = Outbox(
             notifier, self._on_posted, self._on_told, repo=repo, clock=self.clock, owner=owner
         )

@@ -153,6 +153,9 @@ class GameRules(Protocol):
         """`seat` leaves the match."""
         ...
 
+    # Optional: `rejoin(match, seat) -> Outcome | None` gives a forfeited seat back to its
+    # player during the match (`/gnav_join`); None, or no such method, when it cannot be.
+
     def leaving(self, match: Any, seat: int) -> bool:
         """True when `seat` has forfeited but still sits in the round under way."""
         ...

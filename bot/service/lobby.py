@@ -19,20 +19,30 @@ from bot.service.table import BOT_PREFIX, Seat, Table, TableKey, User
 class Lobby(ServiceCore):
     """Commands that open, fill, configure, start and close a table."""
 
-    async def open(self, tk: TableKey, user: User, *, sit: bool = True) -> Reply:
+    async def open(
+        self, tk: TableKey, user: User, *, sit: bool = True, game: str | None = None
+    ) -> Reply:
         """Open a table in the channel, or show the current one.
 
         The opener is the host and sits down, unless `sit` is false: then the host only
-        watches (a table of bot seats, a demonstration, a benchmark).
+        watches (a table of bot seats, a demonstration, a benchmark). `game` names a
+        registered game the new table plays instead of the channel's setting (`/karnaval`);
+        the channel's stored settings stay as they are.
         """
-        return await self._run(tk, user, self._open, sit)
+        return await self._run(tk, user, self._open, sit, game)
 
-    async def _open(self, tk: TableKey, table: Table | None, user: User, sit: bool) -> Reply:
+    async def _open(
+        self, tk: TableKey, table: Table | None, user: User, sit: bool, game: str | None
+    ) -> Reply:
         now = self.clock.now()
+        if game is not None and game not in self.games:
+            raise ServiceError("open.unknown_game", game=echo(game), known=", ".join(self.games))
         if table is not None and table.status != "closed":
             self._repost(table, self.render(table, buttons=False))
             return Reply(self._cat(table).t("open.shown"))
         settings = await self._channel_settings(tk)
+        if game is not None:
+            settings = settings.model_copy(update={"game": game})
         fresh = Table(
             key=tk,
             table_id=new_id(10),  # in every button token: long enough never to clash
@@ -58,6 +68,8 @@ class Lobby(ServiceCore):
         return await self._run(tk, user, self._join)
 
     async def _join(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        if table is not None and table.status == "playing":
+            return await self._take_back(table, user)
         table = self._lobby(table)
         cat = self._cat(table)
         if table.seat_of(user.key) is not None:
@@ -71,6 +83,21 @@ class Lobby(ServiceCore):
             table.host = user.key
         await self._commit_lobby(table)
         return Reply(cat.t("join.done", name=name))
+
+    async def _take_back(self, table: Table, user: User) -> Reply:
+        """During a match: a player whose seat a game lets the bot play after their timeouts
+        (`rejoin`) takes it back; anyone else hears that the match has started."""
+        seat = table.seat_of(user.key)
+        rejoin = getattr(self.game_of(table), "rejoin", None)
+        if seat is None or rejoin is None:
+            raise ServiceError("error.started")
+        outcome = rejoin(table.match, seat)
+        if outcome is None:
+            raise ServiceError("join.already")
+        table.seats[seat].timeouts = 0
+        table.log.extend(outcome.log)
+        await self._after_step(table, outcome)
+        return Reply(self._cat(table).t("join.back"))
 
     async def leave(self, tk: TableKey, user: User) -> Reply:
         """Leave the lobby, or forfeit the match under way."""

@@ -348,10 +348,14 @@ class Play(ServiceCore):
         """Send each of `seats` their private screen with its buttons, where private messages
         reach them; the others pull it in the chat (the view button, or inline mode)."""
         cat = self._cat(table)
+        # A notifier may refresh a private view a player pulled in the chat (Discord's
+        # ephemeral "My hand"): such a player is told too, though not reachable by DM.
+        refreshes = getattr(self.notifier, "refreshes", None)
         for seat in sorted(seats):
             s = table.seats[seat]
             info = self._players.get(s.user)
-            if info is not None and info.get("reachable") is False:
+            refused = info is not None and info.get("reachable") is False
+            if refused and (refreshes is None or not refreshes(s.user)):
                 continue  # never retry a player the platform refused for good
             self.outbox.tell(table.key.key, s.user, self._private_screen(table, seat, cat))
 

@@ -26,6 +26,12 @@ class RoutingNotifier:
         n = self._for(channel)
         return False if n is None else await n.edit(channel, message_ref, screen)
 
+    def refreshes(self, user: str) -> bool:
+        """True when the user's platform can refresh a private view it showed in a chat."""
+        n = self._for(user)
+        refreshes = getattr(n, "refreshes", None)
+        return bool(refreshes is not None and refreshes(user))
+
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """Tell through the user's platform."""
         n = self._for(user)

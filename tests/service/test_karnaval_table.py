@@ -79,6 +79,8 @@ async def test_a_whole_karnaval_game_with_people_and_a_bot_K2_K3_K20(harness: Ha
     assert replay_text(exported.document[1].decode()) == outcome(k)
     stats = await harness.service.stats(CHANNEL, ALICE)
     assert "Karnaval games" in stats.text and "12 deals" in stats.text
+    alice_total = k.totals()[table.seat_of(ALICE.key)]
+    assert f"best game total {alice_total}." in stats.text
     assert "Best Karnaval" in (await harness.service.top(CHANNEL)).text
 
 
@@ -99,3 +101,94 @@ async def test_export_during_a_deal_never_shows_its_hands(harness: Harness) -> N
 
 def test_cards_for_people() -> None:
     assert (card_text("QS"), card_text("10H"), card_text("JK")) == ("Q♠", "10♥", "🃏")
+
+
+async def test_open_names_the_game_of_the_new_table(harness: Harness) -> None:
+    svc = harness.service
+    refused = await svc.open(CHANNEL, ALICE, game="chess")
+    assert not refused.ok and "chess" in refused.text and "karnaval" in refused.text
+    assert (await svc.open(CHANNEL, ALICE, game="karnaval")).ok
+    table = await harness.table()
+    assert table.game == "karnaval" and table.status == "lobby"
+    assert "game" not in (await svc.repo.load_settings(CHANNEL.key) or {})  # the channel's own
+
+
+async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
+    harness: Harness,
+) -> None:
+    """Issue 13 point 5: a timed-out choice is the bot strategy's, announced as such; three in a
+    row and the bot plays the seat (a Karnaval seat keeps its score column); /gnav_join takes it
+    back."""
+    h, svc = harness, harness.service
+    await _open(h)
+    table = await h.table()
+    alice = table.seat_of(ALICE.key)
+    timeouts = 0
+    for _ in range(2000):
+        await h.settle()
+        table = await h.table()
+        rules = svc.game_of(table)
+        if not rules.in_match(table.match, alice):
+            break
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if not deciders:
+            h.clock.advance(table.settings.next_round_delay + 1)
+        elif deciders[0] == alice:
+            h.clock.advance(table.settings.turn_timeout + 1)
+            timeouts += 1
+        elif not table.seats[deciders[0]].bot:
+            choice = rules.choices(table.match, deciders[0])[0]
+            assert (await svc.act(CHANNEL, BOB, choice.action, arg=choice.arg)).ok
+    assert timeouts == 3
+    log = [svc.texts(table).t(k, **p) for k, p in table.log]
+    assert sum("ran out of time: the bot chose for them" in line for line in log) == 3
+    assert any("Alice is played by the bot from now on" in line for line in log)
+    # The bot plays Alice's seat: the game goes on without waiting for her.
+    table = await h.table()
+    k = table.match.k
+    deals = len(k.deals)
+    for _ in range(2000):
+        await h.settle()
+        table = await h.table()
+        rules = svc.game_of(table)
+        if len(table.match.k.deals) > deals + 1:
+            break
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        assert alice not in deciders
+        if not deciders:
+            h.clock.advance(table.settings.next_round_delay + 1)
+        elif not table.seats[deciders[0]].bot:
+            choice = rules.choices(table.match, deciders[0])[0]
+            assert (await svc.act(CHANNEL, BOB, choice.action, arg=choice.arg)).ok
+    table = await h.table()
+    assert len(table.match.k.names) == 3  # her column stays on the sheet
+    # She takes her seat back.
+    back = await svc.join(CHANNEL, ALICE)
+    assert back.ok and "yours again" in back.text, back.text
+    table = await h.table()
+    assert svc.game_of(table).in_match(table.match, alice)
+    assert table.seats[alice].timeouts == 0
+    assert not (await svc.join(CHANNEL, BOB)).ok  # Bob never left
+    # And she chooses again when her turn comes.
+    for _ in range(500):
+        await h.settle()
+        table = await h.table()
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if not deciders:
+            h.clock.advance(table.settings.next_round_delay + 1)
+            continue
+        user = ALICE if deciders[0] == alice else BOB
+        choice = rules.choices(table.match, deciders[0])[0]
+        assert (await svc.act(CHANNEL, user, choice.action, arg=choice.arg)).ok
+        if user is ALICE:
+            break
+    else:
+        raise AssertionError("Alice never chose again")
+
+
+async def test_whose_turn_is_said_in_karnaval_words(harness: Harness) -> None:
+    """The service's turn line speaks of Gnav's stay or swap; a Karnaval table has its own."""
+    await _open(harness)
+    text = harness.notifier.last(CHANNEL.key).screen.text
+    assert "'s turn (60 s)." in text and "stay or swap" not in text

@@ -208,6 +208,26 @@ async def test_statistics_accumulate(store: Store) -> None:
     assert await store.repo.player_stats("chat", "u1", "karnaval") is None
 
 
+async def test_a_best_counter_keeps_the_highest_value(store: Store) -> None:
+    """`best_...` counters hold a maximum (a best game total, negative ones too), not a sum."""
+    saves = [
+        [delta("u1", game="karnaval", matches=1, best_total=-40)],
+        [delta("u1", game="karnaval", matches=1, best_total=-70)],
+        [delta("u1", game="karnaval", matches=1, best_total=120)],
+        [delta("u1", game="karnaval", best_total=90), delta("u1", game="karnaval", best_total=95)],
+    ]
+    for version, deltas in enumerate(saves, 1):
+        await store.repo.save_table(
+            table("t", version), expected_version=version - 1 or None, stats=deltas
+        )
+        if version == 2:
+            found = await store.repo.player_stats("chat", "u1", "karnaval")
+            assert found == stats("u1", "U1", "karnaval", matches=2, best_total=-40)
+    assert await store.repo.player_stats("chat", "u1", "karnaval") == stats(
+        "u1", "U1", "karnaval", matches=3, best_total=120
+    )
+
+
 async def test_statistics_are_kept_per_game(store: Store) -> None:
     """Each game has its own counters (any names) and its own name row per chat and player."""
     await store.repo.save_table(

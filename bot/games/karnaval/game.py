@@ -70,7 +70,16 @@ class KarnavalRules:
     max_players = 6
     public_choices = False
     view_label = "karnaval.button.hand"
-    stat_counters = ("matches", "wins", "deals", "exact", "premiums", "penalties", "points")
+    stat_counters = (
+        "matches",
+        "wins",
+        "deals",
+        "exact",
+        "premiums",
+        "penalties",
+        "points",
+        "best_total",
+    )
     settings_model = KarnavalSettings
     texts_package = "bot.games.karnaval.i18n"
 
@@ -165,9 +174,18 @@ class KarnavalRules:
         return self._choice(c.action, c.arg)
 
     def forfeit(self, t: Table, seat: int) -> Outcome:
-        """The seat leaves: it plays by the timeout rule from now on."""
+        """The seat cannot leave (the score sheet keeps its column): the bot strategy plays it
+        from now on (its timeout choice), until the player takes it back (`rejoin`)."""
         t.leaving.add(seat)
         return Outcome(log=[("karnaval.ev.leaves", {"p": t.k.names[seat]})])
+
+    def rejoin(self, t: Table, seat: int) -> Outcome | None:
+        """The player takes back a seat the bot played since it forfeited (None when the
+        seat is not the bot's, or the game is over)."""
+        if seat not in t.leaving or t.k.phase == "over":
+            return None
+        t.leaving.discard(seat)
+        return Outcome(log=[("karnaval.ev.back", {"p": t.k.names[seat]})])
 
     def leaving(self, t: Table, seat: int) -> bool:
         """Left, still seated (it plays out by the timeout rule)."""
@@ -389,7 +407,8 @@ def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
 
 def _round_stats(k: Karnaval) -> dict[int, dict[str, int]]:
     """Per seat counters of the deal that ended: deals, exact bids; at a quarter's end its
-    premiums and penalties; at the end the game's total points."""
+    premiums and penalties; at the end the game's total points, and the same total as the
+    `best_total` the store keeps the highest of."""
     d = k.current
     assert d is not None
     n = k.n
@@ -414,4 +433,5 @@ def _round_stats(k: Karnaval) -> dict[int, dict[str, int]]:
     if totals is not None:
         for s in range(n):
             stats[s]["points"] = totals[s]
+            stats[s]["best_total"] = totals[s]
     return stats

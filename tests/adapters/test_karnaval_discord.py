@@ -1,0 +1,154 @@
+"""Karnaval on the real Discord adapter and the fake Discord (issue 13): `/gnav new game=...`
+opens a Karnaval table; a player whose DMs are closed plays from the ephemeral "My hand" view;
+a twelve-card hand's choices fit Discord's 25 buttons; a restart mid-trick on SQLite resumes
+and the game goes on."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from adapters.discord.buttons import MAX_PER_ROW, MAX_ROWS, _discord_rows
+from bot.games.karnaval.game import KarnavalRules
+from bot.service.ports import Button
+from bot.service.table import TableKey, User
+from storage.sqlite import SqliteRepository
+from tests.adapters.test_discord_play import (
+    BotProcess,
+    World,
+    answered,
+    buttons_of,
+    fake_world,
+    press,
+    running_bot,
+    slash,
+    table_message,
+)
+
+
+def test_a_twelve_card_hand_with_six_karnavals_fits_on_discord() -> None:
+    """The largest choice screen: leading a trick with twelve cards, six of them pairs (each
+    card once, each pair once more as a Karnaval), or twelve plus one bids."""
+    game = KarnavalRules()
+    suits, ranks = "SHDC", ["A", "K", "Q", "J", "T", "9"]
+    pairs = [f"{r}{s}" for r, s in zip(ranks, suits * 2, strict=False)]
+    choices = [game._choice("play", c) for c in pairs]  # the six distinct cards
+    choices += [game._choice("play", f"{r}{s}") for r in ("8", "7") for s in "SHD"]
+    choices += [game._choice("karnaval", f"{c} {c}") for c in pairs]
+    bids = [game._choice("bid", str(n)) for n in range(13)]
+    for screen in (choices, bids):
+        grouped: dict[int, list[Button]] = {}
+        for c in screen:
+            grouped.setdefault(c.row, []).append(Button(c.action, f"t{len(grouped)}", c.role))
+        rows = _discord_rows([tuple(r) for _, r in sorted(grouped.items())])
+        assert len(rows) <= MAX_ROWS and all(len(r) <= MAX_PER_ROW for r in rows)
+        assert sum(len(r) for r in rows) == len(screen) <= 25
+
+
+async def test_karnaval_on_discord_with_a_hand_view_and_a_restart_mid_trick(
+    tmp_path: Path,
+) -> None:
+    async with fake_world() as world:
+        await _play(world, tmp_path)
+
+
+async def _act(
+    world: World, bot: BotProcess, tk: TableKey, users: dict[str, User], rng: random.Random
+) -> bool:
+    """One step of whoever decides (people by their tokens; bots by themselves): False when
+    the deal is over."""
+    await bot.settle()
+    table = await bot.table(world.channel)
+    rules = bot.service.game_of(table)
+    if not rules.in_round(table.match):
+        return False
+    seat = rules.deciders(table.match)[0]
+    user = users[table.seats[seat].name]
+    found = await bot.service.choices_of(user)
+    reply = await bot.service.press(tk, user, rng.choice(found).token)
+    assert reply.ok, reply.text
+    return True
+
+
+async def _play(world: World, tmp_path: Path) -> None:
+    fake = world.fake
+    db = tmp_path / "karnaval.sqlite3"
+    tk = TableKey("discord", str(world.channel.id))
+    rng = random.Random(4)
+    repo = await SqliteRepository.open(db)
+    async with running_bot(world, repo, rng=random.Random(8)) as bot:
+        opened = await slash(world, world.alice, "new", {"game": "karnaval"})
+        assert opened.ephemeral
+        await slash(world, world.bob, "join")  # DMs closed
+        await slash(world, world.carl, "join")
+        await slash(world, world.alice, "start")
+        await bot.settle()
+        table = await bot.table(world.channel)
+        assert table.game == "karnaval" and len(table.seats) == 3
+        users = {s.name: User(s.user, s.name) for s in table.seats}
+        bob_seat = next(i for i, s in enumerate(table.seats) if s.name == "bob")
+
+        # The table message offers "My hand", never a card or a bid.
+        public = table_message(world)
+        assert any("My hand" in label for label in buttons_of(public))
+        assert not any(label.startswith("Bid") for label in buttons_of(public))
+
+        # Bob plays every one of his steps of the first deal from the ephemeral view,
+        # pulled once and refreshed in place when it is his turn again.
+        bob_steps = 0
+        hand_id: int | None = None
+        for _ in range(200):
+            await bot.settle()
+            table = await bot.table(world.channel)
+            rules = bot.service.game_of(table)
+            k = table.match.k
+            if k.current is not None and len(k.current.plays) >= 2 and k.current.trick:
+                break  # mid-trick: stop the process here
+            if rules.deciders(table.match) == [bob_seat]:
+                expected = {c.token for c in await bot.service.choices_of(users["bob"])}
+                if hand_id is None:  # pulled once; refreshed in place on his later turns
+                    record = await press(world, world.bob, "🂠 My hand")
+                    assert record.ephemeral
+                    assert "Your hand" in await answered(world, record)
+                    hand_id = record.original_message_id or 0
+                hand = await fake.wait_for(
+                    lambda e=expected, h=hand_id: (
+                        set(buttons_of(m := fake.message(h)).values()) == e and m
+                    )
+                )
+                assert hand["flags"] & 64  # still the ephemeral message
+                assert sum(len(r["components"]) for r in hand["components"]) <= 25
+                labels = buttons_of(hand)
+                label = rng.choice(sorted(labels))
+                iid = await fake.press(world.bob, world.channel, int(hand["id"]), labels[label])
+                await fake.wait_for_response(iid)
+                assert fake.interaction(iid).response == {"type": 6}, fake.interaction(iid)
+                bob_steps += 1
+            else:
+                assert await _act(world, bot, tk, users, rng)
+        assert bob_steps >= 2  # at least once from a refreshed hand
+        await bot.settle()
+        before = await bot.table(world.channel)
+        plays = len(before.match.k.current.plays)
+        assert before.match.k.current.trick  # a trick on the table
+    await repo.close()
+
+    repo = await SqliteRepository.open(db)
+    try:
+        async with running_bot(world, repo, rng=random.Random(9)) as bot:
+            await bot.settle()
+            table = await bot.table(world.channel)
+            assert len(table.match.k.current.plays) == plays  # nothing lost, nothing replayed
+            assert "restarted" in table_message(world)["content"]
+            # The game goes on: the deal is played out and the next one dealt.
+            for _ in range(300):
+                if not await _act(world, bot, tk, users, rng):
+                    break
+            await bot.settle()
+            table = await bot.table(world.channel)
+            assert table.match.k.deals[0].complete
+            assert "score sheet" in "\n".join(
+                str(m["content"]) for m in fake.messages_in(world.channel)
+            )
+    finally:
+        await repo.close()
