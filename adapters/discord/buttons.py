@@ -126,7 +126,7 @@ def render_text(text: str, blocks: Sequence[str] = ()) -> str:
         units.append("```\n" + block.replace("```", "ˋˋˋ") + "\n```")
         rest = rest[start + len(block) :]
     units.extend(_escape_lines(rest))
-    out = "\n".join(u for u in units if u is not None)
+    out = "\n".join(units)
     if len(out) <= MAX_CONTENT:
         return out
     # Escapes can push a 1,900-character table over Discord's limit: drop the oldest log

@@ -54,8 +54,9 @@ class Play(ServiceCore):
         if seat is None:
             raise ServiceError("error.not_seated")
         match = table.match
-        in_round = self.game_of(table).in_round(match)
-        deciders = self.game_of(table).deciders(match) if in_round else ()
+        rules = self.game_of(table)
+        in_round = rules.in_round(match)
+        deciders = rules.deciders(match) if in_round else ()
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
             if table.timed_out.get(user.key) == seq:
@@ -68,9 +69,9 @@ class Play(ServiceCore):
             raise ServiceError("error.between_rounds")
         if seat not in deciders:
             raise ServiceError("error.not_your_turn", name=table.seats[deciders[0]].name)
-        if not any(c.key == (action, arg) for c in self.game_of(table).choices(match, seat)):
+        if not any(c.key == (action, arg) for c in rules.choices(match, seat)):
             raise ServiceError("error.unknown_action", action=action[:40])
-        outcome = self.game_of(table).act(match, seat, action, arg)
+        outcome = rules.act(match, seat, action, arg)
         table.seats[seat].timeouts = 0
         table.seats[seat].mark = ACTED
         table.log.extend(outcome.log)
@@ -171,6 +172,7 @@ class Play(ServiceCore):
     ) -> None:
         """Settle automatic moves, commit, then tell people (in that order)."""
         outcomes = list(steps)
+        rules = self.game_of(table)
         if not any(o.round_over for o in outcomes):
             outcomes.extend(self._settle(table))
         stats: list[StatDelta] = []
@@ -178,12 +180,12 @@ class Play(ServiceCore):
         round_over = any(o.round_over for o in outcomes)
         for o in outcomes:
             stats.extend(self._stat_deltas(table, o))
-        match_over = self.game_of(table).finished(table.match)
+        match_over = rules.finished(table.match)
         round_freeze = None
         if round_over:
             round_freeze = self.render(table, buttons=False, view="round")
         if match_over:
-            finished = self._finished_match(table, winners=self.game_of(table).winners(table.match))
+            finished = self._finished_match(table, winners=rules.winners(table.match))
             stats.extend(self._match_deltas(table))
             table.status = "closed"
             table.closed_reason = "finished"
@@ -320,10 +322,11 @@ class Play(ServiceCore):
 
     async def _forfeit(self, table: Table, seat: int, note: LogLine) -> None:
         match = table.match
-        if not self.game_of(table).in_match(match, seat):
+        rules = self.game_of(table)
+        if not rules.in_match(match, seat):
             raise ServiceError("error.already_out")
         table.log.append(note)
-        outcome = self.game_of(table).forfeit(match, seat)
+        outcome = rules.forfeit(match, seat)
         table.log.extend(outcome.log)
         await self._after_step(table, outcome)
 
@@ -369,8 +372,9 @@ class Play(ServiceCore):
         """The game's private lines of one step, each to its own seat (except `skip`)."""
         if not outcome.private:
             return
+        rules = self.game_of(table)
         if round_no is None:
-            round_no = self.game_of(table).round_number(table.match)
+            round_no = rules.round_number(table.match)
         cat = self._cat(table)
         for seat, line in outcome.private:
             s = table.seats[seat]
@@ -379,13 +383,12 @@ class Play(ServiceCore):
             info = self._players.get(s.user)
             if info is not None and info.get("reachable") is False:
                 continue  # never retry a player the platform refused for good
-            own = f"{table.game}.private.header"  # a game's own name for its rounds
             text = cat.t(
-                own if cat.has(own) else "private.header",
+                self._game_key(cat, table.game, "private.header"),  # a game's name for rounds
                 round=round_no,
                 table=table.key.key,
             )
-            text = f"{text}\n{self.game_of(table).render_line(line, cat)}"
+            text = f"{text}\n{rules.render_line(line, cat)}"
             self.outbox.tell(table.key.key, s.user, Screen(text, literals=tuple(table.names)))
 
     def _no_humans_left(self, table: Table) -> bool:

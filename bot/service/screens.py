@@ -82,9 +82,8 @@ class Screens(ServiceCore):
             elif in_round:
                 deciders = rules.deciders(match)
                 who = ", ".join(names[d] for d in deciders)
-                own = f"{table.game}.turn.now"  # a game's own wording of whose turn it is
-                key = own if cat.has(own) else "turn.now"
-                lines.append(cat.t(key, name=who, seconds=s.turn_timeout))
+                turn = self._game_key(cat, table.game, "turn.now")  # a game's own wording
+                lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if rules.public_choices:
                     rows.extend(self._choice_rows(table, deciders, cat))
                 rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))

@@ -158,58 +158,49 @@ class Timers(ServiceCore):
         if table.status != "playing":
             return False
         match = table.match
+        rules = self.game_of(table)
         if kind == "next":
-            if not self.game_of(table).in_round(match):
+            if not rules.in_round(match):
                 await self._deal(table)
             return True
-        deciders = self.game_of(table).deciders(match)
+        deciders = rules.deciders(match)
         if not deciders:
             return False
         bots = [s for s in deciders if table.seats[s].bot]
         if kind == "bot" and bots:
             turn = bots[0]
-            choice = self.game_of(table).bot_choice(match, turn, self.rng)
-            outcome = self.game_of(table).act(match, turn, choice.action, choice.arg)
+            choice = rules.bot_choice(match, turn, self.rng)
+            outcome = rules.act(match, turn, choice.action, choice.arg)
             table.seats[turn].mark = ACTED
             table.log.extend(outcome.log)
             await self._after_step(table, outcome)
             return True
         # People's choices timed out: each takes the game's timeout choice (Gnav: stay,
         # T3: a Narr holder swaps); three in a row forfeit the match.
+        cat = self._cat(table)
         outcomes = []
         for turn in deciders:
-            if not self.game_of(table).in_round(match) or turn not in self.game_of(table).deciders(
-                match
-            ):
+            if not rules.in_round(match) or turn not in rules.deciders(match):
                 continue
             seat = table.seats[turn]
-            choice = self.game_of(table).timeout_choice(match, turn)
+            choice = rules.timeout_choice(match, turn)
             seat.timeouts += 1
             # A press of this seat's buttons from now on says its time ran out.
             table.timed_out[seat.user] = seat.seq
             seat.mark = ACTED
             # The game's own words for what a timeout chose (`<game>.note.timeout_<action>`),
             # else the service's for that action, else its general one.
-            cat = self._cat(table)
-            note = next(
-                (
-                    key
-                    for key in (
-                        f"{table.game}.note.timeout_{choice.action}",
-                        f"note.timeout_{choice.action}",
-                    )
-                    if cat.has(key)
-                ),
-                "note.timeout",
-            )
+            note = self._game_key(cat, table.game, f"note.timeout_{choice.action}")
+            if not cat.has(note):
+                note = "note.timeout"
             table.log.append((note, {"p": seat.name}))
-            step = self.game_of(table).act(match, turn, choice.action, choice.arg)
+            step = rules.act(match, turn, choice.action, choice.arg)
             outcomes.append(step)
             table.log.extend(step.log)
-            if seat.timeouts >= self.max_timeouts and self.game_of(table).in_match(match, turn):
+            if seat.timeouts >= self.max_timeouts and rules.in_match(match, turn):
                 table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
-                if not self.game_of(table).finished(match):
-                    forfeit = self.game_of(table).forfeit(match, turn)
+                if not rules.finished(match):
+                    forfeit = rules.forfeit(match, turn)
                     outcomes.append(forfeit)
                     table.log.extend(forfeit.log)
         await self._after_step(table, *outcomes)
