@@ -194,6 +194,7 @@ class MemoryRepository:
                 )
                 for r in taken
             ],
+            more=len(rows) > CLAIM_BATCH,
         )
 
     async def add_messages(
@@ -217,6 +218,11 @@ class MemoryRepository:
         if set_ref:
             self.refs[table_key] = ref
         return self._claim(table_key, claim)
+
+    async def forget_messages(self, done: Sequence[int]) -> None:
+        """Mark messages of any tables delivered."""
+        for i in done:
+            self.outbox.pop(i, None)
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes nobody holds."""

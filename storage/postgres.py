@@ -349,6 +349,11 @@ class PostgresRepository:
                 )
             return await _claim(conn, table_key, claim)
 
+    async def forget_messages(self, done: Sequence[int]) -> None:
+        """Mark messages of any tables delivered (deleted), in one transaction."""
+        if done:
+            await self._pool.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
+
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
         keys = await self._pool.fetch(
@@ -563,6 +568,7 @@ async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch |
             )
             for r in rows
         ],
+        more=len(rows) >= CLAIM_BATCH,
     )
 
 

@@ -78,6 +78,11 @@ _INSERT_CLAIMED = (
     "INSERT INTO outbox (table_key, kind, target, payload, created_at, claimed_by, "
     "claimed_until, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, 1)"
 )
+_WAITING_AND_REF = (
+    "SELECT (SELECT 1 FROM outbox WHERE table_key = ?1 AND "
+    "(claimed_by IS NULL OR claimed_by <> ?2 OR claimed_until <= ?3) LIMIT 1), "
+    "(SELECT ref FROM table_messages WHERE table_key = ?1)"
+)
 _PENDING = (
     "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
     "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?"
@@ -510,10 +515,10 @@ class SqliteRepository:
                     ) from exc
             result[0] = _add_messages(conn, key, messages, message_params, claim)
 
-        await self._submit(
-            apply,
-            compound=bool(name_params) or match_params is not None or bool(message_params),
-        )
+        # A savepoint only where a write can fail half-way: a duplicate match after the
+        # statistics. A version conflict fails before anything changed, and the messages'
+        # inserts fail only as the whole transaction does (I/O), so they need none.
+        await self._submit(apply, compound=bool(name_params) or match_params is not None)
         return result[0]
 
     async def table_version(self, key: str) -> int | None:
@@ -528,10 +533,11 @@ class SqliteRepository:
         params = _message_params(table_key, messages, claim)
         result: list[OutBatch | None] = [None]
 
+        # No savepoint: these statements fail only as the whole transaction does.
         def apply(conn: sqlite3.Connection) -> None:
             result[0] = _add_messages(conn, table_key, messages, params, claim)
 
-        await self._submit(apply, compound=True)
+        await self._submit(apply, compound=False)
         return result[0]
 
     async def finish_messages(
@@ -547,6 +553,7 @@ class SqliteRepository:
         ids = [(i,) for i in done]
         result: list[OutBatch | None] = [None]
 
+        # No savepoint: these statements fail only as the whole transaction does.
         def apply(conn: sqlite3.Connection) -> None:
             if ids:
                 conn.executemany("DELETE FROM outbox WHERE id = ?", ids)
@@ -558,8 +565,18 @@ class SqliteRepository:
                 )
             result[0] = _claim(conn, table_key, claim)
 
-        await self._submit(apply, compound=True)
+        await self._submit(apply, compound=False)
         return result[0]
+
+    async def forget_messages(self, done: Sequence[int]) -> None:
+        """Mark messages of any tables delivered (deleted), in one transaction."""
+        ids = [(i,) for i in done]
+
+        def apply(conn: sqlite3.Connection) -> None:
+            conn.executemany("DELETE FROM outbox WHERE id = ?", ids)
+
+        if ids:
+            await self._submit(apply, compound=False)
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
@@ -849,7 +866,10 @@ def _add_messages(
         if params:
             conn.executemany(_INSERT_MESSAGE, params)
         return None
-    waiting = conn.execute("SELECT 1 FROM outbox WHERE table_key = ? LIMIT 1", (key,)).fetchone()
+    # Messages of the table this owner holds (claimed, lease running: in its queue, or
+    # delivered edits not yet marked) do not stand in the way: the deliverer takes the new
+    # ones after them, in id order. Anyone else's (or nobody's) do.
+    waiting, ref = conn.execute(_WAITING_AND_REF, (key, claim.owner, claim.now)).fetchone()
     if waiting or not params:
         if params:
             conn.executemany(_INSERT_MESSAGE, params)
@@ -870,8 +890,7 @@ def _add_messages(
                 attempts=1,
             )
         )
-    ref = conn.execute("SELECT ref FROM table_messages WHERE table_key = ?", (key,)).fetchone()
-    return OutBatch(key, ref[0] if ref else None, out)
+    return OutBatch(key, ref, out)
 
 
 def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
@@ -911,6 +930,7 @@ def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
             )
             for r in rows
         ],
+        more=len(rows) >= CLAIM_BATCH,
     )
 
 

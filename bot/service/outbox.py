@@ -12,11 +12,19 @@ whatever was committed goes out once the bot is back: at most once more, never l
 Edits of the table message coalesce: an edit is skipped when a newer edit of the same message
 (or a new table message freezing it) is already waiting. After a crash only the newest private
 message per (table, user) is sent, so nobody is left with an out-of-date piece.
+
+Delivered edits are marked done lazily when this process is the store's only one (SQLite,
+locked for `run`): an edit is idempotent (sent again it shows the same text), so instead of a
+write per edit, the ids of delivered edits are kept and deleted in bulk (`flush`: every
+`ACK_BATCH` of them, at the next message of the table that must be marked at once, at each
+housekeeping round and at `drain`). A crash in between sends those edits once more; posts
+and private messages are marked done as soon as they are sent, as before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -55,6 +63,9 @@ OnTold = Callable[[str, Delivery], Awaitable[None]]
 #: it, another process (or this one restarted) delivers what is left.
 LEASE = 15.0
 
+#: Delivered edits kept unmarked before they are deleted in one write (lazy marking).
+ACK_BATCH = 512
+
 
 def process_id() -> str:
     """A name for this process, unique across hosts and restarts."""
@@ -77,6 +88,9 @@ class _Queue:
     last_id: int = 0  # the newest message queued (a claim repeats what is already here)
     ref: str | None = None
     ref_known: bool = False
+    more: bool = False  # the last claim stopped at its size: more may wait in the store
+    #: Taken over from a dead process: its leases on the rest of this outbox do not count.
+    takeover: bool = False
     task: asyncio.Task[None] | None = None
 
 
@@ -103,6 +117,12 @@ class Outbox:
         self._on_told = on_told
         self._staged: dict[str, list[_Intent]] = {}
         self._queues: dict[str, _Queue] = {}
+        #: Mark delivered edits lazily (in bulk): only where no other process delivers.
+        self.lazy_acks = not getattr(repo, "shared", False)
+        #: Delivered edits not yet marked, per table (lazy marking).
+        self._unacked: dict[str, list[int]] = {}
+        self._unacked_count = 0
+        self._flushing: asyncio.Task[bool] | None = None
         #: Seconds from commit to send of each message sent (benchmarks), newest last.
         self.lags: deque[float] = deque(maxlen=200_000)
 
@@ -167,8 +187,9 @@ class Outbox:
 
     # -- delivery (after the commit) ---------------------------------------------------------
 
-    def accept(self, batch: OutBatch | None) -> None:
-        """Deliver a batch claimed for this process (from a commit, a finish or a sweep)."""
+    def accept(self, batch: OutBatch | None, *, takeover: bool = False) -> None:
+        """Deliver a batch claimed for this process (from a commit, a finish or a sweep);
+        `takeover`: claimed from a dead process, whose leases on the rest are void."""
         if batch is None or not batch.messages:
             return
         q = self._queues.setdefault(batch.table_key, _Queue())
@@ -179,6 +200,8 @@ class Outbox:
             if m.id > q.last_id:
                 q.messages.append(m)
                 q.last_id = m.id
+        q.more = q.more or batch.more
+        q.takeover = q.takeover or takeover
         if q.task is None or q.task.done():
             q.task = asyncio.get_running_loop().create_task(self._drain(batch.table_key, q))
 
@@ -187,6 +210,8 @@ class Outbox:
 
         `takeover`: no other process is alive, so every claim is stale, leases or not.
         """
+        if not await self.flush():
+            return 0  # our own delivered edits would look undelivered: not now
         claim = self.claim()
         if takeover:
             claim = Claim(claim.owner, float("inf"), claim.until)
@@ -198,7 +223,7 @@ class Outbox:
             log.warning("claiming undelivered messages failed: %s", exc)
             return 0
         for batch in batches:
-            self.accept(batch)
+            self.accept(batch, takeover=takeover)
         return len(batches)
 
     async def _drain(self, channel: str, q: _Queue) -> None:
@@ -207,6 +232,7 @@ class Outbox:
             q.messages.clear()
             done: list[int] = []
             posted = False
+            only_edits = True
             for i, m in enumerate(pending):
                 if not self._superseded(m, pending[i + 1 :]):
                     try:
@@ -215,21 +241,70 @@ class Outbox:
                         log.exception("sending to %s failed", channel)
                     self.lags.append(max(0.0, self.clock.now() - m.created_at))
                 done.append(m.id)
+                only_edits = only_edits and m.kind == "edit"
+            if self.lazy_acks and only_edits and not posted and not q.more:
+                self._defer(channel, done)
+                continue
+            earlier = self._unacked_of(channel)
+            q.more = False  # the finish claims what waits (a batch arriving meanwhile may say more)
+            claim = self.claim()
+            if q.takeover:  # the dead process's leases on the rest of the outbox are void
+                claim = Claim(claim.owner, float("inf"), claim.until)
             try:
                 nxt = await self.repo.finish_messages(
-                    channel, done, self.claim(), ref=q.ref, set_ref=posted
+                    channel, earlier + done, claim, ref=q.ref, set_ref=posted
                 )
             except Exception as exc:
+                if earlier:
+                    self._unacked.setdefault(channel, [])[:0] = earlier
+                    self._unacked_count += len(earlier)
                 # Not marked done: once the lease runs out they are claimed again (sent at
                 # most once more), by this process's sweep or another's.
                 log.warning("marking messages of %s delivered failed: %s", channel, exc)
                 q.last_id = 0
+                q.more = q.takeover = False
                 return
+            q.more = q.more or (nxt is not None and nxt.more)
+            if nxt is None:
+                q.takeover = False
             if nxt is not None:
                 for m in nxt.messages:
                     if m.id > q.last_id:
                         q.messages.append(m)
                         q.last_id = m.id
+
+    def _defer(self, channel: str, done: list[int]) -> None:
+        """Keep delivered edits to mark later, in bulk; start a flush once enough wait."""
+        self._unacked.setdefault(channel, []).extend(done)
+        self._unacked_count += len(done)
+        if self._unacked_count >= ACK_BATCH and (self._flushing is None or self._flushing.done()):
+            self._flushing = asyncio.get_running_loop().create_task(self.flush())
+
+    def _unacked_of(self, channel: str) -> list[int]:
+        """Take the delivered edits of `channel` still unmarked (marked with the next batch)."""
+        ids = self._unacked.pop(channel, [])
+        self._unacked_count -= len(ids)
+        return ids
+
+    async def flush(self) -> bool:
+        """Mark every delivered edit kept unmarked as done, in one write. False when the
+        store refused (they stay kept, for the next flush)."""
+        if not self._unacked:
+            return True
+        taken, self._unacked = self._unacked, {}
+        count, self._unacked_count = self._unacked_count, 0
+        ids = [i for chunk in taken.values() for i in chunk]
+        try:
+            await self.repo.forget_messages(ids)
+        except Exception as exc:
+            for channel, chunk in taken.items():
+                self._unacked.setdefault(channel, [])[:0] = chunk
+            self._unacked_count += count
+            if isinstance(exc, StoreLost):
+                raise
+            log.warning("marking %d delivered edits failed: %s", len(ids), exc)
+            return False
+        return True
 
     @staticmethod
     def _superseded(m: OutMessage, later: list[OutMessage]) -> bool:
@@ -282,9 +357,15 @@ class Outbox:
         return True
 
     async def drain(self) -> None:
-        """Wait until every queue is empty (tests, shutdown)."""
+        """Wait until every queue is empty and every delivery is marked (tests, shutdown)."""
         while True:
             tasks = [q.task for q in self._queues.values() if q.task and not q.task.done()]
+            if self._flushing is not None and not self._flushing.done():
+                tasks.append(self._flushing)
             if not tasks:
-                return
+                with contextlib.suppress(Exception):
+                    await self.flush()  # a failure is logged: the edits are sent again later
+                if not any(q.task and not q.task.done() for q in self._queues.values()):
+                    return
+                continue
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -167,6 +167,8 @@ class OutBatch:
     table_key: str
     ref: str | None
     messages: list[OutMessage] = field(default_factory=list)
+    #: The claim stopped at its batch size: the table may have more waiting in the store.
+    more: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +267,11 @@ class Repository(Protocol):
         """Mark `done` delivered (and store the table message's new `ref` when `set_ref`),
         then claim the table's next undelivered messages for `claim.owner` unless another
         owner holds a running lease on them. None when nothing more is to be delivered."""
+        ...
+
+    async def forget_messages(self, done: Sequence[int]) -> None:
+        """Mark messages of any tables delivered (deleted), in one transaction: the bulk
+        marking of delivered edits by the store's only process."""
         ...
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:

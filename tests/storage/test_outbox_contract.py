@@ -114,3 +114,43 @@ async def test_heartbeats_count_the_other_live_processes(store: Store) -> None:
     assert await repo.heartbeat("b", T + 12, T + 22) == 0  # a stopped beating
     await repo.heartbeat("c", T + 12, T + 22)
     assert await repo.heartbeat("b", T + 13, None) == 1  # b stops; c lives
+
+
+async def test_delivered_messages_of_several_tables_are_forgotten_in_one_call(
+    store: Store,
+) -> None:
+    repo = store.repo
+    one = await repo.save_table(
+        table("t", 1), expected_version=None, messages=[msg("edit", "1")], claim=claim("a")
+    )
+    two = await repo.save_table(
+        table("u", 1), expected_version=None, messages=[msg("edit", "2")], claim=claim("a")
+    )
+    assert one is not None and two is not None
+    await repo.forget_messages([one.messages[0].id, two.messages[0].id])
+    # Nothing is left to claim, by anyone, even once every lease has run out.
+    assert await repo.claim_stale_messages(claim("b", now=T + 60)) == []
+
+
+async def test_own_running_claim_does_not_hold_back_the_owners_next_messages(
+    store: Store,
+) -> None:
+    repo = store.repo
+    first = await repo.save_table(
+        table("t", 1), expected_version=None, messages=[msg("edit", "1")], claim=claim("a")
+    )
+    assert first is not None
+    # The owner still holds message 1 (delivered, not yet marked): its next commit is
+    # claimed by it at once, after 1 in id order.
+    nxt = await repo.save_table(
+        table("t", 2), expected_version=1, messages=[msg("edit", "2")], claim=claim("a")
+    )
+    assert nxt is not None and nxt.messages[-1].screen.text == "2"
+    assert nxt.messages[-1].id > first.messages[0].id
+    # Another owner committing now waits for a's lease.
+    assert (
+        await repo.save_table(
+            table("t", 3), expected_version=2, messages=[msg("edit", "3")], claim=claim("b")
+        )
+        is None
+    )
