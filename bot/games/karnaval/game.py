@@ -18,7 +18,7 @@ from typing import Any
 from bot.games.karnaval import strategy
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
 from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
-from bot.games.karnaval.engine.game import draw_next
+from bot.games.karnaval.engine.game import barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
 from bot.games.karnaval.sheet import sheet_text
@@ -325,6 +325,11 @@ class KarnavalRules:
         if mine:
             labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
             text += "\n" + cat.t("karnaval.piece.choices", choices=labels)
+        barred = _barred_for(k, seat)
+        if barred is not None:
+            # K6: the keypad lacks one number; say which and why, not leave it a puzzle.
+            cards = k.deal_info(d.index)["cards"]
+            text += "\n" + cat.t("karnaval.piece.barred", n=barred, cards=cards)
         return text
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
@@ -356,6 +361,15 @@ class KarnavalRules:
             matches=counters.get("matches", 0),
             points=counters.get("points", 0),
         )
+
+
+def _barred_for(k: Karnaval, seat: int) -> int | None:
+    """The bid `seat` may not make now (K6): it bids last in this deal and one number would
+    make the bids add up to the cards each player holds; None otherwise."""
+    d = k.current
+    if d is None or k.phase != "bid" or k.turn != seat or len(d.bids) != k.n - 1:
+        return None
+    return barred_bid(k.deal_info(d.index)["cards"], [b for _, b in d.bids])
 
 
 def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
