@@ -237,3 +237,32 @@ async def test_whose_turn_is_said_in_karnaval_words(harness: Harness) -> None:
     await _open(harness)
     text = harness.notifier.last(CHANNEL.key).screen.text
     assert "'s turn (60 s)." in text and "stay or swap" not in text
+
+
+async def test_the_bots_finishing_a_game_post_the_final_sheet_picture_K20(
+    harness: Harness,
+) -> None:
+    """The last person leaves in the first deal: the bots play the game out at once, and the
+    one result message carries the final score sheet's picture (the game's end, K20)."""
+    svc = harness.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=2"])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await harness.settle()
+    before = len(harness.notifier.order)
+    assert (await svc.leave(CHANNEL, ALICE)).ok
+    await harness.settle()
+    table = await harness.table()
+    assert table.status == "closed" and table.match.k.phase == "over"
+    new_posts = [e for e in harness.notifier.order[before:] if e[0] == "post"]
+    pictured = [
+        harness.notifier.messages[ref].screen
+        for _, _, ref in new_posts
+        if harness.notifier.messages[ref].screen.image is not None
+    ]
+    assert len(pictured) == 1
+    (result,) = pictured
+    assert result.image is not None and result.image.filename == "karnaval-sheet.png"
+    with Image.open(io.BytesIO(result.image.data)) as img:
+        assert img.format == "PNG"
+    assert "Total" in result.image.alt and "bots played on" in result.text
