@@ -175,14 +175,17 @@ class TelegramNotifier:
                 thread=_thread(key),
                 moved_is_done=True,
             )
-        except TelegramError as exc:
-            # The picture could not go (refused, too big): the text must, with the picture's
-            # own text in its stead, so the table keeps its message and buttons.
-            failed(exc, "posting a picture to %s failed: %s", channel, exc.message)
+        except BadRequest as exc:
+            # Telegram refused the picture (its size, its file): the text must go, with the
+            # picture's own text in its stead, so the table keeps its message and buttons.
+            log.warning("posting a picture to %s failed: %s", channel, exc.message)
             alt = screen.image.alt
             text = f"{screen.text}\n{alt}" if alt else screen.text
             blocks = (*screen.blocks, alt) if alt else screen.blocks
             return await self.post(channel, replace(screen, text=text, blocks=blocks, image=None))
+        except TelegramError as exc:
+            failed(exc, "posting to %s failed: %s", channel, exc.message)
+            return None
         if msg is None:
             return None  # the chat moved: the service posts the table there
         if fits:

@@ -388,6 +388,13 @@ async def test_a_picture_screen_on_telegram_caption_entities_and_a_long_text() -
             assert ref == str(sent[1].message_id) and sent[1].buttons()
             assert await notifier.edit(channel, ref, Screen(long_text + "\nmore"))
             assert sent[1].text == long_text + "\nmore"
+            # A picture Telegram refuses: the text goes, the picture's alt as a `pre` block.
+            broken = Picture("sheet.png", b"not a picture", "Q1 | 60")
+            ref = await notifier.post(channel, Screen("Deal 3", keys, image=broken))
+            last = tg.last_message(group)
+            assert last is not None and ref == str(last.message_id) and not last.photo
+            assert last.text == "Deal 3\nQ1 | 60" and last.buttons()
+            assert [(e["type"], e["offset"]) for e in last.entities] == [("pre", 7)]
         finally:
             await bench.stop()
 
