@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
 
-from bot.service.ports import Button, OutMessage, PlayerStats, Screen, StatDelta
+from bot.service.ports import Button, OutMessage, Picture, PlayerStats, Screen, StatDelta
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -98,20 +99,36 @@ CLAIM_BATCH = 20
 
 
 def _screen_json(screen: Screen) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "text": screen.text,
         "buttons": [[[b.label, b.token, b.role] for b in row] for row in screen.buttons],
         "literals": list(screen.literals),
         "blocks": list(screen.blocks),
     }
+    if screen.image is not None:
+        data["image"] = _picture_json(screen.image)
+    return data
+
+
+def _picture_json(picture: Picture) -> dict[str, str]:
+    """A picture in the stored JSON: its bytes in base64 (JSON holds text only)."""
+    return {
+        "filename": picture.filename,
+        "data": base64.b64encode(picture.data).decode("ascii"),
+        "alt": picture.alt,
+    }
 
 
 def _screen(data: dict[str, Any]) -> Screen:
+    image = data.get("image")  # stored before pictures existed: none
     return Screen(
         data["text"],
         tuple(tuple(Button(*b) for b in row) for row in data["buttons"]),
         tuple(data["literals"]),
         tuple(data.get("blocks", ())),  # stored before blocks existed: none
+        None
+        if image is None
+        else Picture(image["filename"], base64.b64decode(image["data"]), image.get("alt", "")),
     )
 
 

@@ -1,7 +1,8 @@
 """A `Notifier` for the terminal: public messages and the player's private pieces, printed.
 
 A terminal cannot edit what it printed, so an edit of the table message prints only the lines
-that are new since that message was last shown.
+that are new since that message was last shown. Nor can it show a picture: a message's picture
+(a score sheet) is printed as its text (`Picture.alt`), the PNG itself is not shown or written.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class ConsoleNotifier:
         self.console.print()
         for line in lines:
             self.console.print(Text(line))
+        if screen.image is not None and screen.image.alt:
+            for line in screen.image.alt.split("\n"):  # what the picture shows, as text
+                self.console.print(Text(line))
         return ref
 
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:

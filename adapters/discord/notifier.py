@@ -7,12 +7,16 @@ limits are discord.py's business: it sleeps off a 429 and retries. An edit that 
 exactly what a channel's table message already shows is not sent: Discord accepts it, but it
 costs a request against the same limits (the outbox renders a table when its edit goes out, so
 two edits queued around a DM show the same state).
+
+A screen's picture (a score sheet) is attached to its message as a file; an edit changes the
+text and buttons and keeps the attachment.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import logging
 import time
 from typing import Any
@@ -93,6 +97,9 @@ class DiscordNotifier:
         view = build_view(screen)
         if view is not None:
             kwargs["view"] = view
+        if screen.image is not None:
+            image = screen.image
+            kwargs["file"] = discord.File(io.BytesIO(image.data), filename=image.filename)
         try:
             message = await target.send(render_text(screen.text, screen.blocks), **kwargs)
         except discord.HTTPException as exc:

@@ -8,6 +8,11 @@ the previous call is under way, so a busy table costs fewer calls. Flood answers
 modified" counts as success. A group upgraded to a supergroup (`ChatMigrated`) has its table
 moved by the service, and what was being sent goes to the new chat. A private message
 refused for good (403: never started, blocked) is `Delivery.UNREACHABLE`.
+
+A screen with a picture (a score sheet) is a photo (`sendPhoto`) with the text as its caption
+and the buttons under it, when the text fits a caption (1,024 characters); its reference then
+says so (`photo:<id>`), and its edits change the caption (`editMessageCaption`). A longer text
+follows the photo as a message of its own, the one edited later.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import contextlib
 import io
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from telegram import Bot, InputFile, Message, ReplyParameters
+from telegram import Bot, InputFile, Message, MessageEntity, ReplyParameters
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 
 from adapters.telegram.entities import protect
@@ -37,6 +43,11 @@ OnMigrated = Callable[[int, int], Awaitable[int]]
 
 #: Chats whose last-send times are kept before old entries are dropped.
 _PACE_MEMORY = 4096
+
+#: Telegram's longest caption: 1,024 characters after entity parsing (TDLib counts code points).
+MAX_CAPTION = 1024
+#: The reference of a table message that is a photo with a caption (edited by its caption).
+PHOTO_REF = "photo:"
 
 
 class NotRunning(TelegramError):
@@ -127,6 +138,8 @@ class TelegramNotifier:
     async def post(self, channel: str, screen: Screen) -> str | None:
         """Send a table message; its message id is the reference for later edits."""
         key = TableKey.parse(channel)
+        if screen.image is not None:
+            return await self._post_picture(key, channel, screen)
         try:
             msg = await self.send_text(
                 int(key.chat),
@@ -142,22 +155,75 @@ class TelegramNotifier:
             return None
         return None if msg is None else str(msg.message_id)
 
+    async def _post_picture(self, key: TableKey, channel: str, screen: Screen) -> str | None:
+        """A table message with a picture: the photo with the text as its caption when it fits
+        (the reference `photo:<id>`), else the photo, then the text as the table message."""
+        assert screen.image is not None
+        chat_id = int(key.chat)
+        markup = keyboard(screen, self.link_for(key))
+        fits = len(screen.text.strip()) <= MAX_CAPTION
+        try:
+            msg = await self.send_photo(
+                chat_id,
+                screen.image.filename,
+                screen.image.data,
+                caption=screen.text if fits else None,
+                caption_entities=protect(screen.text, screen.literals, screen.blocks)
+                if fits
+                else (),
+                markup=markup if fits else None,
+                thread=_thread(key),
+                moved_is_done=True,
+            )
+        except BadRequest as exc:
+            # Telegram refused the picture (its size, its file): the text must go, with the
+            # picture's own text in its stead, so the table keeps its message and buttons.
+            log.warning("posting a picture to %s failed: %s", channel, exc.message)
+            alt = screen.image.alt
+            text = f"{screen.text}\n{alt}" if alt else screen.text
+            blocks = (*screen.blocks, alt) if alt else screen.blocks
+            return await self.post(channel, replace(screen, text=text, blocks=blocks, image=None))
+        except TelegramError as exc:
+            failed(exc, "posting to %s failed: %s", channel, exc.message)
+            return None
+        if msg is None:
+            return None  # the chat moved: the service posts the table there
+        if fits:
+            return f"{PHOTO_REF}{msg.message_id}"
+        return await self.post(channel, replace(screen, image=None))
+
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Edit a table message in place (no buttons in `screen`: the keyboard goes away)."""
+        """Edit a table message in place (no buttons in `screen`: the keyboard goes away); a
+        photo's caption for a photo's reference (its picture stays)."""
         key = TableKey.parse(channel)
         chat_id = int(key.chat)
+        photo = message_ref.startswith(PHOTO_REF)
+        message_id = int(message_ref.removeprefix(PHOTO_REF))
+        markup = keyboard(screen, self.link_for(key))
         try:
             bot = await self._need_bot()
             async with self._paced(chat_id):
-                await self._api(
-                    bot.edit_message_text(
-                        screen.text,
-                        chat_id=chat_id,
-                        message_id=int(message_ref),
-                        reply_markup=keyboard(screen, self.link_for(key)),
-                        entities=protect(screen.text, screen.literals, screen.blocks),
+                if photo:
+                    caption = _caption(screen.text)
+                    await self._api(
+                        bot.edit_message_caption(
+                            chat_id=chat_id,
+                            message_id=message_id,
+                            caption=caption,
+                            caption_entities=protect(caption, screen.literals, screen.blocks),
+                            reply_markup=markup,
+                        )
                     )
-                )
+                else:
+                    await self._api(
+                        bot.edit_message_text(
+                            screen.text,
+                            chat_id=chat_id,
+                            message_id=message_id,
+                            reply_markup=markup,
+                            entities=protect(screen.text, screen.literals, screen.blocks),
+                        )
+                    )
         except ChatMigrated as exc:
             # The table moves to the supergroup, where the service posts it afresh.
             return await self._migrated(chat_id, exc.new_chat_id) > 0
@@ -256,6 +322,48 @@ class TelegramNotifier:
                     )
                 )
 
+    async def send_photo(
+        self,
+        chat_id: int,
+        filename: str,
+        data: bytes,
+        *,
+        caption: str | None = None,
+        caption_entities: Sequence[MessageEntity] = (),
+        markup: object = None,
+        thread: int | None = None,
+        moved_is_done: bool = False,
+    ) -> Message | None:
+        """Send a picture (a PNG) as a photo, uploaded from its bytes, spaced like every message
+        to the chat; `caption` (at most 1,024 characters) with its entities and buttons.
+
+        On `ChatMigrated` the chat's tables move and the photo goes to the supergroup, except
+        with `moved_is_done` when a table moved (the service posts its message there itself);
+        then None is returned.
+        """
+        bot = await self._need_bot()
+
+        async def send(target: int) -> Message:
+            async with self._paced(target):
+                return await self._api(
+                    bot.send_photo(
+                        target,
+                        InputFile(io.BytesIO(data), filename=filename),
+                        caption=caption,
+                        caption_entities=caption_entities or None,
+                        reply_markup=markup,  # type: ignore[arg-type]
+                        message_thread_id=thread,
+                    )
+                )
+
+        try:
+            return await send(chat_id)
+        except ChatMigrated as exc:
+            moved = await self._migrated(chat_id, exc.new_chat_id)
+            if moved and moved_is_done:
+                return None
+            return await send(exc.new_chat_id)
+
     async def send_file(
         self,
         chat_id: int,
@@ -330,6 +438,20 @@ class TelegramNotifier:
             if not lock.locked() and now - self._last.get(chat_id, 0.0) > self.chat_interval:
                 del self._locks[chat_id]
                 self._last.pop(chat_id, None)
+
+
+def _caption(text: str) -> str:
+    """`text` as a caption: whole when it fits, else its first lines that do (an edit of a
+    photo's caption; the posted caption fitted, and its edits say about as much)."""
+    if len(text.strip()) <= MAX_CAPTION:
+        return text
+    lines, used = [], 0
+    for line in text.split("\n"):
+        if used + len(line) + 1 > MAX_CAPTION - 1:
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines) + "\n…" if lines else text[: MAX_CAPTION - 1] + "…"
 
 
 def _thread(key: TableKey) -> int | None:

@@ -196,6 +196,12 @@ class GameRules(Protocol):
     # Optional: `result_lines(match, names, cat) -> list[str]`, the game's own account of a
     # finished match (standings, payments), added to the result when bots finish a match.
 
+    # Optional: `render_picture(match, names, cat) -> Picture | None`, a picture that goes
+    # with the message showing a round's end (Karnaval's score sheet at the end of a quarter
+    # and of the game), carried by that message (never a message of its own); None when this
+    # round's end has none. The picture's `alt` is what a platform without pictures shows,
+    # so the game leaves that grid out of `render_block` then.
+
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line in a language."""
         ...

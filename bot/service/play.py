@@ -272,7 +272,12 @@ class Play(ServiceCore):
         account = getattr(rules, "result_lines", None)
         final = list(account(match, table.names, cat)) if winners and account else []
         text = "\n".join([result, *final, cat.t("closed.finished")])
-        self.outbox.post(key, Screen(fit_text(text, MAX_TEXT), literals=tuple(table.names)))
+        # The end's picture, when the game draws one (optional `render_picture`), goes with it.
+        draw = getattr(rules, "render_picture", None)
+        picture = draw(match, table.names, cat) if winners and draw else None
+        self.outbox.post(
+            key, Screen(fit_text(text, MAX_TEXT), literals=tuple(table.names), image=picture)
+        )
         self._schedule(table)
 
     def _refresh_choices(self, table: Table) -> list[int]:

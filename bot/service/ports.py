@@ -7,6 +7,7 @@ them. Screens are platform-neutral: text plus rows of buttons that carry opaque 
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -24,6 +25,24 @@ class Button:
 
 
 @dataclass(frozen=True, slots=True)
+class Picture:
+    """A picture that goes with a message (a score sheet): a PNG file and its text.
+
+    `alt` says in text what the picture shows, for where no picture can be shown (a
+    terminal); it is preformatted (columns kept), like a screen's `blocks`.
+    """
+
+    filename: str
+    data: bytes
+    alt: str = ""
+
+    def __repr__(self) -> str:
+        # The bytes are long: a fingerprint of them stands in (screens are compared by value).
+        crc = zlib.crc32(self.data)
+        return f"Picture({self.filename!r}, {len(self.data)} bytes, crc {crc:08x}, {self.alt!r})"
+
+
+@dataclass(frozen=True, slots=True)
 class Screen:
     """A platform-neutral message: plain text and rows of buttons.
 
@@ -31,12 +50,16 @@ class Screen:
     a platform shows them as typed, never as a link, a command, a mention or markup.
     `blocks` are preformatted pieces of the text (a score grid, on lines of their own): shown
     in monospace with their columns kept (Telegram's `pre`, a Discord code block).
+    `image` is a picture posted with the message (a photo with the text as its caption, an
+    attachment); it belongs to the message once posted: an edit changes its text and buttons
+    only, and a platform without pictures shows the picture's `alt` text instead.
     """
 
     text: str
     buttons: tuple[tuple[Button, ...], ...] = ()
     literals: tuple[str, ...] = ()
     blocks: tuple[str, ...] = ()
+    image: Picture | None = None
 
 
 class Delivery(Enum):

@@ -9,6 +9,7 @@ from bot.service.core import MAX_TEXT, ServiceCore, fit_lines
 from bot.service.i18n import Catalog
 from bot.service.ports import (
     Button,
+    Picture,
     Screen,
 )
 from bot.service.settings import TableSettings, settings_lines
@@ -39,6 +40,7 @@ class Screens(ServiceCore):
             lines.append(note)
         rows: list[tuple[Button, ...]] = []
         blocks: list[str] = []
+        picture: Picture | None = None
         s = table.settings
         if table.status == "lobby":
             rules = self.game_of(table)
@@ -75,6 +77,9 @@ class Screens(ServiceCore):
                 if block:
                     lines.append(block)
                     blocks.append(block)
+                # A picture the round's end carries (optional: `render_picture`).
+                draw = getattr(rules, "render_picture", None)
+                picture = draw(match, names, cat) if draw is not None else None
             if table.status == "closed":
                 lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
             elif view == "round" and not in_round:
@@ -97,6 +102,7 @@ class Screens(ServiceCore):
             tuple(rows) if buttons else (),
             literals=tuple(table.names),
             blocks=tuple(blocks),
+            image=picture,
         )
 
     def _choice_rows(

@@ -43,6 +43,11 @@ def test_karnaval_from_a_pipe_ends_with_the_winner_K20(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "1) Bid 0" in done.stdout
     assert "Winner:" in done.stdout and "Final totals" in done.stdout
+    # K20: the sheet's picture at the end (the terminal shows no picture) is printed as its
+    # text: the only sheet with the game's totals filled in.
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("Total|") and any(c.isdigit() for c in line) for line in lines)
+    assert ".png" not in done.stdout
 
 
 def test_players_are_checked_against_the_game(tmp_path: Path) -> None:

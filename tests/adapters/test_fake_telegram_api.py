@@ -8,6 +8,7 @@ plain ``telegram.Bot`` / aiohttp client for the wire-level checks.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import time
 from collections.abc import AsyncIterator
@@ -25,6 +26,8 @@ from telegram import (
     ChatMemberOwner,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputFile,
+    Message,
     MessageEntity,
     Update,
 )
@@ -670,3 +673,68 @@ async def test_plain_text_is_auto_linked_outside_code_entities(tg: FakeTelegram,
     sent = await bot.send_message(group.id, "Bob", entities=[])
     await bot.edit_message_text("/gnav_stop's turn", chat_id=group.id, message_id=sent.message_id)
     assert tg.bot_messages(group)[-1].links() == [("bot_command", "/gnav_stop")]
+
+
+def _png(width: int, height: int) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (255, 255, 255)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+async def test_send_photo_uploads_bytes_and_answers_photo_sizes(tg: FakeTelegram, bot: Bot) -> None:
+    """sendPhoto as the Bot API documents it: a multipart upload (PTB sends bytes as the
+    `photo` file field), a `photo` array of PhotoSize (thumbnails smaller than the photo, the
+    photo last), a caption of at most 1,024 characters with caption_entities, a keyboard; the
+    photo at most 10 MB, width + height at most 10,000, a ratio of at most 20; its caption is
+    edited by editMessageCaption, never editMessageText."""
+    group = tg.add_group("Photos")
+    data = _png(700, 400)
+    keys = InlineKeyboardMarkup([[InlineKeyboardButton("Next", callback_data="n")]])
+    caption = "Sheet of Ann /stop"
+    code = MessageEntity(MessageEntity.CODE, 9, 8)
+    msg = await bot.send_photo(
+        group.id,
+        InputFile(io.BytesIO(data), filename="sheet.png"),
+        caption=caption,
+        caption_entities=[code],
+        reply_markup=keys,
+    )
+    call = tg.calls("sendPhoto")[-1]
+    assert call.files["photo"] == ("sheet.png", data)  # uploaded, not a file id or URL
+    assert [(p.width, p.height) for p in msg.photo] == [(90, 51), (320, 183), (700, 400)]
+    assert msg.photo[-1].file_size == len(data)
+    assert msg.caption == caption and [
+        (e.type, e.offset, e.length) for e in msg.caption_entities
+    ] == [("code", 9, 8)]
+    assert msg.text is None and msg.reply_markup == keys
+    stored = tg.last_message(group)
+    assert stored is not None and stored.content == data and stored.caption == caption
+    # Limits.
+    with pytest.raises(BadRequest, match="Message caption is too long"):
+        await bot.send_photo(group.id, data, caption="x" * 1025)
+    await bot.send_photo(group.id, data, caption="x" * 1024)
+    with pytest.raises(BadRequest, match="Image_process_failed"):
+        await bot.send_photo(group.id, b"not a picture")
+    with pytest.raises(BadRequest, match="Photo_invalid_dimensions"):
+        await bot.send_photo(group.id, _png(2100, 100))  # a ratio of 21
+    with pytest.raises(BadRequest, match="Photo_save_file_invalid"):
+        await bot.send_photo(group.id, data + b"\0" * (10 * 1024 * 1024))
+    # A photo's caption is edited as a caption; a text message has none.
+    with pytest.raises(BadRequest, match="There is no text in the message to edit"):
+        await bot.edit_message_text("new", chat_id=group.id, message_id=msg.message_id)
+    edited = await bot.edit_message_caption(
+        chat_id=group.id, message_id=msg.message_id, caption="Sheet, final"
+    )
+    assert isinstance(edited, Message) and edited.caption == "Sheet, final"
+    assert edited.reply_markup is None and edited.photo  # keyboard gone, picture kept
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_caption(
+            chat_id=group.id, message_id=msg.message_id, caption="Sheet, final"
+        )
+    text = await bot.send_message(group.id, "plain")
+    with pytest.raises(BadRequest, match="There is no caption in the message to edit"):
+        await bot.edit_message_caption(
+            chat_id=group.id, message_id=text.message_id, caption="caption"
+        )

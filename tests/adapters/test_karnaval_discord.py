@@ -5,13 +5,17 @@ and the game goes on."""
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
+
+from PIL import Image
 
 from adapters.discord.buttons import MAX_PER_ROW, MAX_ROWS, _discord_rows
 from bot.games.karnaval.game import KarnavalRules
 from bot.service.ports import Button
 from bot.service.table import TableKey, User
+from storage.memory import MemoryRepository
 from storage.sqlite import SqliteRepository
 from tests.adapters.test_discord_play import (
     BotProcess,
@@ -152,3 +156,59 @@ async def _play(world: World, tmp_path: Path) -> None:
             )
     finally:
         await repo.close()
+
+
+async def test_the_sheet_picture_is_attached_to_the_quarters_last_result_K20() -> None:
+    """Three seats on the fake Discord to the end of the first quarter: the last deal's result
+    message carries the score sheet as a PNG attachment (no message of its own: each deal
+    adds two messages to the channel); the next deal's freeze keeps the attachment."""
+    async with fake_world() as world:
+        fake = world.fake
+        tk = TableKey("discord", str(world.channel.id))
+        rng = random.Random(5)
+        repo = MemoryRepository()
+        async with running_bot(world, repo, rng=random.Random(3)) as bot:
+            await slash(world, world.alice, "new", {"game": "karnaval"})
+            await slash(world, world.bob, "join")
+            await slash(world, world.carl, "join")
+            await slash(world, world.alice, "start")
+            await bot.settle()
+            table = await bot.table(world.channel)
+            users = {s.name: User(s.user, s.name) for s in table.seats}
+            posts_path = f"/channels/{world.channel.id}/messages"
+            per_deal: list[int] = []
+            begin = len(fake.calls)
+            for _ in range(3):
+                while await _act(world, bot, tk, users, rng):
+                    pass
+                await bot.settle()
+                per_deal.append(
+                    sum(
+                        1
+                        for c in fake.calls[begin:]
+                        if c.method == "POST" and c.path == posts_path and c.status == 200
+                    )
+                )
+                begin = len(fake.calls)
+                if len(per_deal) < 3:
+                    assert (await bot.service.next_round(tk, users["alice"])).ok
+            table = await bot.table(world.channel)
+            assert len(table.match.k.deals) == 3 and table.match.k.deals[2].complete
+            assert per_deal[1] == per_deal[2] == 2, per_deal  # the table message, the result
+            result = table_message(world)
+            assert result["content"].startswith("Deal 3 of 12: score sheet")
+            (attachment,) = result["attachments"]
+            assert attachment["filename"] == "karnaval-sheet-q1.png"
+            data = fake.attachment_data(attachment)
+            with Image.open(io.BytesIO(data)) as img:
+                assert img.format == "PNG"
+                img.load()
+                assert 300 <= img.width <= 1200 and 300 <= img.height <= 1500
+            assert "```" not in result["content"]  # the grid is the picture, not a code block
+            earlier = [m for m in fake.messages_in(world.channel) if m["id"] != result["id"]]
+            assert not any(m["attachments"] for m in earlier)
+            # The next deal freezes the result: its buttons go, its picture stays.
+            assert (await bot.service.next_round(tk, users["alice"])).ok
+            await bot.settle()
+            frozen = fake.message(int(result["id"]))
+            assert not frozen["components"] and len(frozen["attachments"]) == 1

@@ -6,16 +6,22 @@ hidden, and the export replayed to the same outcome."""
 
 from __future__ import annotations
 
+import io
 import random
 import re
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+
+from PIL import Image
 
 from adapters.telegram import texts
 from bot.games.karnaval.engine.record import outcome
 from bot.games.karnaval.game import card_text
+from bot.games.karnaval.sheet import sheet_png
 from bot.games.replay import replay_text
+from bot.service.ports import Button, Picture, Screen
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
 from tests.adapters.test_telegram_bench import Bench
@@ -146,12 +152,27 @@ async def test_a_whole_karnaval_game_on_telegram(tmp_path: Path) -> None:
             # Bids, cards and follow-ups all came up.
             assert {"bid", "play", "declare"} <= actions, actions
             # The score sheet after each deal: every deal's sheet was shown in the group.
-            said = [str(c.params.get("text", "")) for c in tg.calls() if _in(c, group)]
+            said = [
+                str(c.params.get("text") or c.params.get("caption") or "")
+                for c in tg.calls()
+                if _in(c, group)
+            ]
             assert k.deal_total == 20  # four quarters of five deals
             for deal in range(1, k.deal_total + 1):
                 assert any(f"Deal {deal} of" in t and "score sheet" in t for t in said), deal
-            group_texts = [m.text or "" for m in tg.messages_in(group, from_bot=True)]
-            assert "Winner" in group_texts[-1] and "Tot" in group_texts[-1], group_texts[-1]
+            last = tg.messages_in(group, from_bot=True)[-1]
+            assert last.photo and "Winner" in (last.caption or ""), last
+            # K20: the sheet's picture at the end of each quarter, the fourth's the final one.
+            photos = [c for c in tg.calls("sendPhoto") if _in(c, group) and c.ok]
+            assert [c.files["photo"][0] for c in photos] == [
+                "karnaval-sheet-q1.png",
+                "karnaval-sheet-q2.png",
+                "karnaval-sheet-q3.png",
+                "karnaval-sheet.png",
+            ]
+            assert [str(c.params["caption"]).split(":")[0] for c in photos] == [
+                f"Deal {d} of 20" for d in (5, 10, 15, 20)
+            ]
             # No hand was ever shown in the group.
             for text in said:
                 assert "Your hand" not in text
@@ -245,3 +266,152 @@ async def test_what_a_six_player_deal_costs_in_group_messages_and_edits(tmp_path
             assert len(posts) <= 4 and len(edits) <= steps + 2
         finally:
             await bench.stop()
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as img:
+        assert img.format == "PNG"
+        img.load()
+        return img.size
+
+
+async def test_the_sheet_picture_ends_a_quarter_on_its_result_message_K20() -> None:
+    """A three-seat game on the fake Telegram to the end of its first quarter: the last deal's
+    result message is the score sheet's photo (sendPhoto, the text as its caption, the Next
+    round button under it), no message of its own, so each deal still adds two messages to
+    the group; the next deal freezes it by editing its caption."""
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg, rng=random.Random(4)).start()
+        rng = random.Random(6)
+        try:
+            ann = tg.add_user("Ann")
+            group = tg.add_group("Carnival", members=[ann])
+            bench.say(ann, group, "/karnaval")
+            await bench.wait_table(group, button="Join")
+            bench.say(ann, group, "/gnav_settings bots=2 delay=300")
+            await bench.idle()
+            begin = len(tg.calls())
+            bench.say(ann, group, "/gnav_start")
+            await bench.wait_table(group, button="My hand")
+            tk = TableKey("telegram", str(group.id))
+            per_deal: list[list[str]] = []
+            for _ in range(3000):
+                await bench.service.outbox.drain()
+                table = await bench.table(group)
+                rules = bench.service.game_of(table)
+                seat_of_ann = next(i for i, s in enumerate(table.seats) if not s.bot)
+                user = User(table.seats[seat_of_ann].user, table.seats[seat_of_ann].name)
+                if not rules.in_round(table.match):
+                    await bench.idle()
+                    calls = [c for c in tg.calls()[begin:] if _in(c, group)]
+                    per_deal.append([c.method for c in calls if c.method.startswith("send")])
+                    if len(table.match.k.deals) == 3:
+                        break
+                    begin = len(tg.calls())
+                    assert (await bench.service.next_round(tk, user)).ok
+                    continue
+                if table.seats[rules.deciders(table.match)[0]].bot:
+                    await _tick()
+                    continue
+                found = await bench.service.choices_of(user)
+                if found:
+                    assert (await bench.service.press(tk, user, rng.choice(found).token)).ok
+            else:
+                raise AssertionError("the quarter did not end")
+            print(f"\nnew group messages per deal of the first quarter: {per_deal}")
+            # Two new messages a deal (its table message, its result), the quarter's last too.
+            assert per_deal[1] == ["sendMessage", "sendMessage"], per_deal
+            assert per_deal[2] == ["sendMessage", "sendPhoto"], per_deal
+            assert len(per_deal[0]) <= 2 and "sendPhoto" not in per_deal[0], per_deal
+            (photo_call,) = [c for c in tg.calls("sendPhoto") if _in(c, group)]
+            name, data = photo_call.files["photo"]
+            assert name == "karnaval-sheet-q1.png"
+            width, height = _png_size(data)
+            assert 300 <= width <= 1200 and 300 <= height <= 1500
+            result = photo_call.response["result"]  # type: ignore[index]
+            assert result["photo"][-1]["width"] == width
+            assert result["caption"].startswith("Deal 3 of 12: score sheet")
+            assert "Total" not in result["caption"]  # the grid is the picture, not the caption
+            buttons = [b["text"] for row in result["reply_markup"]["inline_keyboard"] for b in row]
+            assert any("Next" in b for b in buttons)
+            # The next deal freezes the photo: its caption edited, its keyboard removed.
+            assert (await bench.service.next_round(tk, user)).ok
+            await bench.idle()
+            photo = tg.message(group, result["message_id"])
+            assert photo.photo and photo.reply_markup is None
+            assert photo.caption and photo.caption.startswith("Deal 3 of 12")
+            assert any(
+                c.method == "editMessageCaption" and c.ok
+                for c in tg.calls()
+                if c.params.get("message_id") == result["message_id"]
+            )
+            assert not any(
+                c.method == "editMessageText" and c.params.get("message_id") == result["message_id"]
+                for c in tg.calls()
+            )
+        finally:
+            await bench.stop()
+
+
+async def test_a_picture_screen_on_telegram_caption_entities_and_a_long_text() -> None:
+    """The notifier's pictures: the text as the caption with entities that keep names as
+    typed (a name that reads as a command is a code entity), edited as a caption; a text
+    over 1,024 characters follows the photo as the table message edited from then on."""
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg).start()
+        try:
+            group = tg.add_group("Pictures")
+            notifier = bench.platform.notifier
+            channel = TableKey("telegram", str(group.id)).key
+            picture = Picture("sheet.png", sheet_png(_SHEET), "Q1 | 60")
+            name = "Ann /stop"
+            screen = Screen(f"Winner: {name}", literals=(name,), image=picture)
+            ref = await notifier.post(channel, screen)
+            assert ref is not None and ref.startswith("photo:")
+            msg = tg.last_message(group)
+            assert msg is not None and msg.photo and msg.text is None
+            assert msg.caption == f"Winner: {name}"
+            assert [(e["type"], e["offset"], e["length"]) for e in msg.caption_entities] == [
+                ("code", 8, len(name))
+            ]  # not a /stop command
+            assert await notifier.edit(channel, ref, replace(screen, text=f"Over: {name}"))
+            assert msg.caption == f"Over: {name}" and msg.caption_entities[0]["offset"] == 6
+            assert await notifier.edit(channel, ref, replace(screen, text=f"Over: {name}"))
+            # Too long for a caption: the photo, then the text with its buttons.
+            before = len(tg.messages_in(group, from_bot=True))
+            long_text = "\n".join(f"line {i} " + "x" * 40 for i in range(40))
+            keys = ((Button("Next", "g:abc:1:next"),),)
+            ref = await notifier.post(channel, Screen(long_text, keys, image=picture))
+            sent = tg.messages_in(group, from_bot=True)[before:]
+            assert [bool(m.photo) for m in sent] == [True, False]
+            assert sent[0].caption is None and sent[1].text == long_text
+            assert ref == str(sent[1].message_id) and sent[1].buttons()
+            assert await notifier.edit(channel, ref, Screen(long_text + "\nmore"))
+            assert sent[1].text == long_text + "\nmore"
+            # A picture Telegram refuses: the text goes, the picture's alt as a `pre` block.
+            broken = Picture("sheet.png", b"not a picture", "Q1 | 60")
+            ref = await notifier.post(channel, Screen("Deal 3", keys, image=broken))
+            last = tg.last_message(group)
+            assert last is not None and ref == str(last.message_id) and not last.photo
+            assert last.text == "Deal 3\nQ1 | 60" and last.buttons()
+            assert [(e["type"], e["offset"]) for e in last.entities] == [("pre", 7)]
+        finally:
+            await bench.stop()
+
+
+_SHEET = {
+    "players": ["Ann", "Bo", "Cy"],
+    "rows": [
+        {"kind": "deal", "label": "6", "deal": 1, "bids": [1, 2, 2], "points": [10, 20, 1]},
+        {
+            "kind": "quarter",
+            "label": "Q1",
+            "quarter": 1,
+            "sums": [10, 20, 1],
+            "premiums": [60, 60, 0],
+            "penalties": [0, 0, 0],
+            "totals": [70, 80, 1],
+        },
+        {"kind": "total", "label": "Total", "totals": [None, None, None]},
+    ],
+}

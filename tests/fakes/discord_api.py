@@ -918,6 +918,7 @@ class FakeDiscord:
         self._interactions_by_token: dict[str, InteractionRecord] = {}
 
         self.calls: list[RecordedCall] = []
+        self._attachment_data: dict[int, bytes] = {}
         self.gateway_received: list[JSON] = []
         self.gateway_connections: list[dict[str, str]] = []  # query of each websocket connection
         self.identify_payloads: list[JSON] = []
@@ -1684,10 +1685,15 @@ class FakeDiscord:
                 found.append(user.to_json())
         return found
 
+    def attachment_data(self, attachment: JSON) -> bytes:
+        """The uploaded bytes of an attachment of a message (as its `url` would serve them)."""
+        return self._attachment_data[int(attachment["id"])]
+
     def _attachments(self, channel_id: int, files: list[JSON]) -> list[JSON]:
         result = []
         for f in files:
             attachment_id = self._ids.next()
+            self._attachment_data[attachment_id] = bytes(f.get("data", b""))
             url = f"{self.url}/attachments/{channel_id}/{attachment_id}/{f['filename']}"
             result.append(
                 {

@@ -49,8 +49,9 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
   delivers it only if this bot was the last bot to write in the group).
 * Entity detection covers bot commands, ``@mentions``, hashtags and http(s) URLs; link
   normalisation is approximate; ``tg-time``, text mentions, media and webhook delivery
-  are not modelled.  Files exist only as ``sendDocument`` uploads
-  (kept in the call record and the message's ``document``; nothing is served back).
+  are not modelled.  Files exist only as ``sendDocument`` and ``sendPhoto`` uploads
+  (kept in the call record and the message's ``document`` or ``photo``; nothing is served
+  back; a photo is decoded with Pillow for its sizes, as the server decodes it).
 * Inline mode: only ``article`` results with a text ``input_message_content`` are
   modelled (other result types and contents are refused as "not modelled by the fake
   server").  Inline feedback is on or off (BotFather also offers 1-50 %).  Location
@@ -75,6 +76,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import io
 import itertools
 import json
 import logging
@@ -199,6 +201,14 @@ _MAX_RAW_TEXT_BYTES: Final = 1 << 15
 _MAX_CALLBACK_DATA_BYTES: Final = 64
 _MAX_CALLBACK_ANSWER_CHARS: Final = 200
 _MAX_CAPTION_LENGTH: Final = 1024
+#: sendPhoto: "The photo must be at most 10 MB in size. The photo's width and height must not
+#: exceed 10000 in total. Width and height ratio must be at most 20." (the Bot API docs)
+_MAX_PHOTO_BYTES: Final = 10 * 1024 * 1024
+_MAX_PHOTO_SIDES: Final = 10_000
+_MAX_PHOTO_RATIO: Final = 20
+#: The boxes Telegram scales a photo into (thumbnail "s" 90, "m" 320, "x" 800, "y" 1280,
+#: "w" 2560): a PhotoSize for each box smaller than the photo, and the photo itself.
+_PHOTO_BOXES: Final = (90, 320, 800, 1280, 2560)
 _LONG_POLL_MAX_TIMEOUT: Final = 50
 _MAX_INLINE_RESULTS: Final = 50
 _MAX_INLINE_RESULT_ID_BYTES: Final = 64
@@ -234,8 +244,10 @@ _CANONICAL_METHODS: Final = (
     "deleteMyCommands",
     "sendMessage",
     "sendDocument",
+    "sendPhoto",
     "sendChatAction",
     "editMessageText",
+    "editMessageCaption",
     "editMessageReplyMarkup",
     "deleteMessage",
     "answerCallbackQuery",
@@ -1307,6 +1319,9 @@ class FakeMessage:
     #: A sent file (``sendDocument``): the ``Document`` object, and its caption.
     document: JSONDict | None = None
     caption: str | None = None
+    caption_entities: list[JSONDict] = field(default_factory=list)
+    #: A sent photo (``sendPhoto``): its ``PhotoSize`` objects, smallest first.
+    photo: list[JSONDict] | None = None
     #: The uploaded bytes of ``document`` (not part of the message JSON).
     content: bytes | None = None
     #: A user's message sent by picking an inline result: the bot it was sent via.
@@ -1636,8 +1651,10 @@ class FakeTelegram:
             "deletemycommands": self._delete_my_commands,
             "sendmessage": self._send_message,
             "senddocument": self._send_document,
+            "sendphoto": self._send_photo,
             "sendchataction": self._send_chat_action,
             "editmessagetext": self._edit_message_text,
+            "editmessagecaption": self._edit_message_caption,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
             "answercallbackquery": self._answer_callback_query,
@@ -2269,8 +2286,12 @@ class FakeTelegram:
                 data["entities"] = [dict(e) for e in msg.entities]
         if msg.document is not None:
             data["document"] = dict(msg.document)
-            if msg.caption:
-                data["caption"] = msg.caption
+        if msg.photo is not None:
+            data["photo"] = [dict(size) for size in msg.photo]
+        if (msg.document is not None or msg.photo is not None) and msg.caption:
+            data["caption"] = msg.caption
+            if msg.caption_entities:
+                data["caption_entities"] = [dict(e) for e in msg.caption_entities]
         data.update(json.loads(json.dumps(msg.service)))
         if msg.via_bot_id is not None:
             data["via_bot"] = self.users[msg.via_bot_id].to_json()
@@ -3125,6 +3146,95 @@ class FakeTelegram:
         msg.content = content
         return self.message_json(msg)
 
+    @staticmethod
+    def _parse_caption(args: _Args) -> tuple[str, list[JSONDict]]:
+        """``caption`` with ``parse_mode`` or ``caption_entities``, trimmed as TDLib does (an
+        empty caption is no caption); at most 1024 characters after entity parsing."""
+        caption, entities = _parse_text(
+            args.text("caption"),
+            args.text("parse_mode"),
+            args.json("caption_entities", "Can't parse caption entities JSON object"),
+        )
+        if not caption.strip():
+            return "", []
+        caption, entities = _fix_text(caption, entities)
+        if len(caption) > _MAX_CAPTION_LENGTH:
+            raise _bad_request("message caption is too long")
+        return caption, entities
+
+    def _photo_sizes(self, content: bytes) -> list[JSONDict]:
+        """The ``PhotoSize`` array the server makes of an uploaded picture (it decodes it)."""
+        from PIL import Image, UnidentifiedImageError
+
+        if len(content) > _MAX_PHOTO_BYTES:
+            raise _bad_request("PHOTO_SAVE_FILE_INVALID")
+        try:
+            with Image.open(io.BytesIO(content)) as img:
+                img.load()
+                width, height = img.size
+        except (UnidentifiedImageError, OSError, ValueError):
+            raise _bad_request("IMAGE_PROCESS_FAILED") from None
+        if width + height > _MAX_PHOTO_SIDES or max(width, height) > _MAX_PHOTO_RATIO * min(
+            width, height
+        ):
+            raise _bad_request("PHOTO_INVALID_DIMENSIONS")
+        sizes: list[JSONDict] = []
+        longest = max(width, height)
+        for box in _PHOTO_BOXES:
+            scale = min(1.0, box / longest)
+            w, h = max(1, round(width * scale)), max(1, round(height * scale))
+            unique = f"AQAD{len(self._calls):06d}{box}"
+            sizes.append(
+                {
+                    "file_id": f"AgACAgQAAx{unique}",
+                    "file_unique_id": unique,
+                    "file_size": max(1, len(content) * w * h // (width * height)),
+                    "width": w,
+                    "height": h,
+                }
+            )
+            if scale == 1.0:
+                break  # the photo itself: no larger copy is made
+        return sizes
+
+    def _send_photo(self, args: _Args) -> JSONDict:
+        """A photo upload (multipart ``photo``), with an optional caption and keyboard; file
+        ids and URLs are not modelled."""
+        caption, caption_entities = self._parse_caption(args)
+        reply_to, allow_without_reply = self._reply_target(args)
+        markup = self._parse_reply_markup(args)
+        chat = self._check_chat(args.text("chat_id"), "write")
+        thread_id = self._check_topic(chat, args.integer("message_thread_id", 0))
+        replied = self._messages_of(chat).get(reply_to) if reply_to > 0 else None
+        if reply_to > 0 and replied is None and not allow_without_reply:
+            raise _bad_request("message to be replied not found")
+        if replied is not None and thread_id is None:
+            thread_id = replied.thread_id
+        self._check_reachable(chat)
+        upload = args.files.get("photo")
+        if upload is None:
+            if args.text("photo"):
+                raise _bad_request("wrong remote file identifier specified: not modelled")
+            raise _bad_request("there is no photo in the request")
+        _, content = upload
+        if not content:
+            raise _bad_request("file must be non-empty")
+        sizes = self._photo_sizes(content)
+        self._validate_inline_keyboard(markup)
+        msg = self._store_message(
+            chat,
+            from_id=self.bot.id,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to_message_id=replied.message_id if replied is not None else None,
+            from_bot=True,
+        )
+        msg.photo = sizes
+        msg.caption = caption or None
+        msg.caption_entities = caption_entities
+        msg.content = content
+        return self.message_json(msg)
+
     def _send_chat_action(self, args: _Args) -> bool:
         chat = self._check_chat(args.text("chat_id"), "write")
         if not args.text("action"):
@@ -3165,6 +3275,25 @@ class FakeTelegram:
             raise _ApiError(400, MESSAGE_NOT_MODIFIED)
         msg.text, msg.entities, msg.reply_markup = text, entities, markup
         msg.raw_text, msg.parse_mode = args.text("text"), args.text("parse_mode") or None
+        msg.edit_date = int(time.time())
+        self._notify()
+        return True if inline else self.message_json(msg)
+
+    def _edit_message_caption(self, args: _Args) -> JSONDict | bool:
+        """A new caption (none: the caption is removed) and keyboard of a photo or file."""
+        caption, entities = self._parse_caption(args)
+        markup = self._parse_reply_markup(args)
+        msg, inline = self._editable(args)
+        if msg.photo is None and msg.document is None:
+            raise _bad_request("there is no caption in the message to edit")
+        self._validate_inline_keyboard(markup)
+        if (caption or None, entities, markup) == (
+            msg.caption,
+            msg.caption_entities,
+            msg.reply_markup,
+        ):
+            raise _ApiError(400, MESSAGE_NOT_MODIFIED)
+        msg.caption, msg.caption_entities, msg.reply_markup = caption or None, entities, markup
         msg.edit_date = int(time.time())
         self._notify()
         return True if inline else self.message_json(msg)

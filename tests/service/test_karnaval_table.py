@@ -4,7 +4,11 @@ sheet after each deal, export and replay, hidden hands kept hidden, statistics."
 
 from __future__ import annotations
 
+import io
 import random
+import re
+
+from PIL import Image
 
 from bot.games.karnaval.engine.record import outcome
 from bot.games.karnaval.game import card_text
@@ -66,10 +70,14 @@ async def test_a_whole_karnaval_game_with_people_and_a_bot_K2_K3_K20(harness: Ha
     k = table.match.k
     assert table.closed_reason == "finished" and k.phase == "over"
     final = harness.notifier.last(CHANNEL.key).screen
-    assert "Winner" in final.text and "Tot" in final.text  # the score sheet with its total row
-    # K20: the sheet is a preformatted block (its columns kept on every platform), whole.
-    assert len(final.blocks) == 1 and final.blocks[0] in final.text
-    assert final.blocks[0].splitlines()[-2].lstrip().startswith("Tot")
+    assert "Winner" in final.text
+    # K20: at the end the sheet is a picture, its alt the whole text sheet with the totals.
+    assert final.image is not None and not final.blocks
+    assert final.image.alt.splitlines()[-2].lstrip().startswith("Tot")
+    # After the other deals the sheet is a preformatted block (its columns kept), whole.
+    before = harness.notifier.posts(CHANNEL.key)[-3].history[0]
+    assert before.text.startswith("Deal 11 of 12") and before.image is None
+    assert len(before.blocks) == 1 and before.blocks[0] in before.text
     # No hidden hand in the group: the private hand texts never appear there.
     for msg in harness.notifier.posts(CHANNEL.key):
         for screen in msg.history:
@@ -97,6 +105,43 @@ async def test_export_during_a_deal_never_shows_its_hands(harness: Harness) -> N
     await _open(harness)
     exported = await harness.service.export(CHANNEL)
     assert '"deals": []' in exported.document[1].decode()
+
+
+async def test_the_score_sheet_picture_ends_each_quarter_on_its_result_message_K3_K20(
+    harness: Harness,
+) -> None:
+    """The sheet as a PNG after the last deal of each quarter (the fourth's is the end of the
+    game), carried by that deal's result message: no message of its own, so a deal still
+    adds two messages to the channel (its table message and its result)."""
+    await _open(harness)
+    await _play(harness, random.Random(3))
+    table = await harness.table()
+    k = table.match.k
+    assert k.phase == "over" and k.deal_total == 12  # three players: 4 quarters of 3 deals
+    posts = harness.notifier.posts(CHANNEL.key)
+    first = [m.history[0] for m in posts]  # each message as posted
+    results = [s for s in first if re.match(r"Deal \d+ of 12: ", s.text)]
+    assert len(results) == 12  # one result message per deal
+    pictured = [s for s in first if s.image is not None]
+    assert [s.text.split(":")[0] for s in pictured] == [f"Deal {d} of 12" for d in (3, 6, 9, 12)]
+    names = [s.image.filename for s in pictured if s.image]
+    assert names == [*(f"karnaval-sheet-q{q}.png" for q in (1, 2, 3)), "karnaval-sheet.png"]
+    # Two new messages per deal: the lobby, then per deal its table message and its result.
+    assert len(posts) == 1 + 2 * 12
+    for q, screen in enumerate(pictured, 1):
+        picture = screen.image
+        assert picture is not None
+        with Image.open(io.BytesIO(picture.data)) as img:
+            assert img.format == "PNG"
+            width, height = img.size
+            img.load()  # the whole image decodes
+        assert 300 <= width <= 2000 and 400 <= height <= 2000, (width, height)
+        # What the picture shows, as text: the quarter just ended is summed up.
+        assert f"Q{q}|" in picture.alt.replace(" ", "")
+        assert not screen.blocks  # the picture is the sheet: no text grid beside it
+        assert "Your hand" not in screen.text
+    assert "Total|" in pictured[-1].image.alt.replace(" ", "")  # type: ignore[union-attr]
+    assert "Winner" in pictured[-1].text
 
 
 def test_cards_for_people() -> None:
@@ -192,3 +237,32 @@ async def test_whose_turn_is_said_in_karnaval_words(harness: Harness) -> None:
     await _open(harness)
     text = harness.notifier.last(CHANNEL.key).screen.text
     assert "'s turn (60 s)." in text and "stay or swap" not in text
+
+
+async def test_the_bots_finishing_a_game_post_the_final_sheet_picture_K20(
+    harness: Harness,
+) -> None:
+    """The last person leaves in the first deal: the bots play the game out at once, and the
+    one result message carries the final score sheet's picture (the game's end, K20)."""
+    svc = harness.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=2"])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await harness.settle()
+    before = len(harness.notifier.order)
+    assert (await svc.leave(CHANNEL, ALICE)).ok
+    await harness.settle()
+    table = await harness.table()
+    assert table.status == "closed" and table.match.k.phase == "over"
+    new_posts = [e for e in harness.notifier.order[before:] if e[0] == "post"]
+    pictured = [
+        harness.notifier.messages[ref].screen
+        for _, _, ref in new_posts
+        if harness.notifier.messages[ref].screen.image is not None
+    ]
+    assert len(pictured) == 1
+    (result,) = pictured
+    assert result.image is not None and result.image.filename == "karnaval-sheet.png"
+    with Image.open(io.BytesIO(result.image.data)) as img:
+        assert img.format == "PNG"
+    assert "Total" in result.image.alt and "bots played on" in result.text

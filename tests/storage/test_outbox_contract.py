@@ -4,7 +4,7 @@ out-of-date private messages dropped, timers claimed by one owner at a time."""
 
 from __future__ import annotations
 
-from bot.service.ports import Button, Claim, OutMessage, Screen
+from bot.service.ports import Button, Claim, OutMessage, Picture, Screen
 from tests.storage.conftest import Store
 from tests.storage.test_repository_contract import table
 
@@ -154,3 +154,26 @@ async def test_own_running_claim_does_not_hold_back_the_owners_next_messages(
         )
         is None
     )
+
+
+async def test_a_screens_picture_is_stored_and_read_back_whole(store: Store) -> None:
+    """A picture (the score sheet's PNG) goes through the outbox as it was: its bytes (every
+    byte value), file name and alt text, on the screen and on the freeze; none stays none."""
+    repo = store.repo
+    data = bytes(range(256)) * 40 + b"\x89PNG\r\n\x1a\n\x00"
+    picture = Picture("sheet-q1.png", data, "  |Åse |Bo\nQ1|  60*|-68!")
+    pictured = OutMessage(
+        "post_table",
+        Screen("Deal 3 of 12", ((Button("Next", "g:x:1:next"),),), ("Åse",), image=picture),
+        freeze=Screen("Deal 2 of 12", image=picture),
+        created_at=T,
+    )
+    await repo.save_table(
+        table("t", 1), expected_version=None, messages=[pictured, msg("edit", "plain")]
+    )
+    batch = await repo.add_messages("t", [], claim("a"))  # read back from the store
+    assert batch is not None
+    first, second = batch.messages
+    assert first.screen == pictured.screen and first.freeze == pictured.freeze
+    assert first.screen.image is not None and first.screen.image.data == data
+    assert second.screen.image is None

@@ -10,20 +10,23 @@ record replays.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from bot.games.karnaval import strategy
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
 from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
-from bot.games.karnaval.engine.game import draw_next
+from bot.games.karnaval.engine.game import barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
-from bot.games.karnaval.sheet import sheet_text
+from bot.games.karnaval.sheet import sheet_png, sheet_text
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog, Template, game_texts
+from bot.service.ports import Picture
 
 SUIT_MARKS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
@@ -297,13 +300,32 @@ class KarnavalRules:
 
     def render_block(self, t: Table, names: Sequence[str], cat: Catalog) -> str | None:
         """The score sheet as the seed draws it (K20), after each deal: a monospace block that
-        keeps its columns (bot/games/karnaval/sheet.py)."""
+        keeps its columns (bot/games/karnaval/sheet.py). Not after a deal that ends a quarter:
+        the sheet is then a picture (`render_picture`), whose alt text is this block."""
         d = t.k.current
-        if d is None or not d.complete:
+        if d is None or not d.complete or _ends_quarter(t.k):
             return None
-        words = {w: cat.t(f"karnaval.sheet.{w}") for w in ("premium", "penalty", "bid", "points")}
+        return self._sheet_block(t, cat)
+
+    @staticmethod
+    def _sheet_block(t: Table, cat: Catalog) -> str:
         # Room is left for the lines around it within a message (Discord: 2,000 characters).
-        return sheet_text(t.k.sheet(), words=words, max_chars=1500)
+        return sheet_text(t.k.sheet(), words=_sheet_words(cat), max_chars=1500)
+
+    def render_picture(self, t: Table, names: Sequence[str], cat: Catalog) -> Picture | None:
+        """The score sheet as a picture (K20) after the last deal of each quarter (the fourth
+        quarter's is the end of the game, with the totals and winners), carried by the deal's
+        result message: a PNG drawn by `sheet_png`, with the text sheet as its alt. It shows
+        bids and points only, never a card. None after the other deals."""
+        d = t.k.current
+        if d is None or not d.complete or not _ends_quarter(t.k):
+            return None
+        quarter = t.k.deal_info(d.index)["quarter"]
+        name = "karnaval-sheet.png" if t.k.phase == "over" else f"karnaval-sheet-q{quarter}.png"
+        sheet = t.k.sheet()
+        words = _sheet_words(cat)
+        data = _sheet_picture(dump_key(sheet), dump_key(words))
+        return Picture(name, data, self._sheet_block(t, cat))
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line (a suit named in the table's language)."""
@@ -325,6 +347,11 @@ class KarnavalRules:
         if mine:
             labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
             text += "\n" + cat.t("karnaval.piece.choices", choices=labels)
+        barred = _barred_for(k, seat)
+        if barred is not None:
+            # K6: the keypad lacks one number; say which and why, not leave it a puzzle.
+            cards = k.deal_info(d.index)["cards"]
+            text += "\n" + cat.t("karnaval.piece.barred", n=barred, cards=cards)
         return text
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
@@ -356,6 +383,37 @@ class KarnavalRules:
             matches=counters.get("matches", 0),
             points=counters.get("points", 0),
         )
+
+
+def _barred_for(k: Karnaval, seat: int) -> int | None:
+    """The bid `seat` may not make now (K6): it bids last in this deal and one number would
+    make the bids add up to the cards each player holds; None otherwise."""
+    d = k.current
+    if d is None or k.phase != "bid" or k.turn != seat or len(d.bids) != k.n - 1:
+        return None
+    return barred_bid(k.deal_info(d.index)["cards"], [b for _, b in d.bids])
+
+
+def _ends_quarter(k: Karnaval) -> bool:
+    """Whether the newest deal is finished and was the last of its quarter (K3, K20)."""
+    d = k.current
+    return d is not None and d.complete and k.deal_info(d.index)["number"] == k.n
+
+
+def _sheet_words(cat: Catalog) -> dict[str, str]:
+    """The words drawn on the sheet, in the table's language."""
+    return {w: cat.t(f"karnaval.sheet.{w}") for w in ("premium", "penalty", "bid", "points")}
+
+
+def dump_key(value: Any) -> str:
+    """A JSON text of `value`, as a cache key."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@lru_cache(maxsize=16)
+def _sheet_picture(sheet: str, words: str) -> bytes:
+    """`sheet_png` of a sheet (JSON text): drawn once however often the table is shown."""
+    return sheet_png(json.loads(sheet), words=json.loads(words))
 
 
 def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
