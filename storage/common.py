@@ -8,7 +8,15 @@ from typing import Any
 
 import orjson
 
-from bot.service.ports import Button, OutMessage, Picture, PlayerStats, Screen, StatDelta
+from bot.service.ports import (
+    Button,
+    OutMessage,
+    Picture,
+    PlayerStats,
+    Screen,
+    StatDelta,
+    TableShot,
+)
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
@@ -98,7 +106,17 @@ class DuplicateMatchError(ValueError):
 CLAIM_BATCH = 20
 
 
-def _screen_json(screen: Screen) -> dict[str, Any]:
+def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
+    if isinstance(screen, TableShot):  # rendered at delivery: only what to render is kept
+        return {
+            "shot": {
+                "table_id": screen.table_id,
+                "message": screen.message,
+                "version": screen.version,
+                "note": screen.note,
+                "buttons": screen.buttons,
+            }
+        }
     data: dict[str, Any] = {
         "text": screen.text,
         "buttons": [[[b.label, b.token, b.role] for b in row] for row in screen.buttons],
@@ -119,7 +137,12 @@ def _picture_json(picture: Picture) -> dict[str, str]:
     }
 
 
-def _screen(data: dict[str, Any]) -> Screen:
+def _screen(data: dict[str, Any]) -> Screen | TableShot:
+    shot = data.get("shot")
+    if shot is not None:
+        return TableShot(
+            shot["table_id"], shot["message"], shot["version"], shot["note"], shot["buttons"]
+        )
     image = data.get("image")  # stored before pictures existed: none
     return Screen(
         data["text"],
@@ -133,7 +156,8 @@ def _screen(data: dict[str, Any]) -> Screen:
 
 
 def message_payload(message: OutMessage) -> dict[str, Any]:
-    """The stored JSON of an outbox message: its rendered screen (and freeze)."""
+    """The stored JSON of an outbox message: its screen (and freeze), rendered or a shot of
+    the table to render at delivery."""
     payload: dict[str, Any] = {"screen": _screen_json(message.screen)}
     if message.freeze is not None:
         payload["freeze"] = _screen_json(message.freeze)

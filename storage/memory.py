@@ -8,7 +8,7 @@ refused or changed here too) but loses everything when the process ends.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.service.ports import (
@@ -75,7 +75,10 @@ class MemoryRepository:
 
     async def load_active_tables(self) -> list[TableRow]:
         """Every table that is not closed."""
-        return [copy.deepcopy(r) for r in self.tables.values() if r.status != "closed"]
+        out = [copy.deepcopy(r) for r in self.tables.values() if r.status != "closed"]
+        for row in out:
+            row.message_ref = self.refs.get(row.key)
+        return out
 
     async def save_table(
         self,
@@ -219,10 +222,13 @@ class MemoryRepository:
             self.refs[table_key] = ref
         return self._claim(table_key, claim)
 
-    async def forget_messages(self, done: Sequence[int]) -> None:
-        """Mark messages of any tables delivered."""
+    async def mark_delivered(
+        self, done: Sequence[int], refs: Mapping[str, str | None] | None = None
+    ) -> None:
+        """Mark messages of any tables delivered and store tables' message references."""
         for i in done:
             self.outbox.pop(i, None)
+        self.refs.update(refs or {})
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes nobody holds."""

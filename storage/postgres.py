@@ -205,11 +205,18 @@ class PostgresRepository:
         return self._table_row(row) if row is not None else None
 
     async def load_active_tables(self) -> list[TableRow]:
-        """Every table that is not closed, by key."""
+        """Every table that is not closed, by key, with its message's reference."""
         rows = await self._pool.fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status <> 'closed' ORDER BY key"
+            "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, "
+            "m.ref FROM tables AS t LEFT JOIN table_messages AS m ON m.table_key = t.key "
+            "WHERE t.status <> 'closed' ORDER BY t.key"
         )
-        return [self._table_row(r) for r in rows]
+        out = []
+        for r in rows:
+            row = self._table_row(r)
+            row.message_ref = r["ref"]
+            out.append(row)
+        return out
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:
         """The settings last used in a channel."""
@@ -349,10 +356,22 @@ class PostgresRepository:
                 )
             return await _claim(conn, table_key, claim)
 
-    async def forget_messages(self, done: Sequence[int]) -> None:
-        """Mark messages of any tables delivered (deleted), in one transaction."""
-        if done:
-            await self._pool.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
+    async def mark_delivered(
+        self, done: Sequence[int], refs: Mapping[str, str | None] | None = None
+    ) -> None:
+        """Mark messages of any tables delivered (deleted) and store tables' message
+        references, in one transaction."""
+        if not done and not refs:
+            return
+        async with self._pool.acquire() as conn, conn.transaction():
+            if done:
+                await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
+            if refs:
+                await conn.executemany(
+                    "INSERT INTO table_messages (table_key, ref) VALUES ($1, $2) "
+                    "ON CONFLICT (table_key) DO UPDATE SET ref = EXCLUDED.ref",
+                    list(refs.items()),
+                )
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""

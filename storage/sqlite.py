@@ -16,7 +16,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +82,15 @@ _WAITING_AND_REF = (
     "SELECT (SELECT 1 FROM outbox WHERE table_key = ?1 AND "
     "(claimed_by IS NULL OR claimed_by <> ?2 OR claimed_until <= ?3) LIMIT 1), "
     "(SELECT ref FROM table_messages WHERE table_key = ?1)"
+)
+_SELECT_ACTIVE = (
+    "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, m.ref "
+    "FROM tables AS t LEFT JOIN table_messages AS m ON m.table_key = t.key "
+    "WHERE t.status <> 'closed' ORDER BY t.key"
+)
+_UPSERT_REF = (
+    "INSERT INTO table_messages (table_key, ref) VALUES (?, ?) "
+    "ON CONFLICT (table_key) DO UPDATE SET ref = excluded.ref"
 )
 _PENDING = (
     "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
@@ -401,11 +410,14 @@ class SqliteRepository:
         return self._table_row(rows[0]) if rows else None
 
     async def load_active_tables(self) -> list[TableRow]:
-        """Every table that is not closed, by key."""
-        rows = await self._fetchall(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status <> 'closed' ORDER BY key"
-        )
-        return [self._table_row(r) for r in rows]
+        """Every table that is not closed, by key, with its message's reference."""
+        rows = await self._fetchall(_SELECT_ACTIVE)
+        out = []
+        for r in rows:
+            row = self._table_row(r[:-1])
+            row.message_ref = r[-1]
+            out.append(row)
+        return out
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:
         """The settings last used in a channel."""
@@ -568,14 +580,19 @@ class SqliteRepository:
         await self._submit(apply, compound=False)
         return result[0]
 
-    async def forget_messages(self, done: Sequence[int]) -> None:
-        """Mark messages of any tables delivered (deleted), in one transaction."""
+    async def mark_delivered(
+        self, done: Sequence[int], refs: Mapping[str, str | None] | None = None
+    ) -> None:
+        """Mark messages of any tables delivered (deleted) and store tables' message
+        references, in one transaction."""
         ids = [(i,) for i in done]
+        ref_params = list((refs or {}).items())
 
         def apply(conn: sqlite3.Connection) -> None:
             conn.executemany("DELETE FROM outbox WHERE id = ?", ids)
+            conn.executemany(_UPSERT_REF, ref_params)
 
-        if ids:
+        if ids or ref_params:
             await self._submit(apply, compound=False)
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:

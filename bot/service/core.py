@@ -25,9 +25,11 @@ from bot.service.ports import (
     Notifier,
     OutBatch,
     Repository,
+    Screen,
     StatDelta,
     StoreLost,
     SystemClock,
+    TableShot,
 )
 from bot.service.settings import (
     SettingsError,
@@ -122,7 +124,13 @@ class ServiceCore:
         #: The platforms' notifier (its optional capabilities are looked up on it).
         self.notifier = notifier
         self.outbox = Outbox(
-            notifier, self._on_posted, self._on_told, repo=repo, clock=self.clock, owner=owner
+            notifier,
+            self._on_posted,
+            self._on_told,
+            render_shot=self._render_shot,
+            repo=repo,
+            clock=self.clock,
+            owner=owner,
         )
         #: Tables saved by the command under way, committed with its messages at its end.
         self._pending: dict[str, tuple[Table, list[StatDelta], FinishedMatch | None]] = {}
@@ -230,24 +238,32 @@ class ServiceCore:
         """Commit what the command under way saved and staged for `key`, in one transaction,
         then deliver its messages. Nothing is said before it is stored."""
         pending = self._pending.pop(key, None)
-        messages = self.outbox.take(key)
-        if pending is None and not messages:
-            return
-        claim = self.outbox.claim()
         batch: OutBatch | None
         if pending is None:
-            batch = await self.repo.add_messages(key, messages, claim)
+            cached = self._tables.get(key)
+            version = cached.row_version or 0 if cached is not None else 0
+            messages = self.outbox.take(key, version)
+            unstored = self.outbox.unstored(key, messages)
+            if unstored:
+                self.outbox.deliver(key, unstored)
+                return
+            if not messages:
+                return
+            batch = await self.repo.add_messages(key, messages, self.outbox.claim())
         else:
             table, stats, finished = pending
             table.updated_at = self.clock.now()
             row = table.to_row(self.game_of(table))
+            messages = self.outbox.take(key, row.version)
+            unstored = self.outbox.unstored(key, messages)
+            claim = self.outbox.claim()
             try:
                 batch = await self.repo.save_table(
                     row,
                     expected_version=table.row_version,
                     stats=stats,
                     finished=finished,
-                    messages=messages,
+                    messages=() if unstored else messages,
                     claim=claim,
                 )
             except BaseException:
@@ -256,7 +272,30 @@ class ServiceCore:
                 raise
             table.row_version = row.version
             self._tables[key] = table
+            if unstored:
+                self.outbox.accept(batch)
+                self.outbox.deliver(key, unstored)
+                return
         self.outbox.accept(batch)
+
+    async def _render_shot(self, key: str, shot: TableShot) -> Screen | None:
+        """Render a table shot at its delivery, from the committed table (under the table's
+        lock, so never a command's half-made change): the cached table when it is at least
+        the shot's version, else the stored one. None when the table shown is gone, or its
+        message is no longer the table's newest."""
+        async with self._lock(key):
+            table = self._tables.get(key)
+            if table is None or (table.row_version or 0) < shot.version:
+                table = await self._load(key)
+            if table is None or table.table_id != shot.table_id:
+                return None
+            if table.message_no != shot.message:
+                return None  # a newer table message was posted: this one is frozen by it
+            return self._render_table(table, buttons=shot.buttons, note=shot.note)
+
+    def _render_table(self, table: Table, *, buttons: bool, note: str | None) -> Screen:
+        """The table message: implemented by the screens job (`Screens.render`)."""
+        raise NotImplementedError("the service's screens job renders tables")
 
     def _forget(self, key: str) -> None:
         """Drop what a failed command saved and staged, and the cached table."""

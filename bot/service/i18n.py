@@ -62,6 +62,7 @@ class Catalog:
         #: Templates already looked up (the platform's own, the language's or English): a
         #: table message takes dozens of lookups, each up to four dictionary probes.
         self._resolved: dict[str, Template] = {}
+        self._default_use: dict[str, bool] = {}
 
     def _lookup(self, key: str) -> Template:
         found = self._resolved.get(key)
@@ -98,12 +99,25 @@ class Catalog:
     def t(self, key: str, /, count: float | None = None, **params: Any) -> str:
         """The message `key` filled with `params` (and the bound parameters); a plural entry
         takes the form of `count`, which fills `{count}` too."""
-        template = self.template(key, count)
+        found = self._resolved.get(key)  # the usual case, without the lookup's call
+        if found is None:
+            found = self._lookup(key)
+        template = found if isinstance(found, str) else self.template(key, count)
         if count is not None:
             params["count"] = count
-        if self.defaults:
+        if self.defaults and self._uses_defaults(template):
             return template.format_map({**self.defaults, **params})
         return template.format_map(params)
+
+    def _uses_defaults(self, template: str) -> bool:
+        """Whether `template` may name a bound parameter (a field starting with its name:
+        never a miss, at worst a needless merge), remembered per template."""
+        uses = self._default_use.get(template)
+        if uses is None:
+            uses = self._default_use[template] = any(
+                "{" + name in template for name in self.defaults
+            )
+        return uses
 
     def bind(self, **defaults: Any) -> Catalog:
         """This catalog with parameters every message may use (e.g. the command prefix)."""

@@ -9,8 +9,10 @@ import logging
 from bot.service.core import ServiceCore
 from bot.service.ports import (
     ConflictError,
+    OutMessage,
     StoreLost,
     TableRow,
+    TableShot,
 )
 from bot.service.table import Table, TableKey
 from bot.service.timers import ALIVE_FOR
@@ -55,15 +57,37 @@ class Lifecycle(ServiceCore):
             if table.status == "closed":
                 return False
             self._tables[row.key] = table
-            self.outbox.set_ref(row.key, table.message_ref)
+            # The outbox store's reference is the one delivered last; the table keeps a copy.
+            self.outbox.set_ref(row.key, row.message_ref or table.message_ref)
             # A fresh deadline: nobody pays for the time the bot was down. The state version
             # (`seq`) stays, so the buttons of the messages already in the chat keep working
             # until the old message is frozen (its buttons removed) and the new one posted.
             self._arm(table)
             note = self._cat(table).t("note.restored")
+            # The table as it is, in a new message, the old one without its buttons: both
+            # shots of the table, rendered when delivered.
+            table.message_no += 1
+            shots = (
+                TableShot(table.table_id, table.message_no, table.row_version or 0, note=note),
+                TableShot(table.table_id, table.message_no, table.row_version or 0, buttons=False),
+            )
+            if not self.shared and self.outbox.in_memory(row.key):
+                # This process alone: nothing to store. Every start re-arms the timers, and a
+                # crash before the notice went out restores the table again at the next one.
+                self.outbox.deliver(
+                    row.key,
+                    [
+                        OutMessage(
+                            "post_table", shots[0], freeze=shots[1], created_at=self.clock.now()
+                        )
+                    ],
+                )
+                self._schedule(table)
+                return True
             try:
-                await self._save(table)
-                self._repost(table, self.render(table, buttons=False), note=note)
+                if self.shared:  # timers are claimed through the store: the deadline is stored
+                    await self._save(table)
+                self.outbox.post_table(row.key, *shots)
                 await self._commit(row.key)
             except ConflictError:
                 self._forget(row.key)  # another process changed it meanwhile: it is served

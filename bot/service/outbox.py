@@ -43,6 +43,7 @@ from bot.service.ports import (
     OutMessage,
     Screen,
     StoreLost,
+    TableShot,
 )
 
 if TYPE_CHECKING:
@@ -50,9 +51,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: A screen, or a function rendering the table's screen at commit time (so several edits
-#: staged by one command are rendered once, from the state that is stored).
-LazyScreen: TypeAlias = Screen | Callable[[], Screen | None]
+#: A screen, a shot of the table (rendered at delivery), or a function deciding at the commit
+#: which of the two shows the table (so several edits staged by one command become one); it
+#: may give a shot with its rendering at the commit, which this process then sends.
+Shown: TypeAlias = Screen | TableShot
+LazyScreen: TypeAlias = Shown | Callable[[], Shown | tuple[TableShot, Screen] | None]
+#: Renders a table shot when it is delivered (None: the table it shows is gone).
+RenderShot = Callable[[str, TableShot], Awaitable[Screen | None]]
 
 #: Called with (table key, new message ref) after a table message was posted.
 OnPosted = Callable[[str, str], Awaitable[None]]
@@ -66,6 +71,14 @@ LEASE = 15.0
 #: Delivered edits kept unmarked before they are deleted in one write (lazy marking).
 ACK_BATCH = 512
 
+#: Renderings at the commit kept per table for its delivery (more are rendered anew).
+RENDERED_KEPT = 16
+
+
+def _at(shot: TableShot, version: int) -> TableShot:
+    """`shot` committed with the table's stored `version`."""
+    return TableShot(shot.table_id, shot.message, version, shot.note, shot.buttons)
+
 
 def process_id() -> str:
     """A name for this process, unique across hosts and restarts."""
@@ -76,7 +89,7 @@ def process_id() -> str:
 class _Intent:
     kind: str  # "edit", "post_table", "post", "tell"
     screen: LazyScreen
-    freeze: Screen | None = None
+    freeze: Shown | None = None
     user: str | None = None
 
 
@@ -88,9 +101,14 @@ class _Queue:
     last_id: int = 0  # the newest message queued (a claim repeats what is already here)
     ref: str | None = None
     ref_known: bool = False
+    #: What this process last showed in the table message `ref` (an identical edit is skipped).
+    shown: Screen | None = None
     more: bool = False  # the last claim stopped at its size: more may wait in the store
     #: Taken over from a dead process: its leases on the rest of this outbox do not count.
     takeover: bool = False
+    #: Shots of the table rendered at their commit by this process (the store keeps only the
+    #: shot): sent as rendered, so each message shows its own moment; the newest few only.
+    rendered: dict[TableShot, Screen] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
 
 
@@ -103,6 +121,7 @@ class Outbox:
         on_posted: OnPosted,
         on_told: OnTold,
         *,
+        render_shot: RenderShot,
         repo: Repository,
         clock: Clock,
         owner: str | None = None,
@@ -114,13 +133,18 @@ class Outbox:
         self.owner = owner or process_id()
         self.lease = lease
         self._on_posted = on_posted
+        self._render_shot = render_shot
         self._on_told = on_told
         self._staged: dict[str, list[_Intent]] = {}
         self._queues: dict[str, _Queue] = {}
+        #: No other process delivers this store's messages (SQLite, locked for `run`).
+        self.alone = not getattr(repo, "shared", False)
         #: Mark delivered edits lazily (in bulk): only where no other process delivers.
-        self.lazy_acks = not getattr(repo, "shared", False)
+        self.lazy_acks = self.alone
         #: Delivered edits not yet marked, per table (lazy marking).
         self._unacked: dict[str, list[int]] = {}
+        #: Table message references not yet stored (posted from memory; lazy marking).
+        self._refs: dict[str, str | None] = {}
         self._unacked_count = 0
         self._flushing: asyncio.Task[bool] | None = None
         #: Seconds from commit to send of each message sent (benchmarks), newest last.
@@ -151,7 +175,7 @@ class Outbox:
                 return
         staged.append(_Intent("edit", screen))
 
-    def post_table(self, channel: str, screen: LazyScreen, freeze: Screen | None) -> None:
+    def post_table(self, channel: str, screen: LazyScreen, freeze: Shown | None) -> None:
         """Post a new table message; the old one is edited to `freeze` (no buttons) first."""
         staged = self._staged.setdefault(channel, [])
         if staged and staged[-1].kind == "edit" and freeze is not None:
@@ -166,20 +190,65 @@ class Outbox:
         """Send a private message (in order with the table's messages)."""
         self._staged.setdefault(channel, []).append(_Intent("tell", screen, user=user))
 
-    def take(self, channel: str) -> list[OutMessage]:
-        """The messages staged for `channel`, rendered now (at the commit), and forget them."""
+    def take(self, channel: str, version: int = 0) -> list[OutMessage]:
+        """The messages staged for `channel`, as committed with the table's stored `version`
+        (which their shots of the table show at least), and forget them."""
         out = []
         now = self.clock.now()
         for intent in self._staged.pop(channel, ()):
-            screen = intent.screen if isinstance(intent.screen, Screen) else intent.screen()
+            screen = intent.screen
+            if callable(screen):
+                screen = screen()
             if screen is None:
                 continue  # the table is gone
+            freeze = intent.freeze
+            if isinstance(screen, tuple):
+                shot, rendered = screen
+                screen = _at(shot, version)
+                self._keep_rendered(channel, screen, rendered)
+            elif isinstance(screen, TableShot):
+                screen = _at(screen, version)
+            if isinstance(freeze, TableShot):
+                freeze = _at(freeze, version)
             out.append(
-                OutMessage(
-                    intent.kind, screen, user=intent.user, freeze=intent.freeze, created_at=now
-                )
+                OutMessage(intent.kind, screen, user=intent.user, freeze=freeze, created_at=now)
             )
         return out
+
+    def _keep_rendered(self, channel: str, shot: TableShot, screen: Screen) -> None:
+        kept = self._queues.setdefault(channel, _Queue()).rendered
+        kept[shot] = screen
+        while len(kept) > RENDERED_KEPT:
+            del kept[next(iter(kept))]
+
+    def unstored(self, channel: str, messages: list[OutMessage]) -> list[OutMessage]:
+        """`messages` when they need no row in the store, else none: edits of an open table
+        (shots of it) in a store of this process alone, with nothing older of the table's
+        still to fetch. They are delivered from memory (`deliver`), after what is queued:
+        a crash loses them, and the start after it shows every open table anew (`resume`
+        freezes its message and posts it as it is), so nobody misses what they showed."""
+        if not messages or not self.in_memory(channel):
+            return []
+        for m in messages:
+            if m.kind != "edit" or not isinstance(m.screen, TableShot):
+                return []
+        return messages
+
+    def in_memory(self, channel: str) -> bool:
+        """Whether a message of `channel` may be delivered from memory, without a row: this
+        process alone delivers the store's messages, and none of the table's older ones
+        still waits in the store (they go first)."""
+        if not self.alone:
+            return False
+        q = self._queues.get(channel)
+        return q is None or not (q.more or q.takeover)
+
+    def deliver(self, channel: str, messages: list[OutMessage]) -> None:
+        """Deliver messages committed without a row (see `unstored`), after what is queued."""
+        q = self._queues.setdefault(channel, _Queue())
+        q.messages.extend(messages)
+        if q.task is None or q.task.done():
+            q.task = asyncio.get_running_loop().create_task(self._drain(channel, q))
 
     def discard(self, channel: str) -> None:
         """Forget what a command that failed had staged."""
@@ -194,8 +263,10 @@ class Outbox:
             return
         q = self._queues.setdefault(batch.table_key, _Queue())
         idle = not q.messages and (q.task is None or q.task.done())
-        if idle:
-            q.ref, q.ref_known = batch.ref, True  # another process may have posted since
+        if idle and (not q.ref_known or not self.alone):
+            # Another process may have posted or edited since: what it shows is not known.
+            # (Alone, what this process knows is newer than the store's: it stores refs lazily.)
+            q.ref, q.ref_known, q.shown = batch.ref, True, None
         for m in batch.messages:
             if m.id > q.last_id:
                 q.messages.append(m)
@@ -240,21 +311,28 @@ class Outbox:
                     except Exception:  # a platform failure must not stop the table's queue
                         log.exception("sending to %s failed", channel)
                     self.lags.append(max(0.0, self.clock.now() - m.created_at))
-                done.append(m.id)
-                only_edits = only_edits and m.kind == "edit"
-            if self.lazy_acks and only_edits and not posted and not q.more:
+                if m.id:  # a message with a row (those delivered from memory have none)
+                    done.append(m.id)
+                    only_edits = only_edits and m.kind == "edit"
+            if self.lazy_acks and only_edits and not q.more and not (posted and done):
+                if posted:  # a message delivered from memory posted: its ref, kept to store
+                    self._refs[channel] = q.ref
                 self._defer(channel, done)
                 continue
             earlier = self._unacked_of(channel)
+            # A reference kept to store lazily goes with this finish (the newest one).
+            set_ref = posted or self._refs.pop(channel, False) is not False
             q.more = False  # the finish claims what waits (a batch arriving meanwhile may say more)
             claim = self.claim()
             if q.takeover:  # the dead process's leases on the rest of the outbox are void
                 claim = Claim(claim.owner, float("inf"), claim.until)
             try:
                 nxt = await self.repo.finish_messages(
-                    channel, earlier + done, claim, ref=q.ref, set_ref=posted
+                    channel, earlier + done, claim, ref=q.ref, set_ref=set_ref
                 )
             except Exception as exc:
+                if set_ref and self.lazy_acks:
+                    self._refs.setdefault(channel, q.ref)  # stored by the next flush
                 if earlier:
                     self._unacked.setdefault(channel, [])[:0] = earlier
                     self._unacked_count += len(earlier)
@@ -287,19 +365,21 @@ class Outbox:
         return ids
 
     async def flush(self) -> bool:
-        """Mark every delivered edit kept unmarked as done, in one write. False when the
-        store refused (they stay kept, for the next flush)."""
-        if not self._unacked:
+        """Mark every delivered edit kept unmarked as done and store the references kept,
+        in one write. False when the store refused (they stay kept, for the next flush)."""
+        if not self._unacked and not self._refs:
             return True
         taken, self._unacked = self._unacked, {}
         count, self._unacked_count = self._unacked_count, 0
+        refs, self._refs = self._refs, {}
         ids = [i for chunk in taken.values() for i in chunk]
         try:
-            await self.repo.forget_messages(ids)
+            await self.repo.mark_delivered(ids, refs)
         except Exception as exc:
             for channel, chunk in taken.items():
                 self._unacked.setdefault(channel, [])[:0] = chunk
             self._unacked_count += count
+            self._refs = {**refs, **self._refs}
             if isinstance(exc, StoreLost):
                 raise
             log.warning("marking %d delivered edits failed: %s", len(ids), exc)
@@ -321,37 +401,54 @@ class Outbox:
             return any(n.kind == "tell" and n.user == m.user for n in later)
         return False
 
+    async def _shown(self, channel: str, q: _Queue, shown: Shown) -> Screen | None:
+        """The screen to send: a table shot as rendered at its commit by this process, else
+        rendered now (None: its table is gone, or its message is no longer the newest)."""
+        if isinstance(shown, Screen):
+            return shown
+        rendered = q.rendered.pop(shown, None)
+        if rendered is not None:
+            return rendered
+        return await self._render_shot(channel, shown)
+
     async def _send(self, channel: str, q: _Queue, m: OutMessage) -> bool:
         """Send one message; True when a new table message was posted."""
         n = self.notifier
+        screen = await self._shown(channel, q, m.screen)
+        if screen is None:
+            return False  # a shot of a table that is gone: nothing to show
         if m.kind == "edit":
             if q.ref is None:
-                return await self._post_table_message(channel, q, m.screen)
+                return await self._post_table_message(channel, q, screen)
+            if screen == q.shown:
+                return False  # it shows that already (a shot of an unchanged table)
             try:
-                await n.edit(channel, q.ref, m.screen)
+                await n.edit(channel, q.ref, screen)
+                q.shown = screen
             except MessageGone:
                 # Someone deleted the table message: post it again.
-                return await self._post_table_message(channel, q, m.screen)
+                return await self._post_table_message(channel, q, screen)
             return False
         if m.kind == "post_table":
-            if q.ref is not None and m.freeze is not None:
+            freeze = None if m.freeze is None else await self._shown(channel, q, m.freeze)
+            if q.ref is not None and freeze is not None:
                 try:
-                    await n.edit(channel, q.ref, m.freeze)
+                    await n.edit(channel, q.ref, freeze)
                 except Exception:  # the old message may be gone: post the new one anyway
                     log.warning("freezing the old table message in %s failed", channel)
-            return await self._post_table_message(channel, q, m.screen)
+            return await self._post_table_message(channel, q, screen)
         if m.kind == "post":
-            await n.post(channel, m.screen)
+            await n.post(channel, screen)
             return False
         assert m.user is not None
-        result = await n.tell(m.user, m.screen)
+        result = await n.tell(m.user, screen)
         await self._on_told(m.user, result)
         return False
 
     async def _post_table_message(self, channel: str, q: _Queue, screen: Screen) -> bool:
         """Post `screen` as the table message edited from now on."""
         ref = await self.notifier.post(channel, screen)
-        q.ref, q.ref_known = ref, True
+        q.ref, q.ref_known, q.shown = ref, True, screen
         if ref is not None:
             await self._on_posted(channel, ref)
         return True

@@ -265,6 +265,7 @@ class Play(ServiceCore):
         if round_freeze is None:
             self.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
         else:
+            table.message_no += 1
             self.outbox.post_table(key, left_screen, round_freeze)
         for o in outcomes:
             self._tell_private(table, o, round_no=rounds_before)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -160,6 +160,34 @@ class TableRow:
     updated_at: float = field(default=0.0)
     #: The table's random id (None for a row without one), to find the table by it.
     table_id: str | None = None
+    #: The table message's reference as last delivered (the outbox store's), where known
+    #: (`load_active_tables` fills it in).
+    message_ref: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableShot:
+    """The table message as the committed table shows it, rendered when it is delivered.
+
+    The outbox stores this instead of a rendered screen wherever the table's current state is
+    what is to be shown (an edit in place, a restored table's new message and the freeze of its
+    old one): delivery renders it once, however many edits the platform's pace merged, and an
+    edit sent again after a crash shows the newest state, never an older one. Notifiers never
+    see one: the outbox renders it first.
+
+    `table_id`: the table shown (a newer table at the same key does not stand in for it);
+    `message`: which of the table's messages (its count of table messages posted): once a
+    newer one was posted, this shot is out of date and not shown (the newer message's freeze
+    of the old one shows how it ended); `version`: the table's stored version this shot was
+    committed with (delivery renders that version or a newer one); `note`: a line above the
+    table; `buttons`: with its buttons.
+    """
+
+    table_id: str
+    message: int = 0
+    version: int = 0
+    note: str | None = None
+    buttons: bool = True
 
 
 @dataclass(slots=True)
@@ -170,12 +198,14 @@ class OutMessage:
     "edit" (the table message), "post" (a public message), "tell" (a private message to
     `user`). `id` is given by the store (increasing: the order of delivery per table);
     `attempts` counts how often it was claimed (more than one: a deliverer died holding it).
+    `screen` and `freeze` are rendered screens, or `TableShot`s rendered at delivery (or
+    earlier, by the process that committed them, which may keep that rendering in memory).
     """
 
     kind: str
-    screen: Screen
+    screen: Screen | TableShot
     user: str | None = None
-    freeze: Screen | None = None
+    freeze: Screen | TableShot | None = None
     id: int = 0
     table_key: str = ""
     created_at: float = 0.0
@@ -292,9 +322,12 @@ class Repository(Protocol):
         owner holds a running lease on them. None when nothing more is to be delivered."""
         ...
 
-    async def forget_messages(self, done: Sequence[int]) -> None:
-        """Mark messages of any tables delivered (deleted), in one transaction: the bulk
-        marking of delivered edits by the store's only process."""
+    async def mark_delivered(
+        self, done: Sequence[int], refs: Mapping[str, str | None] | None = None
+    ) -> None:
+        """Mark messages of any tables delivered (deleted) and store tables' message
+        references (`refs`: table key -> ref), in one transaction: the bulk marking of the
+        store's only process."""
         ...
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from bot.service import tokens
 from bot.service.core import MAX_TEXT, ServiceCore, fit_lines
@@ -11,6 +11,7 @@ from bot.service.ports import (
     Button,
     Picture,
     Screen,
+    TableShot,
 )
 from bot.service.settings import TableSettings, settings_lines
 from bot.service.table import Table
@@ -134,21 +135,38 @@ class Screens(ServiceCore):
             lines.extend(cache)
         return lines
 
+    def _render_table(self, table: Table, *, buttons: bool, note: str | None) -> Screen:
+        return self.render(table, buttons=buttons, note=note)
+
     def _show(self, table: Table) -> None:
-        self.outbox.edit_table(table.key.key, self._lazy(table.key.key))
+        """Show the table as committed in its message, edited in place. The store keeps a
+        shot of the table, this process its rendering at the commit (sent as it is: each edit
+        shows its own moment); after a restart, or in another process, the shot is rendered
+        when delivered, showing the newest state. A table that has closed keeps its last
+        screen itself (a newer table at the same key must not stand in for it)."""
+        key = table.key.key
+
+        def shown() -> Screen | tuple[TableShot, Screen] | None:
+            table = self._tables.get(key)
+            if table is None:
+                return None
+            if table.status == "closed":
+                return self.render(table)
+            return TableShot(table.table_id, table.message_no), self.render(table)
+
+        self.outbox.edit_table(key, shown)
 
     def _repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
-        self.outbox.post_table(table.key.key, self._lazy(table.key.key, note), freeze)
+        """Post the table in a new message, as committed (rendered at the commit: a new
+        message is a moment of the table's story); the old one shows `freeze`."""
+        key = table.key.key
+        table.message_no += 1
 
-    def _lazy(self, key: str, note: str | None = None) -> Callable[[], Screen | None]:
-        """Render the table at the commit: what is shown is what is stored, rendered once for
-        any number of edits the command staged."""
-
-        def render() -> Screen | None:
+        def rendered() -> Screen | None:
             table = self._tables.get(key)
             return None if table is None else self.render(table, note=note)
 
-        return render
+        self.outbox.post_table(key, rendered, freeze)
 
     def _settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
         """The settings of a table of `game`: the game's own, then the generic ones."""

@@ -108,6 +108,9 @@ class Table:
     match_id: str | None = None
     log: list[LogLine] = field(default_factory=list)  # the round's public lines
     message_ref: str | None = None  # the table message, edited in place
+    #: How many table messages were posted (each new round's, a restored table's): a shot of
+    #: an earlier one is out of date (that message's freeze shows how it ended).
+    message_no: int = 0
     closed_reason: str | None = None
     row_version: int | None = None  # storage version last read or written
     # Not stored: the round's log lines already rendered, and for which log and language.
@@ -156,6 +159,7 @@ class Table:
             "match_id": self.match_id,
             "log": [[k, p] for k, p in self.log],
             "message_ref": self.message_ref,
+            "message_no": self.message_no,
             "closed_reason": self.closed_reason,
         }
         return TableRow(
@@ -194,6 +198,7 @@ class Table:
             match_id=s["match_id"],
             log=[(k, p) for k, p in s["log"]],
             message_ref=s["message_ref"],
+            message_no=s.get("message_no", 0),  # stored before shots: none
             closed_reason=s["closed_reason"],
             row_version=row.version,
         )

@@ -38,10 +38,12 @@ async def test_messages_are_stored_with_the_commit_and_marked_done_once_sent() -
     h.service = h.make_service()
     assert (await h.service.open(CHANNEL, ALICE)).ok
     assert (await h.service.join(CHANNEL, BOB)).ok
-    # Committed, not yet sent: both in the store's outbox, in order, rendered.
+    # Committed, not yet sent: the new table message in the store's outbox. The join's
+    # edit of it needs no row in a store of one process: a start after a crash shows every
+    # open table anew.
     rows = sorted(h.repo.outbox.values(), key=lambda r: r["id"])
-    assert [r["kind"] for r in rows] == ["post_table", "edit"]
-    assert "2. Bob" in rows[1]["payload"]["screen"]["text"]
+    assert [r["kind"] for r in rows] == ["post_table"]
+    assert "1. Alice" in rows[0]["payload"]["screen"]["text"]
     held.gate.set()
     await h.service.outbox.drain()
     assert h.repo.outbox == {}
@@ -82,11 +84,15 @@ async def test_a_process_dying_before_it_sends_loses_nothing() -> None:
     await restored.outbox.drain()
     sent = second.notifier
     assert repo.outbox == {}
-    # Every public message committed is there, in order, then the restored notice.
+    # Every public message committed is there, in order, then the restored notice, which
+    # shows the table as it is.
     posts = [m.history[0].text for m in sent.messages.values()]
     wanted = [r["payload"]["screen"]["text"] for r in committed if r["kind"] == "post_table"]
     assert posts[: len(wanted)] == wanted
-    assert "restarted" in posts[-1]
+    assert len(posts) == len(wanted) + 1 and "restarted" in posts[-1]
+    table = await restored.table_state(CHANNEL)
+    shown = list(sent.messages.values())[-1].screen
+    assert shown == restored.render(table, note=posts[-1].split("\n")[0])
     # Each player got the newest version of their private message, and only that one.
     for user, text in newest.items():
         assert sent.private[user] == [text]
@@ -131,3 +137,48 @@ async def test_a_quick_restart_on_a_store_of_one_process_restores_the_tables() -
     second = Harness(repo=repo)
     second.clock.t = first.clock.t + 1
     assert await second.service.resume() == 1
+
+
+class SharedMemoryRepository(MemoryRepository):
+    """The memory store, said to be shared by several processes (as PostgreSQL is)."""
+
+    shared = True
+
+
+async def test_in_a_shared_store_an_edit_is_stored_as_a_shot_of_the_table() -> None:
+    """Where another process may deliver it, an edit is a row: a shot of the table as
+    committed (its version), which whoever delivers it renders."""
+    h = Harness(repo=SharedMemoryRepository())
+    held = HeldNotifier()
+    h.notifier = held
+    h.service = h.make_service()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    assert (await h.service.join(CHANNEL, BOB)).ok
+    rows = sorted(h.repo.outbox.values(), key=lambda r: r["id"])
+    assert [r["kind"] for r in rows] == ["post_table", "edit"]
+    table = await h.service.table_state(CHANNEL)
+    shot = rows[1]["payload"]["screen"]["shot"]
+    assert shot["table_id"] == table.table_id and shot["version"] == table.row_version
+    held.gate.set()
+    await h.service.outbox.drain()
+    assert h.repo.outbox == {}
+    assert "2. Bob" in held.last(CHANNEL.key).screen.text
+
+
+async def test_a_shot_of_an_older_table_message_is_not_shown() -> None:
+    """A shot delivered after its table posted a newer message (a new round) shows nothing:
+    the newer message's freeze of the old one shows how it ended."""
+    h = Harness(repo=SharedMemoryRepository())
+    h.service = h.make_service()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    await h.service.outbox.drain()
+    table = await h.service.table_state(CHANNEL)
+    from bot.service.ports import TableShot
+
+    old = TableShot(table.table_id, table.message_no - 1, table.row_version or 0)
+    current = TableShot(table.table_id, table.message_no, table.row_version or 0)
+    other = TableShot("another", table.message_no, table.row_version or 0)
+    assert await h.service._render_shot(CHANNEL.key, old) is None
+    assert await h.service._render_shot(CHANNEL.key, other) is None
+    shown = await h.service._render_shot(CHANNEL.key, current)
+    assert shown is not None and shown == h.service.render(table)

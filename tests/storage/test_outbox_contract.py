@@ -116,7 +116,7 @@ async def test_heartbeats_count_the_other_live_processes(store: Store) -> None:
     assert await repo.heartbeat("b", T + 13, None) == 1  # b stops; c lives
 
 
-async def test_delivered_messages_of_several_tables_are_forgotten_in_one_call(
+async def test_delivered_messages_of_several_tables_are_marked_in_one_call(
     store: Store,
 ) -> None:
     repo = store.repo
@@ -127,9 +127,12 @@ async def test_delivered_messages_of_several_tables_are_forgotten_in_one_call(
         table("u", 1), expected_version=None, messages=[msg("edit", "2")], claim=claim("a")
     )
     assert one is not None and two is not None
-    await repo.forget_messages([one.messages[0].id, two.messages[0].id])
+    await repo.mark_delivered([one.messages[0].id, two.messages[0].id], {"u": "77"})
     # Nothing is left to claim, by anyone, even once every lease has run out.
     assert await repo.claim_stale_messages(claim("b", now=T + 60)) == []
+    # The reference stored with the marking is the table's from now on.
+    later = await repo.add_messages("u", [msg("edit", "3")], claim("a"))
+    assert later is not None and later.ref == "77"
 
 
 async def test_own_running_claim_does_not_hold_back_the_owners_next_messages(
