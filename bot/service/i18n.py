@@ -105,18 +105,18 @@ class Catalog:
         template = found if isinstance(found, str) else self.template(key, count)
         if count is not None:
             params["count"] = count
-        if self.defaults and self._uses_defaults(template):
-            return template.format_map({**self.defaults, **params})
+        if self.defaults:
+            uses = self._default_use.get(template)
+            if uses is None:
+                uses = self._uses_defaults(template)
+            if uses:
+                return template.format_map({**self.defaults, **params})
         return template.format_map(params)
 
     def _uses_defaults(self, template: str) -> bool:
         """Whether `template` may name a bound parameter (a field starting with its name:
         never a miss, at worst a needless merge), remembered per template."""
-        uses = self._default_use.get(template)
-        if uses is None:
-            uses = self._default_use[template] = any(
-                "{" + name in template for name in self.defaults
-            )
+        uses = self._default_use[template] = any("{" + name in template for name in self.defaults)
         return uses
 
     def bind(self, **defaults: Any) -> Catalog:

@@ -72,7 +72,7 @@ LEASE = 15.0
 ACK_BATCH = 512
 
 #: Renderings at the commit kept per table for its delivery (more are rendered anew).
-RENDERED_KEPT = 16
+RENDERED_KEPT = 8
 
 
 def _at(shot: TableShot, version: int) -> TableShot:
@@ -101,8 +101,9 @@ class _Queue:
     last_id: int = 0  # the newest message queued (a claim repeats what is already here)
     ref: str | None = None
     ref_known: bool = False
-    #: What this process last showed in the table message `ref` (an identical edit is skipped).
-    shown: Screen | None = None
+    #: The hash of what this process last showed in the table message `ref` (an identical
+    #: edit is skipped; a hash, not the screen: a table's memory stays small).
+    shown: int | None = None
     more: bool = False  # the last claim stopped at its size: more may wait in the store
     #: Taken over from a dead process: its leases on the rest of this outbox do not count.
     takeover: bool = False
@@ -408,6 +409,8 @@ class Outbox:
             return shown
         rendered = q.rendered.pop(shown, None)
         if rendered is not None:
+            for older in [s for s in q.rendered if s.version < shown.version]:
+                del q.rendered[older]  # shots merged into this one: never sent
             return rendered
         return await self._render_shot(channel, shown)
 
@@ -420,11 +423,12 @@ class Outbox:
         if m.kind == "edit":
             if q.ref is None:
                 return await self._post_table_message(channel, q, screen)
-            if screen == q.shown:
+            shown = hash(screen)
+            if shown == q.shown:
                 return False  # it shows that already (a shot of an unchanged table)
             try:
                 await n.edit(channel, q.ref, screen)
-                q.shown = screen
+                q.shown = shown
             except MessageGone:
                 # Someone deleted the table message: post it again.
                 return await self._post_table_message(channel, q, screen)
@@ -448,7 +452,7 @@ class Outbox:
     async def _post_table_message(self, channel: str, q: _Queue, screen: Screen) -> bool:
         """Post `screen` as the table message edited from now on."""
         ref = await self.notifier.post(channel, screen)
-        q.ref, q.ref_known, q.shown = ref, True, screen
+        q.ref, q.ref_known, q.shown = ref, True, hash(screen)
         if ref is not None:
             await self._on_posted(channel, ref)
         return True
