@@ -182,3 +182,39 @@ async def test_a_shot_of_an_older_table_message_is_not_shown() -> None:
     assert await h.service._render_shot(CHANNEL.key, other) is None
     shown = await h.service._render_shot(CHANNEL.key, current)
     assert shown is not None and shown == h.service.render(table)
+
+
+async def test_a_delivered_edit_is_marked_lazily_where_one_process_delivers() -> None:
+    """Alone on its store, a process marks delivered edits in bulk: the closing edit's row
+    stays until the next flush (an edit sent again after a crash shows the same), then goes."""
+    h = Harness()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    await h.service.outbox.drain()
+    assert h.repo.outbox == {}
+    assert (await h.service.stop(CHANNEL, ALICE)).ok
+    for _ in range(20):  # the deliverer runs; the closing edit is sent
+        await asyncio.sleep(0)
+    assert "stopped" in h.notifier.last(CHANNEL.key).screen.text.lower()
+    assert [r["kind"] for r in h.repo.outbox.values()] == ["edit"]  # sent, not yet marked
+    assert await h.service.outbox.flush()
+    assert h.repo.outbox == {}
+
+
+async def test_a_failed_bulk_marking_keeps_the_edits_for_the_next() -> None:
+    h = Harness()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    await h.service.outbox.drain()
+    assert (await h.service.stop(CHANNEL, ALICE)).ok
+    for _ in range(20):
+        await asyncio.sleep(0)
+    real = h.repo.mark_delivered
+
+    async def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("the store is briefly away")
+
+    h.repo.mark_delivered = refuse  # type: ignore[method-assign]
+    assert not await h.service.outbox.flush()
+    assert await h.service.outbox.sweep() == 0  # not while its own edits look unsent
+    h.repo.mark_delivered = real  # type: ignore[method-assign]
+    assert await h.service.outbox.flush()
+    assert h.repo.outbox == {}
