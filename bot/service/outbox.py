@@ -101,8 +101,9 @@ class _Queue:
     last_id: int = 0  # the newest message queued (a claim repeats what is already here)
     ref: str | None = None
     ref_known: bool = False
-    #: The hash of what this process last showed in the table message `ref` (an identical
-    #: edit is skipped; a hash, not the screen: a table's memory stays small).
+    #: The hash of what this process last showed in the table message `ref` when it rendered
+    #: it at delivery (an identical edit rendered at delivery is skipped; a hash, not the
+    #: screen: a table's memory stays small). None: not known.
     shown: int | None = None
     more: bool = False  # the last claim stopped at its size: more may wait in the store
     #: Taken over from a dead process: its leases on the rest of this outbox do not count.
@@ -417,14 +418,16 @@ class Outbox:
     async def _send(self, channel: str, q: _Queue, m: OutMessage) -> bool:
         """Send one message; True when a new table message was posted."""
         n = self.notifier
+        # Rendered now (not at its commit): it may show what the message shows already.
+        fresh = isinstance(m.screen, TableShot) and m.screen not in q.rendered
         screen = await self._shown(channel, q, m.screen)
         if screen is None:
             return False  # a shot of a table that is gone: nothing to show
         if m.kind == "edit":
             if q.ref is None:
                 return await self._post_table_message(channel, q, screen)
-            shown = hash(screen)
-            if shown == q.shown:
+            shown = hash(screen) if fresh else None
+            if shown is not None and shown == q.shown:
                 return False  # it shows that already (a shot of an unchanged table)
             try:
                 await n.edit(channel, q.ref, screen)
@@ -452,7 +455,7 @@ class Outbox:
     async def _post_table_message(self, channel: str, q: _Queue, screen: Screen) -> bool:
         """Post `screen` as the table message edited from now on."""
         ref = await self.notifier.post(channel, screen)
-        q.ref, q.ref_known, q.shown = ref, True, hash(screen)
+        q.ref, q.ref_known, q.shown = ref, True, None
         if ref is not None:
             await self._on_posted(channel, ref)
         return True
