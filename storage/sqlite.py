@@ -280,6 +280,19 @@ class _Write:
     future: asyncio.Future[None]
 
 
+#: Longest a rider write waits for a transaction to ride with (seconds).
+RIDER_WAIT = 0.05
+
+
+def _nothing(conn: sqlite3.Connection) -> None:
+    """A write that writes nothing: wakes the writer for the riders waiting."""
+
+
+def _done_future() -> asyncio.Future[None]:
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    return future
+
+
 class SqliteRepository:
     """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`.
 
@@ -305,6 +318,10 @@ class SqliteRepository:
         self._executor = executor
         self._max_batch = max_batch
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()  # None: stop
+        #: Writes that ride with the next transaction instead of starting their own (marking
+        #: messages delivered): a transaction is an fsync, and they can wait a moment.
+        self._riders: list[_Write] = []
+        self._rider_timer: asyncio.TimerHandle | None = None
         self._closing = False
         #: The exclusive lock file of `open(exclusive=True)`, held until `close`.
         self._lock_file: Any = None
@@ -593,7 +610,7 @@ class SqliteRepository:
             conn.executemany(_UPSERT_REF, ref_params)
 
         if ids or ref_params:
-            await self._submit(apply, compound=False)
+            await self._submit_rider(apply)
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
@@ -706,6 +723,32 @@ class SqliteRepository:
         self._queue.put_nowait(_Write(apply, compound, future))
         await future
 
+    async def _submit_rider(self, apply: WriteFn) -> None:
+        """Queue a write to ride with the next transaction (or, when none comes within
+        `RIDER_WAIT` seconds, its own), and wait until it has committed."""
+        if self._closing:
+            raise RuntimeError(f"SqliteRepository {self.path} is closed")
+        if self._writer_task.done():
+            raise RuntimeError(f"the writer of {self.path} has stopped")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._riders.append(_Write(apply, False, future))
+        if self._rider_timer is None:
+            self._rider_timer = loop.call_later(RIDER_WAIT, self._wake_for_riders)
+        await future
+
+    def _wake_for_riders(self) -> None:
+        self._rider_timer = None
+        if self._riders:
+            self._queue.put_nowait(_Write(_nothing, False, _done_future()))
+
+    def _take_riders(self) -> list[_Write]:
+        riders, self._riders = self._riders, []
+        if self._rider_timer is not None:
+            self._rider_timer.cancel()
+            self._rider_timer = None
+        return riders
+
     async def _write_loop(self) -> None:
         """Take every queued write, commit them in one transaction, then answer each caller."""
         loop = asyncio.get_running_loop()
@@ -713,14 +756,17 @@ class SqliteRepository:
         while not stopping:
             first = await self._queue.get()
             if first is None:
-                break
-            batch = [first]
-            while len(batch) < self._max_batch and not self._queue.empty():
+                stopping = True
+                batch = []
+            else:
+                batch = [first]
+            while not stopping and len(batch) < self._max_batch and not self._queue.empty():
                 item = self._queue.get_nowait()
                 if item is None:
                     stopping = True
                     break
                 batch.append(item)
+            batch.extend(self._take_riders())
             # A caller cancelled before its write began: it was never acknowledged, skip it.
             batch = [w for w in batch if not w.future.done()]
             if not batch:

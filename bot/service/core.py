@@ -256,7 +256,8 @@ class ServiceCore:
             row = table.to_row(self.game_of(table))
             messages = self.outbox.take(key, row.version)
             unstored = self.outbox.unstored(key, messages)
-            claim = self.outbox.claim()
+            # Messages delivered from memory: nothing to store or claim with the table.
+            claim = None if unstored else self.outbox.claim()
             try:
                 batch = await self.repo.save_table(
                     row,

@@ -13,12 +13,17 @@ Edits of the table message coalesce: an edit is skipped when a newer edit of the
 (or a new table message freezing it) is already waiting. After a crash only the newest private
 message per (table, user) is sent, so nobody is left with an out-of-date piece.
 
-Delivered edits are marked done lazily when this process is the store's only one (SQLite,
-locked for `run`): an edit is idempotent (sent again it shows the same text), so instead of a
-write per edit, the ids of delivered edits are kept and deleted in bulk (`flush`: every
-`ACK_BATCH` of them, at the next message of the table that must be marked at once, at each
-housekeeping round and at `drain`). A crash in between sends those edits once more; posts
-and private messages are marked done as soon as they are sent, as before.
+Edits of the table message are stored as shots of the table (`TableShot`): the committing
+process sends its rendering from the commit; anyone else (another process, this one after a
+restart) renders the committed table when delivering.
+
+Where this process is the store's only one (SQLite, locked for `run`) nothing of a table
+reaches the store but through its own commits, so three things need no write of their own:
+edits of an open table and a restored table's notice are delivered from memory (`unstored`,
+`deliver`: the start after a crash shows every open table anew), and delivered messages of
+all tables are marked done together, in the next write (`flush`), with the references of
+table messages posted. A crash before that write sends them once more, as a crash before a
+per-table marking would.
 """
 
 from __future__ import annotations
@@ -67,9 +72,6 @@ OnTold = Callable[[str, Delivery], Awaitable[None]]
 #: How long a claim on a table's outbox lasts without renewal (each batch renews it); after
 #: it, another process (or this one restarted) delivers what is left.
 LEASE = 15.0
-
-#: Delivered edits kept unmarked before they are deleted in one write (lazy marking).
-ACK_BATCH = 512
 
 #: Renderings at the commit kept per table for its delivery (more are rendered anew).
 RENDERED_KEPT = 8
@@ -141,13 +143,10 @@ class Outbox:
         self._queues: dict[str, _Queue] = {}
         #: No other process delivers this store's messages (SQLite, locked for `run`).
         self.alone = not getattr(repo, "shared", False)
-        #: Mark delivered edits lazily (in bulk): only where no other process delivers.
-        self.lazy_acks = self.alone
-        #: Delivered edits not yet marked, per table (lazy marking).
+        #: Delivered messages not yet marked, per table (marked together by `flush`).
         self._unacked: dict[str, list[int]] = {}
         #: Table message references not yet stored (posted from memory; lazy marking).
         self._refs: dict[str, str | None] = {}
-        self._unacked_count = 0
         self._flushing: asyncio.Task[bool] | None = None
         #: Seconds from commit to send of each message sent (benchmarks), newest last.
         self.lags: deque[float] = deque(maxlen=200_000)
@@ -305,7 +304,6 @@ class Outbox:
             q.messages.clear()
             done: list[int] = []
             posted = False
-            only_edits = True
             for i, m in enumerate(pending):
                 if not self._superseded(m, pending[i + 1 :]):
                     try:
@@ -315,11 +313,10 @@ class Outbox:
                     self.lags.append(max(0.0, self.clock.now() - m.created_at))
                 if m.id:  # a message with a row (those delivered from memory have none)
                     done.append(m.id)
-                    only_edits = only_edits and m.kind == "edit"
-            if self.lazy_acks and only_edits and not q.more and not (posted and done):
-                if posted:  # a message delivered from memory posted: its ref, kept to store
-                    self._refs[channel] = q.ref
-                self._defer(channel, done)
+            if self.alone and not q.more and not q.takeover:
+                # Nothing of the table waits in the store but through this process's own
+                # commits: marked with every other table's in the next write.
+                self._mark_soon(channel, done, posted)
                 continue
             earlier = self._unacked_of(channel)
             # A reference kept to store lazily goes with this finish (the newest one).
@@ -333,11 +330,10 @@ class Outbox:
                     channel, earlier + done, claim, ref=q.ref, set_ref=set_ref
                 )
             except Exception as exc:
-                if set_ref and self.lazy_acks:
+                if set_ref and self.alone:
                     self._refs.setdefault(channel, q.ref)  # stored by the next flush
                 if earlier:
                     self._unacked.setdefault(channel, [])[:0] = earlier
-                    self._unacked_count += len(earlier)
                 # Not marked done: once the lease runs out they are claimed again (sent at
                 # most once more), by this process's sweep or another's.
                 log.warning("marking messages of %s delivered failed: %s", channel, exc)
@@ -353,17 +349,31 @@ class Outbox:
                         q.messages.append(m)
                         q.last_id = m.id
 
-    def _defer(self, channel: str, done: list[int]) -> None:
-        """Keep delivered edits to mark later, in bulk; start a flush once enough wait."""
-        self._unacked.setdefault(channel, []).extend(done)
-        self._unacked_count += len(done)
-        if self._unacked_count >= ACK_BATCH and (self._flushing is None or self._flushing.done()):
-            self._flushing = asyncio.get_running_loop().create_task(self.flush())
+    def _mark_soon(self, channel: str, done: list[int], posted: bool) -> None:
+        """Keep delivered messages (and the table message's reference, when one was posted)
+        to mark in the next bulk write, which every table's deliveries share."""
+        if done:
+            self._unacked.setdefault(channel, []).extend(done)
+        if posted:
+            q = self._queues[channel]
+            self._refs[channel] = q.ref
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        """Mark what was delivered once this turn's deliveries are done, and again while more
+        come; a refused write leaves them for the next housekeeping round."""
+        while self._unacked or self._refs:
+            await asyncio.sleep(0)
+            try:
+                if not await self.flush():
+                    return
+            except StoreLost:
+                return  # the service stops: the next start delivers them again
 
     def _unacked_of(self, channel: str) -> list[int]:
         """Take the delivered edits of `channel` still unmarked (marked with the next batch)."""
         ids = self._unacked.pop(channel, [])
-        self._unacked_count -= len(ids)
         return ids
 
     async def flush(self) -> bool:
@@ -372,7 +382,6 @@ class Outbox:
         if not self._unacked and not self._refs:
             return True
         taken, self._unacked = self._unacked, {}
-        count, self._unacked_count = self._unacked_count, 0
         refs, self._refs = self._refs, {}
         ids = [i for chunk in taken.values() for i in chunk]
         try:
@@ -380,7 +389,6 @@ class Outbox:
         except Exception as exc:
             for channel, chunk in taken.items():
                 self._unacked.setdefault(channel, [])[:0] = chunk
-            self._unacked_count += count
             self._refs = {**refs, **self._refs}
             if isinstance(exc, StoreLost):
                 raise

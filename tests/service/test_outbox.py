@@ -4,8 +4,10 @@ in order after it, marked done; a process that dies before sending leaves them t
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from bot.service.ports import Delivery, Screen
+from bot.service.table import TableKey
 from storage.memory import MemoryRepository
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.fakes import RecordingNotifier
@@ -184,37 +186,54 @@ async def test_a_shot_of_an_older_table_message_is_not_shown() -> None:
     assert shown is not None and shown == h.service.render(table)
 
 
-async def test_a_delivered_edit_is_marked_lazily_where_one_process_delivers() -> None:
-    """Alone on its store, a process marks delivered edits in bulk: the closing edit's row
-    stays until the next flush (an edit sent again after a crash shows the same), then goes."""
+async def test_delivered_messages_of_several_tables_are_marked_in_one_write() -> None:
+    """Alone on its store, a process marks what it delivered for all tables together, in the
+    next write, not one write per table (and never through the per-table finish)."""
     h = Harness()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
+    held = HeldNotifier()
+    h.notifier = held
+    h.service = h.make_service()
+    channels = [CHANNEL, *(TableKey("test", f"other{i}") for i in range(3))]
+    for tk in channels:
+        assert (await h.service.open(tk, ALICE)).ok
+    assert len(h.repo.outbox) == len(channels)  # each table's new message, committed
+    calls: list[str] = []
+    mark, finish = h.repo.mark_delivered, h.repo.finish_messages
+
+    async def counted_mark(*args: Any, **kwargs: Any) -> None:
+        calls.append("mark")
+        await mark(*args, **kwargs)
+
+    async def counted_finish(*args: Any, **kwargs: Any) -> Any:
+        calls.append("finish")
+        return await finish(*args, **kwargs)
+
+    h.repo.mark_delivered = counted_mark  # type: ignore[method-assign]
+    h.repo.finish_messages = counted_finish  # type: ignore[method-assign]
+    held.gate.set()
     await h.service.outbox.drain()
     assert h.repo.outbox == {}
-    assert (await h.service.stop(CHANNEL, ALICE)).ok
-    for _ in range(20):  # the deliverer runs; the closing edit is sent
-        await asyncio.sleep(0)
-    assert "stopped" in h.notifier.last(CHANNEL.key).screen.text.lower()
-    assert [r["kind"] for r in h.repo.outbox.values()] == ["edit"]  # sent, not yet marked
-    assert await h.service.outbox.flush()
-    assert h.repo.outbox == {}
+    assert calls == ["mark"]
+    # The references of the new messages were stored with the marking.
+    assert all(h.repo.refs[tk.key] == held.last(tk.key).ref for tk in channels)
 
 
-async def test_a_failed_bulk_marking_keeps_the_edits_for_the_next() -> None:
+async def test_a_refused_marking_keeps_the_messages_for_the_next() -> None:
     h = Harness()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
-    await h.service.outbox.drain()
-    assert (await h.service.stop(CHANNEL, ALICE)).ok
-    for _ in range(20):
-        await asyncio.sleep(0)
     real = h.repo.mark_delivered
 
-    async def refuse(*args: object, **kwargs: object) -> None:
+    async def refuse(*args: Any, **kwargs: Any) -> None:
         raise OSError("the store is briefly away")
 
     h.repo.mark_delivered = refuse  # type: ignore[method-assign]
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    for _ in range(20):  # the deliverer runs; the new table message is sent
+        await asyncio.sleep(0)
+    assert "1. Alice" in h.notifier.last(CHANNEL.key).screen.text
+    assert [r["kind"] for r in h.repo.outbox.values()] == ["post_table"]  # sent, not marked
     assert not await h.service.outbox.flush()
-    assert await h.service.outbox.sweep() == 0  # not while its own edits look unsent
+    assert await h.service.outbox.sweep() == 0  # not while its own sends look unsent
     h.repo.mark_delivered = real  # type: ignore[method-assign]
     assert await h.service.outbox.flush()
     assert h.repo.outbox == {}
+    assert len(h.notifier.messages) == 1  # sent once
