@@ -345,15 +345,7 @@ class PostgresRepository:
         """Mark `done` delivered (deleted), store the new ref, claim the next messages."""
         async with self._pool.acquire() as conn, conn.transaction():
             await _lock_outbox(conn, table_key)
-            if done:
-                await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
-            if set_ref:
-                await conn.execute(
-                    "INSERT INTO table_messages (table_key, ref) VALUES ($1, $2) "
-                    "ON CONFLICT (table_key) DO UPDATE SET ref = EXCLUDED.ref",
-                    table_key,
-                    ref,
-                )
+            await _mark_delivered(conn, done, {table_key: ref} if set_ref else None)
             return await _claim(conn, table_key, claim)
 
     async def mark_delivered(
@@ -364,14 +356,7 @@ class PostgresRepository:
         if not done and not refs:
             return
         async with self._pool.acquire() as conn, conn.transaction():
-            if done:
-                await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
-            if refs:
-                await conn.executemany(
-                    "INSERT INTO table_messages (table_key, ref) VALUES ($1, $2) "
-                    "ON CONFLICT (table_key) DO UPDATE SET ref = EXCLUDED.ref",
-                    list(refs.items()),
-                )
+            await _mark_delivered(conn, done, refs)
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
@@ -526,6 +511,20 @@ async def _add_messages(
             )
         )
     return OutBatch(key, state["ref"], out)
+
+
+async def _mark_delivered(
+    conn: asyncpg.Connection, done: Sequence[int], refs: Mapping[str, str | None] | None
+) -> None:
+    """Delete delivered messages and store tables' message references."""
+    if done:
+        await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", list(done))
+    if refs:
+        await conn.executemany(
+            "INSERT INTO table_messages (table_key, ref) VALUES ($1, $2) "
+            "ON CONFLICT (table_key) DO UPDATE SET ref = EXCLUDED.ref",
+            list(refs.items()),
+        )
 
 
 async def _lock_outbox(conn: asyncpg.Connection, key: str) -> None:

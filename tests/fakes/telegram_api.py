@@ -3098,13 +3098,11 @@ class FakeTelegram:
         )
         return self.message_json(msg)
 
-    def _send_document(self, args: _Args) -> JSONDict:
-        """A file upload (multipart ``document``); file ids and URLs are not modelled."""
-        caption, _ = _parse_text(
-            args.text("caption"),
-            args.text("parse_mode"),
-            args.json("caption_entities", "Can't parse entities JSON object"),
-        )
+    def _upload_place(
+        self, args: _Args
+    ) -> tuple[FakeChat, int | None, JSONDict | None, FakeMessage | None]:
+        """Where an upload goes (``sendDocument``, ``sendPhoto``): the chat, its topic, the
+        keyboard and the message replied to, checked as for a text message."""
         reply_to, allow_without_reply = self._reply_target(args)
         markup = self._parse_reply_markup(args)
         chat = self._check_chat(args.text("chat_id"), "write")
@@ -3115,6 +3113,34 @@ class FakeTelegram:
         if replied is not None and thread_id is None:
             thread_id = replied.thread_id
         self._check_reachable(chat)
+        return chat, thread_id, markup, replied
+
+    def _store_upload(
+        self,
+        chat: FakeChat,
+        thread_id: int | None,
+        markup: JSONDict | None,
+        replied: FakeMessage | None,
+    ) -> FakeMessage:
+        """The bot's new message carrying an upload (its file is set by the caller)."""
+        msg = self._store_message(
+            chat,
+            from_id=self.bot.id,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to_message_id=replied.message_id if replied is not None else None,
+            from_bot=True,
+        )
+        return msg
+
+    def _send_document(self, args: _Args) -> JSONDict:
+        """A file upload (multipart ``document``); file ids and URLs are not modelled."""
+        caption, _ = _parse_text(
+            args.text("caption"),
+            args.text("parse_mode"),
+            args.json("caption_entities", "Can't parse entities JSON object"),
+        )
+        chat, thread_id, markup, replied = self._upload_place(args)
         upload = args.files.get("document")
         if upload is None:
             raise _bad_request("there is no document in the request")
@@ -3126,14 +3152,7 @@ class FakeTelegram:
             raise _bad_request("message caption is too long")
         self._validate_inline_keyboard(markup)
         unique = f"AgAD{len(self._calls):06d}"
-        msg = self._store_message(
-            chat,
-            from_id=self.bot.id,
-            reply_markup=markup,
-            thread_id=thread_id,
-            reply_to_message_id=replied.message_id if replied is not None else None,
-            from_bot=True,
-        )
+        msg = self._store_upload(chat, thread_id, markup, replied)
         mime = "application/json" if name.endswith(".json") else "application/octet-stream"
         msg.document = {
             "file_name": name or "document",
@@ -3201,16 +3220,7 @@ class FakeTelegram:
         """A photo upload (multipart ``photo``), with an optional caption and keyboard; file
         ids and URLs are not modelled."""
         caption, caption_entities = self._parse_caption(args)
-        reply_to, allow_without_reply = self._reply_target(args)
-        markup = self._parse_reply_markup(args)
-        chat = self._check_chat(args.text("chat_id"), "write")
-        thread_id = self._check_topic(chat, args.integer("message_thread_id", 0))
-        replied = self._messages_of(chat).get(reply_to) if reply_to > 0 else None
-        if reply_to > 0 and replied is None and not allow_without_reply:
-            raise _bad_request("message to be replied not found")
-        if replied is not None and thread_id is None:
-            thread_id = replied.thread_id
-        self._check_reachable(chat)
+        chat, thread_id, markup, replied = self._upload_place(args)
         upload = args.files.get("photo")
         if upload is None:
             if args.text("photo"):
@@ -3221,14 +3231,7 @@ class FakeTelegram:
             raise _bad_request("file must be non-empty")
         sizes = self._photo_sizes(content)
         self._validate_inline_keyboard(markup)
-        msg = self._store_message(
-            chat,
-            from_id=self.bot.id,
-            reply_markup=markup,
-            thread_id=thread_id,
-            reply_to_message_id=replied.message_id if replied is not None else None,
-            from_bot=True,
-        )
+        msg = self._store_upload(chat, thread_id, markup, replied)
         msg.photo = sizes
         msg.caption = caption or None
         msg.caption_entities = caption_entities
