@@ -147,7 +147,7 @@ class Outbox:
         self._unacked: dict[str, list[int]] = {}
         #: Table message references not yet stored (posted from memory; lazy marking).
         self._refs: dict[str, str | None] = {}
-        self._flushing: asyncio.Task[bool] | None = None
+        self._flushing: asyncio.Task[None] | None = None
         #: Seconds from commit to send of each message sent (benchmarks), newest last.
         self.lags: deque[float] = deque(maxlen=200_000)
 
@@ -283,7 +283,7 @@ class Outbox:
         `takeover`: no other process is alive, so every claim is stale, leases or not.
         """
         if not await self.flush():
-            return 0  # our own delivered edits would look undelivered: not now
+            return 0  # this process's own sent messages would look unsent: not now
         claim = self.claim()
         if takeover:
             claim = Claim(claim.owner, float("inf"), claim.until)
@@ -320,7 +320,9 @@ class Outbox:
                 continue
             earlier = self._unacked_of(channel)
             # A reference kept to store lazily goes with this finish (the newest one).
-            set_ref = posted or self._refs.pop(channel, False) is not False
+            kept_ref = channel in self._refs
+            self._refs.pop(channel, None)
+            set_ref = posted or kept_ref
             q.more = False  # the finish claims what waits (a batch arriving meanwhile may say more)
             claim = self.claim()
             if q.takeover:  # the dead process's leases on the rest of the outbox are void
@@ -372,13 +374,13 @@ class Outbox:
                 return  # the service stops: the next start delivers them again
 
     def _unacked_of(self, channel: str) -> list[int]:
-        """Take the delivered edits of `channel` still unmarked (marked with the next batch)."""
+        """Take the delivered messages of `channel` still unmarked (marked with the next batch)."""
         ids = self._unacked.pop(channel, [])
         return ids
 
     async def flush(self) -> bool:
-        """Mark every delivered edit kept unmarked as done and store the references kept,
-        in one write. False when the store refused (they stay kept, for the next flush)."""
+        """Mark every delivered message kept unmarked as done and store the references
+        kept, in one write. False when the store refused (they stay kept, for the next)."""
         if not self._unacked and not self._refs:
             return True
         taken, self._unacked = self._unacked, {}
@@ -392,7 +394,7 @@ class Outbox:
             self._refs = {**refs, **self._refs}
             if isinstance(exc, StoreLost):
                 raise
-            log.warning("marking %d delivered edits failed: %s", len(ids), exc)
+            log.warning("marking %d delivered messages failed: %s", len(ids), exc)
             return False
         return True
 
@@ -476,7 +478,7 @@ class Outbox:
                 tasks.append(self._flushing)
             if not tasks:
                 with contextlib.suppress(Exception):
-                    await self.flush()  # a failure is logged: the edits are sent again later
+                    await self.flush()  # a failure is logged: they are marked by a later flush
                 if not any(q.task and not q.task.done() for q in self._queues.values()):
                     return
                 continue
