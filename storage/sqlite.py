@@ -288,11 +288,6 @@ def _nothing(conn: sqlite3.Connection) -> None:
     """A write that writes nothing: wakes the writer for the riders waiting."""
 
 
-def _done_future() -> asyncio.Future[None]:
-    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    return future
-
-
 class SqliteRepository:
     """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`.
 
@@ -587,11 +582,7 @@ class SqliteRepository:
             if ids:
                 conn.executemany("DELETE FROM outbox WHERE id = ?", ids)
             if set_ref:
-                conn.execute(
-                    "INSERT INTO table_messages (table_key, ref) VALUES (?, ?) "
-                    "ON CONFLICT (table_key) DO UPDATE SET ref = excluded.ref",
-                    (table_key, ref),
-                )
+                conn.execute(_UPSERT_REF, (table_key, ref))
             result[0] = _claim(conn, table_key, claim)
 
         await self._submit(apply, compound=False)
@@ -740,7 +731,8 @@ class SqliteRepository:
     def _wake_for_riders(self) -> None:
         self._rider_timer = None
         if self._riders:
-            self._queue.put_nowait(_Write(_nothing, False, _done_future()))
+            wake = asyncio.get_running_loop().create_future()
+            self._queue.put_nowait(_Write(_nothing, False, wake))
 
     def _take_riders(self) -> list[_Write]:
         riders, self._riders = self._riders, []

@@ -243,13 +243,12 @@ class ServiceCore:
             cached = self._tables.get(key)
             version = cached.row_version or 0 if cached is not None else 0
             messages = self.outbox.take(key, version)
-            unstored = self.outbox.unstored(key, messages)
-            if unstored:
-                self.outbox.deliver(key, unstored)
-                return
             if not messages:
                 return
-            batch = await self.repo.add_messages(key, messages, self.outbox.claim())
+            unstored = self.outbox.unstored(key, messages)
+            batch = None
+            if not unstored:
+                batch = await self.repo.add_messages(key, messages, self.outbox.claim())
         else:
             table, stats, finished = pending
             table.updated_at = self.clock.now()
@@ -273,11 +272,9 @@ class ServiceCore:
                 raise
             table.row_version = row.version
             self._tables[key] = table
-            if unstored:
-                self.outbox.accept(batch)
-                self.outbox.deliver(key, unstored)
-                return
         self.outbox.accept(batch)
+        if unstored:  # after what the store handed over: older, so first
+            self.outbox.deliver(key, unstored)
 
     async def _render_shot(self, key: str, shot: TableShot) -> Screen | None:
         """Render a table shot at its delivery, from the committed table (under the table's

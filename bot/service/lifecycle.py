@@ -74,27 +74,22 @@ class Lifecycle(ServiceCore):
             if not self.shared and self.outbox.in_memory(row.key):
                 # This process alone: nothing to store. Every start re-arms the timers, and a
                 # crash before the notice went out restores the table again at the next one.
-                self.outbox.deliver(
-                    row.key,
-                    [
-                        OutMessage(
-                            "post_table", shots[0], freeze=shots[1], created_at=self.clock.now()
-                        )
-                    ],
+                notice = OutMessage(
+                    "post_table", shots[0], freeze=shots[1], created_at=self.clock.now()
                 )
-                self._schedule(table)
-                return True
-            try:
-                if self.shared:  # timers are claimed through the store: the deadline is stored
-                    await self._save(table)
-                self.outbox.post_table(row.key, *shots)
-                await self._commit(row.key)
-            except ConflictError:
-                self._forget(row.key)  # another process changed it meanwhile: it is served
-                return False
-            except BaseException:
-                self._forget(row.key)
-                raise
+                self.outbox.deliver(row.key, [notice])
+            else:
+                try:
+                    if self.shared:  # timers are claimed through the store: deadline stored
+                        await self._save(table)
+                    self.outbox.post_table(row.key, *shots)
+                    await self._commit(row.key)
+                except ConflictError:
+                    self._forget(row.key)  # another process changed it meanwhile: served
+                    return False
+                except BaseException:
+                    self._forget(row.key)
+                    raise
             self._schedule(table)
             return True
 
