@@ -59,6 +59,7 @@ from tests.fakes.telegram_api import (
     QUERY_ID_INVALID,
     USER_BLOCKED,
     FakeTelegram,
+    FloodLimits,
 )
 
 App = Application[Any, Any, Any, Any, Any, Any]
@@ -308,6 +309,56 @@ async def test_flood_control_is_retried_by_the_rate_limiter(
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(group.id, "no limiter")
     assert flood.value.retry_after == 7
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_the_fake_keeps_telegrams_flood_limits_per_group_private_chat_and_bot() -> None:
+    """With `FloodLimits`, a group takes 20 sends and edits per minute, a private chat one per
+    second, the bot 30 per second; the next is refused with the time left, another chat is
+    not affected, and answers to a press are never limited. (Windows are long here, so the
+    machine's speed cannot let a call slip into the next one.)"""
+    long = FloodLimits(group_window=3600, private_window=3600, overall=1000)
+    async with FakeTelegram(flood=long) as tg:
+        alice = tg.add_user("Alice")
+        tg.user_starts_bot(alice)
+        busy = tg.add_group("Busy", members=[alice])
+        calm = tg.add_group("Calm", members=[alice])
+        async with Bot(tg.token, base_url=tg.base_url) as bot:
+            first = await bot.send_message(busy.id, "0")
+            for i in range(1, 20):  # edits count like sends
+                await bot.edit_message_text(str(i), chat_id=busy.id, message_id=first.message_id)
+            with pytest.raises(RetryAfter) as flood:
+                await bot.send_message(busy.id, "twenty-first")
+            assert 3500 < flood.value._retry_after.total_seconds() <= 3600
+            assert tg.flood_refusals[busy.id] == 1
+            await bot.send_message(calm.id, "another group")  # its own budget
+            await bot.send_message(alice.id, "a private one")
+            with pytest.raises(RetryAfter):
+                await bot.send_message(alice.id, "a second within the private window")
+            pressed = tg.user_presses(alice, busy, first.message_id, "x", strict=False)
+            assert await bot.answer_callback_query(pressed)  # never limited
+    async with FakeTelegram(flood=FloodLimits(overall=3, overall_window=3600)) as tg:
+        groups = [tg.add_group(f"G{i}") for i in range(4)]
+        async with Bot(tg.token, base_url=tg.base_url) as bot:
+            for group in groups[:3]:
+                await bot.send_message(group.id, "fits")
+            with pytest.raises(RetryAfter):
+                await bot.send_message(groups[3].id, "the bot's own limit")
+        assert tg.flood_refusals[0] == 1
+    async with FakeTelegram(flood=FloodLimits(group=1, group_window=0.2)) as tg:
+        group = tg.add_group("Sliding")
+        async with Bot(tg.token, base_url=tg.base_url) as bot:
+            await bot.send_message(group.id, "one")
+            with pytest.raises(RetryAfter) as flood:
+                await bot.send_message(group.id, "too soon")
+            assert 0 < flood.value._retry_after.total_seconds() <= 1  # whole seconds, as Telegram
+            await asyncio.sleep(0.2)
+            await bot.send_message(group.id, "the window slid on")
+    async with FakeTelegram() as tg:  # no limits unless asked for
+        group = tg.add_group("Free")
+        async with Bot(tg.token, base_url=tg.base_url) as bot:
+            for i in range(25):
+                await bot.send_message(group.id, str(i))
 
 
 async def test_migrated_group_raises_chat_migrated(tg: FakeTelegram, app: App) -> None:

@@ -42,7 +42,14 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
 
 * Unknown methods answer ``404 Not Found`` as api.telegram.org does (the self-hosted
   server says ``Not Found: method not found``).
-* No flood control happens by itself; use :meth:`FakeTelegram.inject_flood`.  The real
+* No flood control happens by itself unless ``flood=FloodLimits(...)`` is given: then
+  every call that puts a message in a chat (sends and edits, as Telegram counts them) is
+  counted per chat over a sliding window and for the whole bot, and one beyond a limit is
+  answered ``429`` with the ``retry_after`` left until the window allows it (the answers to
+  queries, reads and getUpdates are never limited).  ``FloodLimits.scale`` shrinks every
+  window (0.1: a minute lasts 6 s) so a benchmark of real limits ends in minutes; its
+  ``retry_after`` is then a fraction of a second (real Telegram sends whole seconds).
+  :meth:`FakeTelegram.inject_flood` adds refusals of its own.  The real
   getUpdates throttling quirks (a short poll repeated within 3 s with the same offset is
   stretched to 3 s; 409 answers are delayed by 3 s) are not reproduced, to keep tests fast.
 * Privacy mode treats every ``/command`` without ``@bot`` as meant for this bot (Telegram
@@ -75,11 +82,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import io
 import itertools
 import json
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -95,6 +104,7 @@ __all__ = [
     "BUTTON_DATA_INVALID",
     "CANT_INITIATE",
     "CHAT_NOT_FOUND",
+    "FLOODED_METHODS",
     "GET_UPDATES_CONFLICT",
     "GROUP_ANONYMOUS_BOT_ID",
     "GROUP_UPGRADED",
@@ -115,6 +125,7 @@ __all__ = [
     "FakeMessage",
     "FakeTelegram",
     "FakeUser",
+    "FloodLimits",
     "RecordedCall",
     "UserRef",
     "utf16_len",
@@ -1358,6 +1369,39 @@ class FakeMessage:
         raise KeyError(f"no button labelled {text!r} in message {self.message_id}: {labels}")
 
 
+#: Calls that put a message in a chat: Telegram counts them against its flood limits
+#: (an edit counts like a new message).
+FLOODED_METHODS: Final = frozenset(
+    {
+        "sendmessage",
+        "sendphoto",
+        "senddocument",
+        "editmessagetext",
+        "editmessagecaption",
+        "editmessagereplymarkup",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FloodLimits:
+    """Telegram's flood limits as the fake enforces them: at most ``group`` messages per
+    ``group_window`` seconds in one group (sends and edits together), ``private`` per
+    ``private_window`` in one private chat, ``overall`` per ``overall_window`` for the bot.
+
+    Windows slide (a call counts for exactly one window after it), and every window is
+    multiplied by ``scale``: 0.1 runs Telegram's limits ten times faster.
+    """
+
+    group: int = 20
+    group_window: float = 60.0
+    private: int = 1
+    private_window: float = 1.0
+    overall: int = 30
+    overall_window: float = 1.0
+    scale: float = 1.0
+
+
 @dataclass
 class RecordedCall:
     """One HTTP call to the fake, recorded when it arrives and completed when answered."""
@@ -1581,6 +1625,7 @@ class FakeTelegram:
         inline_mode: bool = False,
         inline_feedback: bool = False,
         inline_query_ttl: float | None = None,
+        flood: FloodLimits | None = None,
         host: str = "127.0.0.1",
     ):
         bot_id = _to_integer(token.split(":", 1)[0])
@@ -1599,6 +1644,13 @@ class FakeTelegram:
         #: Seconds after which an unanswered inline query can no longer be answered
         #: (None: never expires; Telegram gives the bot about 10 s).
         self.inline_query_ttl = inline_query_ttl
+        #: Telegram's flood limits, enforced (None: only injected floods).
+        self.flood = flood
+        #: When each chat's counted calls were accepted (oldest first), and the bot's.
+        self._flood_chats: dict[int, collections.deque[float]] = {}
+        self._flood_all: collections.deque[float] = collections.deque()
+        #: 429 answers given by the flood limits, per chat id (0: the bot's overall limit).
+        self.flood_refusals: collections.Counter[int] = collections.Counter()
         self.bot = FakeUser(id=bot_id, first_name=bot_name, username=bot_username, is_bot=True)
         self.users: dict[int, FakeUser] = {bot_id: self.bot}
         anonymous = FakeUser(
@@ -2684,6 +2736,7 @@ class FakeTelegram:
             fault = self._take_fault(method, raw)
             if fault is not None:
                 raise fault
+            counted = self._flood_check(method, raw, call.time)
             if method == "getupdates":
                 updates = await self._get_updates(_Args(raw))
                 if request.transport is not None and not request.transport.is_closing() and updates:
@@ -2698,6 +2751,8 @@ class FakeTelegram:
                 body = {"ok": True, "result": result.value, "description": result.description}
             else:
                 body = {"ok": True, "result": result}
+            if counted is not None:
+                self._flood_count(counted, call.time)
         except _ApiError as exc:
             status, body = exc.code, exc.envelope()
         call.status, call.response, call.finished = status, body, loop.time()
@@ -2706,6 +2761,53 @@ class FakeTelegram:
         if status == 429 and body.get("parameters", {}).get("retry_after"):
             headers = {"Retry-After": str(body["parameters"]["retry_after"])}
         return web.json_response(body, status=status, headers=headers)
+
+    # ------------------------------------------------------------------ internals: flood limits
+
+    def _flood_check(self, method: str, raw: Mapping[str, str], now: float) -> int | None:
+        """Refuse (429) a call beyond a flood limit; the chat id it counts for (0: a chat the
+        fake cannot name, such as an inline message), or None when it is not counted."""
+        limits = self.flood
+        if limits is None or method not in FLOODED_METHODS:
+            return None
+        chat_id = _to_integer(raw.get("chat_id", "0") or "0") if "chat_id" in raw else 0
+        waits = [self._flood_wait(self._flood_all, limits.overall, limits.overall_window, now)]
+        if chat_id:
+            group = chat_id < 0
+            waits.append(
+                self._flood_wait(
+                    self._flood_chats.get(chat_id, collections.deque()),
+                    limits.group if group else limits.private,
+                    limits.group_window if group else limits.private_window,
+                    now,
+                )
+            )
+        wait = max(waits)
+        if wait > 0:
+            self.flood_refusals[chat_id if waits[-1] > 0 else 0] += 1
+            # Real Telegram says whole seconds; a scaled window needs its fraction.
+            after: float = math.ceil(wait) if limits.scale == 1 else round(wait + 0.0005, 3)
+            raise _ApiError(
+                429, f"Too Many Requests: retry after {after:g}", {"retry_after": after}
+            )
+        return chat_id
+
+    def _flood_wait(
+        self, times: collections.deque[float], limit: int, window: float, now: float
+    ) -> float:
+        """Seconds until one more call fits `limit` per (scaled) `window`; 0: it fits now."""
+        assert self.flood is not None
+        span = window * self.flood.scale
+        while times and times[0] <= now - span:
+            times.popleft()
+        if len(times) < limit:
+            return 0.0
+        return times[-limit] + span - now
+
+    def _flood_count(self, chat_id: int, now: float) -> None:
+        self._flood_all.append(now)
+        if chat_id:
+            self._flood_chats.setdefault(chat_id, collections.deque()).append(now)
 
     # ------------------------------------------------------------------ internals: checks
 
