@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the game (default gnav)",
     )
     play.add_argument(
-        "--language", choices=["en", "nb", "ru", "pt"], help="announcements (default en)"
+        "--language", choices=["en", "nb", "ru", "pt", "de"], help="announcements (default en)"
     )
     play.add_argument("--name", help="your name at the table (default: your login name)")
     play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")

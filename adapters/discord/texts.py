@@ -1,4 +1,4 @@
-"""The few texts only the Discord adapter shows, in the four languages of the catalogs.
+"""The few texts only the Discord adapter shows, in the languages of the catalogs.
 
 Everything about the game comes from the service's catalogs (bot/i18n). These answers go to
 one person only (ephemeral), so they follow that person's Discord language, English otherwise.
@@ -37,10 +37,18 @@ _TEXTS: dict[str, dict[str, str]] = {
         "failed": "Algo correu mal; tente de novo.",
         "kick_usage": "Diga quem retirar: /gnav kick player:NOME, ou member:@alguém.",
     },
+    "de": {
+        "cannot_post": "Ich kann in diesem Kanal nicht schreiben: Gib meiner Rolle hier «Kanal "
+        "ansehen» und «Nachrichten senden» («Nachrichten in Threads senden» in einem Thread) und "
+        "versuch es noch einmal.",
+        "failed": "Da ist etwas schiefgegangen; bitte versuch es noch einmal.",
+        "kick_usage": "Nenne, wen du entfernen willst: /gnav kick player:NAME, oder "
+        "member:@jemand.",
+    },
 }
 
 #: Discord client languages that have a catalog of ours (Discord has no European Portuguese).
-_BY_LOCALE: dict[str, str] = {"no": "nb", "ru": "ru", "pt-BR": "pt"}
+_BY_LOCALE: dict[str, str] = {"no": "nb", "ru": "ru", "pt-BR": "pt", "de": "de"}
 
 
 def language_of(locale: discord.Locale | str | None) -> str:

@@ -1,7 +1,7 @@
 """The few texts only the Telegram adapter shows (deep links, private chat, command menu).
 
 Everything about the game comes from the service's catalogs (bot/i18n); these are the
-Telegram-specific words around them, in the same four languages, English as the fallback.
+Telegram-specific words around them, in the same five languages, English as the fallback.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "cmd.gnav_stats": "Your Gnav statistics in this chat",
         "cmd.gnav_top": "The best players of this chat",
         "cmd.gnav_export": "The match record as a file",
-        "cmd.gnav_language": "Announcement language: en, nb, ru, pt",
+        "cmd.gnav_language": "Announcement language: en, nb, ru, pt, de",
         "cmd.gnav_help": "How to play Gnav here",
         "cmd.start": "Get your pieces in this chat",
     },
@@ -86,7 +86,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "cmd.gnav_stats": "Din Gnav-statistikk i denne chatten",
         "cmd.gnav_top": "De beste spillerne i denne chatten",
         "cmd.gnav_export": "Kampprotokollen som fil",
-        "cmd.gnav_language": "Språk for kunngjøringer: en, nb, ru, pt",
+        "cmd.gnav_language": "Språk for kunngjøringer: en, nb, ru, pt, de",
         "cmd.gnav_help": "Slik spiller du Gnav her",
         "cmd.start": "Få brikkene dine i denne chatten",
     },
@@ -125,7 +125,7 @@ _TEXTS: dict[str, dict[str, str]] = {
         "cmd.gnav_stats": "Ваша статистика Gnav в этом чате",
         "cmd.gnav_top": "Лучшие игроки этого чата",
         "cmd.gnav_export": "Запись партии файлом",
-        "cmd.gnav_language": "Язык объявлений: en, nb, ru, pt",
+        "cmd.gnav_language": "Язык объявлений: en, nb, ru, pt, de",
         "cmd.gnav_help": "Как играть в Gnav здесь",
         "cmd.start": "Получать свои фишки в этом чате",
     },
@@ -163,9 +163,48 @@ _TEXTS: dict[str, dict[str, str]] = {
         "cmd.gnav_stats": "As suas estatísticas de Gnav nesta conversa",
         "cmd.gnav_top": "Os melhores jogadores desta conversa",
         "cmd.gnav_export": "O registo da partida num ficheiro",
-        "cmd.gnav_language": "Língua dos anúncios: en, nb, ru, pt",
+        "cmd.gnav_language": "Língua dos anúncios: en, nb, ru, pt, de",
         "cmd.gnav_help": "Como jogar Gnav aqui",
         "cmd.start": "Receber as suas peças nesta conversa",
+    },
+    "de": {
+        "link_button": "📬 Steine privat",
+        "inline_hint": "Um hier zu wählen, tippe @{bot} und wähle aus der Liste.",
+        "join_link": "{text} Tippe einmal auf «📬 Steine privat», um deine Steine privat zu "
+        "bekommen (bis dahin zeigt Mein Stein sie).",
+        "join_link_many": "{names}: Tippt einmal auf «📬 Steine privat», um eure Steine privat "
+        "zu bekommen (bis dahin zeigt Mein Stein sie).",
+        "welcome": "Hallo! Ich gebe Gnav in Telegram-Gruppen: Füge mich einer Gruppe hinzu und "
+        "sende dort /gnav, um einen Tisch zu öffnen. Deine Steine kommen privat in diesen Chat.",
+        "linked": "✅ Verbunden: Deine Steine vom Gnav-Tisch in «{title}» kommen in diesen Chat.",
+        "linked_untitled": "✅ Verbunden: Deine Gnav-Steine kommen in diesen Chat.",
+        "not_linked": "Deine Gnav-Steine kommen in diesen Chat, sobald du an einem Tisch sitzt: "
+        "Drück Mitspielen an einem Tisch in deiner Gruppe.",
+        "group_only": "Gnav wird in einer Gruppe gespielt: Füge mich einer Gruppe hinzu und sende "
+        "dort /gnav. In diesem privaten Chat kommen deine Steine an.",
+        "anonymous": "Bitte schreib als du selbst: Anonyme Admins und Kanäle können nicht an "
+        "einem Gnav-Tisch sitzen.",
+        "kick_usage": "So geht's: /gnav_kick NAME, oder antworte auf eine Nachricht des Spielers "
+        "mit /gnav_kick.",
+        "languages": "Sprachen: {choices}. Zum Beispiel: /gnav_language de",
+        "failed": "Da ist etwas schiefgegangen; bitte versuch es noch einmal.",
+        "old_button": "Diese Nachricht ist zu alt: Sende /gnav, um den Tisch wieder zu zeigen.",
+        "cmd.gnav": "Hier einen Gnav-Tisch öffnen (oder zeigen)",
+        "cmd.karnaval": "Hier einen Karnaval-Tisch öffnen (oder zeigen)",
+        "cmd.gnav_new": "Einen neuen Tisch öffnen (oder den offenen zeigen)",
+        "cmd.gnav_join": "Sich an den Tisch setzen",
+        "cmd.gnav_leave": "Den Tisch verlassen (während einer Partie: aufgeben)",
+        "cmd.gnav_start": "Die Partie starten (Gastgeber oder Admin)",
+        "cmd.gnav_stop": "Den Tisch stoppen (Gastgeber oder Admin)",
+        "cmd.gnav_kick": "Einen Spieler entfernen: NAME, oder als Antwort an ihn",
+        "cmd.gnav_settings": "Einstellungen zeigen oder ändern: lives=5 timeout=90",
+        "cmd.gnav_rules": "Die Regeln von Gnav",
+        "cmd.gnav_stats": "Deine Gnav-Statistik in diesem Chat",
+        "cmd.gnav_top": "Die besten Spieler dieses Chats",
+        "cmd.gnav_export": "Das Protokoll der Partie als Datei",
+        "cmd.gnav_language": "Sprache der Ansagen: en, nb, ru, pt, de",
+        "cmd.gnav_help": "So spielt man hier Gnav",
+        "cmd.start": "Deine Steine in diesem Chat bekommen",
     },
 }
 

@@ -29,14 +29,15 @@ PLURAL_FORMS: tuple[str, ...] = ("zero", "one", "two", "few", "many", "other")
 #: A catalog value: a template, or a plural entry (CLDR category -> template).
 Template = str | dict[str, str]
 
-#: Languages a table may choose: English, Norwegian bokmål, Russian, Portuguese.
-LANGUAGES: tuple[str, ...] = ("en", "nb", "ru", "pt")
+#: Languages a table may choose: English, Norwegian bokmål, Russian, Portuguese, German.
+LANGUAGES: tuple[str, ...] = ("en", "nb", "ru", "pt", "de")
 DEFAULT_LANGUAGE = "en"
 LANGUAGE_NAMES: dict[str, str] = {
     "en": "English",
     "nb": "Norsk bokmål",
     "ru": "Русский",
     "pt": "Português",
+    "de": "Deutsch",
 }
 
 

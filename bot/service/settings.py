@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.service.i18n import LANGUAGES
 
-Language = Literal["en", "nb", "ru", "pt"]
+Language = Literal["en", "nb", "ru", "pt", "de"]
 
 
 def words(*typed: str, **extra: Any) -> dict[str, Any]:

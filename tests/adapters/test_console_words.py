@@ -11,6 +11,7 @@ LOCAL = {
     "nb": {"stå": "stay", "bytt": "swap", "hjelp": "help", "regler": "rules"},
     "ru": {"стою": "stay", "стоп": "stay", "меняю": "swap", "помощь": "help"},
     "pt": {"fico": "stay", "troco": "swap", "ajuda": "help", "sair": "quit"},
+    "de": {"bleiben": "stay", "tausche": "swap", "stein": "piece", "hilfe": "help", "ende": "quit"},
 }
 
 

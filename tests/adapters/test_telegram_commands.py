@@ -154,6 +154,27 @@ async def test_settings_and_language_change_the_table_message(
     assert joined.url is None and not joined.show_alert and "Bob" in (joined.text or "")
 
 
+async def test_gnav_language_de_gives_a_german_table_and_menu(
+    tg: FakeTelegram, bench: Bench
+) -> None:
+    """Issue 19: `/gnav_language de` is accepted; the table, its buttons and the deep link's
+    button speak German; the choices list it; German apps get a German command menu."""
+    alice, _, group = group_of(tg)
+    bench.say(alice, group, "/gnav")
+    await bench.wait_table(group, "Alice", button="Join")
+    asked = bench.say(alice, group, "/gnav_language")
+    assert "de (Deutsch)" in (await bench.reply_to(group, asked)).text
+    asked = bench.say(alice, group, "/gnav_language de")
+    assert "Sprache de" in (await bench.reply_to(group, asked)).text
+    lobby = await bench.wait_table(group, button="Mitspielen")
+    assert "Gnav-Tisch" in (lobby.text or "")
+    assert lobby.button("Steine privat")["url"]
+    assert (await bench.table(group)).settings.language == "de"
+    german = tg.commands({"type": "all_group_chats"}, language_code="de")
+    assert german[0]["description"] == "Hier einen Gnav-Tisch öffnen (oder zeigen)"
+    assert any(c["description"].endswith("en, nb, ru, pt, de") for c in german)
+
+
 async def test_forum_topics_get_a_table_each_and_deep_links_name_the_topic(
     tg: FakeTelegram, bench: Bench
 ) -> None:

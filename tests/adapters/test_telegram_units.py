@@ -110,7 +110,9 @@ def test_language_codes_map_to_table_languages() -> None:
     assert texts.language_of("no") == "nb"
     assert texts.language_of("pt-BR") == "pt"
     assert texts.language_of("ru") == "ru"
-    assert texts.language_of("de") == "en"
+    assert texts.language_of("de") == "de"
+    assert texts.language_of("de-AT") == "de"
+    assert texts.language_of("fr") == "en"
     assert texts.language_of(None) == "en"
 
 
@@ -170,6 +172,7 @@ def test_people_carry_their_app_language_when_the_bot_speaks_it() -> None:
         return _person(TgUser(7, "Kari", False, last_name="Nordmann", language_code=code)).language
 
     assert person("nb") == "nb" and person("no") == "nb" and person("en-GB") == "en"
-    assert person("de") is None and person(None) is None
+    assert person("fr") is None and person(None) is None
+    assert person("de") == "de" and person("de-CH") == "de"
     assert _person(TgUser(7, "Kari", False, last_name="Nordmann")).name == "Kari Nordmann"
     assert _person(TgUser(7, "Kari", False)).key == "telegram:7"

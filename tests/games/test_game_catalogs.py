@@ -32,6 +32,15 @@ def test_same_keys_and_placeholders_as_english(game: str, language: str) -> None
         assert placeholders(mine[key]) == placeholders(text), (language, key)
 
 
+def test_every_catalog_directory_has_exactly_the_tables_languages() -> None:
+    """A language a table may choose has a file in every catalog (issue 19: German), and no
+    file is left for a language nobody can choose."""
+    folders = [ROOT / "bot/i18n", *sorted((ROOT / "bot/games").glob("*/i18n"))]
+    assert len(folders) >= 1 + len(GAMES)
+    for folder in folders:
+        assert {p.stem for p in folder.glob("*.json")} == set(LANGUAGES), folder
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_rule_error_key_of_the_engine_is_in_the_catalog(game: str) -> None:
     source = "".join(

@@ -160,7 +160,7 @@ async def test_export_during_a_deal_never_shows_its_cards_G3(harness: Harness) -
     assert '"rounds": []' in exported.document[1].decode()
 
 
-async def test_help_explains_gnavspiel_timeouts_in_four_languages_C19(harness: Harness) -> None:
+async def test_help_explains_gnavspiel_timeouts_in_every_language_C19(harness: Harness) -> None:
     svc = harness.service
     await svc.open(CHANNEL, ALICE)
     plain = (await svc.help(CHANNEL)).text
@@ -171,6 +171,7 @@ async def test_help_explains_gnavspiel_timeouts_in_four_languages_C19(harness: H
         "nb": ("pass", "avslått", "låne 1 sjetong"),
         "ru": ("пасом", "отказом", "займом 1 фишки"),
         "pt": ("passar", "recusada", "pedir 1 ficha"),
+        "de": ("Passen", "abgelehnt", "1 Marke leihen"),
     }
     for language, expected in words.items():
         assert (await svc.configure(CHANNEL, ALICE, [f"language={language}"])).ok

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 from importlib import resources
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from bot.cli import build_parser
 from bot.service.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
@@ -19,6 +20,7 @@ from bot.service.i18n import (
     placeholders,
     plural_forms,
 )
+from bot.service.settings import Language
 
 TRANSLATIONS = tuple(lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE)
 
@@ -278,7 +280,7 @@ def test_one_life_reads_in_the_singular(language: str) -> None:
     cat = catalog(language)
     one, three = cat.t("rules.lives", count=1), cat.t("rules.lives", count=3)
     assert one.startswith("1 ") and three.startswith("3 ")
-    if language != "nb":  # Norwegian "liv" is the same in both numbers
+    if language not in ("nb", "de"):  # Norwegian "liv", German "Leben": same in both numbers
         assert one[2:] != three[2:]
     assert "1 lives" not in cat.t("lobby.title", count=1, profile="norsk", lives=1)
 
@@ -294,3 +296,21 @@ def test_a_platform_has_its_own_wording_where_it_has_one() -> None:
         .t("turn.now", name="A", seconds=9)
         .endswith("(9 s): stay or swap.")
     )
+
+
+def test_settings_and_the_terminal_offer_every_language() -> None:
+    """`language=de` (issue 19) is valid wherever a language is chosen: the table settings and
+    `gnav-bot play --language`."""
+    assert get_args(Language) == LANGUAGES
+    for language in LANGUAGES:
+        assert build_parser().parse_args(["play", "--language", language]).language == language
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "--language", "xx"])
+
+
+def test_german_plurals_and_terminal_words() -> None:
+    cat = catalog("de")
+    assert cat.t("result.unfinished", count=1).startswith("Die Bots haben noch 1 Runde ")
+    assert cat.t("result.unfinished", count=2).startswith("Die Bots haben noch 2 Runden ")
+    assert cat.t("rules.lives", count=1) == "1 Leben"
+    assert "bleiben" in cat.t("console.help") and "Jeg står" in cat.t("button.stay")

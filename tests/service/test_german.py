@@ -1,0 +1,69 @@
+"""A table set to German (`language=de`, issue 19) speaks German in each game, through the
+service: the table message, its buttons, a player's private text, help and rules (N25)."""
+
+from __future__ import annotations
+
+from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+
+
+async def _start(h: Harness, *words: str) -> str:
+    """Open a table in German with `words`, seat Alice and Bob and a bot, start: the table
+    message's text."""
+    svc = h.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.join(CHANNEL, BOB)).ok
+    reply = await svc.configure(CHANNEL, ALICE, ["language=de", "bots=1", *words])
+    assert reply.ok, reply.text
+    assert "Sprache de" in reply.text, reply.text
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await h.settle()
+    return h.notifier.last(CHANNEL.key).screen.text
+
+
+async def test_gnav_in_german_keeps_the_norwegian_calls_N25(harness: Harness) -> None:
+    text = await _start(harness)
+    assert "🎲 Gnav · Runde 1 · Geber" in text, text
+    assert "ist dran" in text and "bleiben oder tauschen" in text, text
+    assert "turn" not in text
+    buttons = harness.notifier.buttons(CHANNEL.key)
+    assert {"Bleiben · Jeg står", "Tauschen · Jeg bytter", "Mein Stein"} <= set(buttons)
+    svc = harness.service
+    piece = await svc.my_piece(CHANNEL, ALICE)
+    assert piece.text.startswith("Runde 1: Du ") or "keinen Stein" in piece.text, piece.text
+    help_text = (await svc.help(CHANNEL)).text
+    assert "So spielst du hier Gnav" in help_text and "language=nb" in help_text
+    rules = (await svc.rules_help(CHANNEL)).text
+    assert "42 Steine" in rules and "«Stå for gjøk!»" in rules and "3 Leben" in rules
+
+
+async def test_gnavspiel_in_german_G4_C19(harness: Harness) -> None:
+    text = await _start(harness, "rules=gnavspiel")
+    table = await harness.table()
+    assert table.game == "gnavspiel"
+    assert "Gnavspiel · Spiel 1 · Geber" in text and "Marken" in text, text
+    assert "chips" not in text and "dealer" not in text
+    svc = harness.service
+    help_text = (await svc.help(CHANNEL)).text
+    for word in ("Passen", "abgelehnt", "1 Marke leihen", "„Meine Karte“"):
+        assert word in help_text, (word, help_text)
+    rules = (await svc.rules_help(CHANNEL)).text
+    assert "Joker (niedrigste)" in rules and "König (höchste)" in rules and "Pott" in rules
+    # Whoever decides first (a bot may have offered already), the buttons are German ones.
+    german = {"Passen", "Annehmen", "Ablehnen", "Aufhören", "Kaufen", "🂠 Meine Karte"}
+    buttons = set(harness.notifier.buttons(CHANNEL.key))
+    assert "🂠 Meine Karte" in buttons
+    assert all(b in german or b.startswith(("Tausch an ", "Weiter an ")) for b in buttons), buttons
+    mine = await svc.my_piece(CHANNEL, ALICE)
+    assert mine.text.startswith("Spiel 1: Deine Karte ist "), mine.text
+
+
+async def test_karnaval_in_german_K6_K7(harness: Harness) -> None:
+    text = await _start(harness, "game=karnaval")
+    table = await harness.table()
+    assert table.game == "karnaval"
+    assert "Karnaval · Viertel 1, Spiel 1/3 · 6 Karten · Geber" in text, text
+    assert "quarter" not in text and "dealer" not in text
+    hand = await harness.service.my_piece(CHANNEL, ALICE)
+    assert "Deine Karten (* Trumpf):" in hand.text, hand.text
+    rules = (await harness.service.rules_help(CHANNEL)).text
+    assert "Farbe bedienen" in rules and "Stiche" in rules
