@@ -68,6 +68,10 @@ def _play(args: argparse.Namespace) -> int:
         if getattr(args, k) is None:
             setattr(args, k, default() if callable(default) else default)
     games = all_games()
+    contradiction = _contradiction(args, given)
+    if contradiction:
+        print(f"gnav-bot play: {contradiction}", file=sys.stderr)
+        return 2
     game = "gnavspiel" if args.profile == "gnavspiel" else args.game
     rules = games[game]
     if not rules.min_players <= args.players <= rules.max_players:
@@ -85,6 +89,7 @@ def _play(args: argparse.Namespace) -> int:
         profile=args.profile,
         language=args.language,
         name=args.name,
+        game=game,
         new=args.new,
         given=given,
         settings=_play_settings(game, args),
@@ -141,12 +146,29 @@ _PLAY_DEFAULTS: dict[str, Any] = {
 
 
 def _play_settings(game: str, args: argparse.Namespace) -> tuple[str, ...]:
-    """The settings words of a new terminal table of `game` (the games' own words)."""
+    """The settings words of a new terminal table of `game` (the games' own words). The game
+    comes first, so they mean the same whatever game the terminal's table played before."""
     if game == "gnav":
         return ("game=gnav", f"rules={args.profile}", f"lives={args.lives}")
-    if game == "gnavspiel":
-        return ("rules=gnavspiel",)
     return (f"game={game}",)
+
+
+def _contradiction(args: argparse.Namespace, given: tuple[str, ...]) -> str | None:
+    """One line when the options given ask for two different things (`--game karnaval
+    --profile gnavspiel`, a Gnav profile or `--lives` with another game); None when not."""
+    game = args.game if "game" in given else None
+    if "profile" in given:
+        # `--profile gnavspiel` is Gnavspiel; the other profiles are Gnav's rules.
+        profile_game = "gnavspiel" if args.profile == "gnavspiel" else "gnav"
+        if game is not None and game != profile_game:
+            return (
+                f"--profile {args.profile} is a profile of {profile_game}, not of {game}: "
+                f"give one of --game {game} and --profile {args.profile}"
+            )
+        game = profile_game
+    if "lives" in given and game not in (None, "gnav"):
+        return f"--lives is a setting of gnav, not of {game}"
+    return None
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from adapters.console.stdin import LineReader
 from bot.service.game import Choice
 from bot.service.i18n import Catalog, catalog
 from bot.service.service import TableService
+from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
 from bot.service.table import TableKey, User
 from bot.service.views import TableView
 
@@ -70,6 +71,8 @@ class PlayOptions:
     profile: str = "norsk"
     language: str = "en"
     name: str = "You"
+    #: The game of a new table (a saved match keeps its own).
+    game: str = "gnav"
     new: bool = False
     #: The game's own settings words (`rules=norsk lives=3`, `game=karnaval`): the composition
     #: root knows the games; this table only types them.
@@ -118,22 +121,31 @@ async def play(
     timers = asyncio.create_task(service.run(), name="gnav-timers")
     try:
         if options.new:
+            words = _new_words(options, pause=reader.tty)
+            # Nothing is abandoned before the new match is known to start: its settings
+            # are checked first (a refusal is one line, the saved match kept).
+            _check_words(service, words, options)
             abandoned = await _abandon(service, me, console)
             if abandoned:
                 console.print(Text(options.cat().t("console.abandoned"), "dim"))
             table = None
         else:
+            # Whether a match is saved is known before it is restored, so the line saying it
+            # is continued comes before the restored table (which resume posts), always.
+            table = await service.status(TABLE, me.key)
+            if table is not None and table.status != "closed":
+                options.spoken = table.settings.language
+                console.print(Text(options.cat().t("console.continuing"), "dim"))
+                ignored = " ".join(_ignored(table, me, options))
+                if ignored:
+                    text = options.cat().t("console.ignored", options=ignored)
+                    console.print(Text(text, "bold"))
             await service.resume()
             table = await service.status(TABLE, me.key)
         if table is None or table.status == "closed":
             options.spoken = options.language
-            await _new_match(service, me, options, console, pause=reader.tty)
-        else:
-            options.spoken = table.settings.language
-            console.print(Text(options.cat().t("console.continuing"), "dim"))
-            ignored = " ".join(_ignored(table, me, options))
-            if ignored:
-                console.print(Text(options.cat().t("console.ignored", options=ignored), "bold"))
+            words = _new_words(options, pause=reader.tty)
+            await _new_match(service, me, words)
         console.print(Text(options.cat().t("console.help"), style="dim"))
         return await _loop(service, me, console, reader, options.cat())
     finally:
@@ -176,16 +188,31 @@ def _ignored(table: TableView, me: User, options: PlayOptions) -> list[str]:
     return out
 
 
-async def _new_match(
-    service: TableService, me: User, options: PlayOptions, console: Console, *, pause: bool
-) -> None:
-    words = [
+def _new_words(options: PlayOptions, *, pause: bool) -> list[str]:
+    """The settings words of a new terminal table: the game's own, then the table's."""
+    return [
         *(options.settings or (f"lives={options.lives}", f"rules={options.profile}")),
         f"bots={options.players - 1}",
         f"language={options.language}",
         "timeout=600",
         f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
     ]
+
+
+def _check_words(service: TableService, words: list[str], options: PlayOptions) -> None:
+    """Refuse (SystemExit with one line) settings a new table would not take."""
+    try:
+        apply_changes(
+            TableSettings(),
+            parse_changes(words),
+            game=service.default_game,
+            models=service.settings_models(),
+        )
+    except SettingsError as exc:
+        raise SystemExit(f"gnav-bot play: {options.cat().t(exc.code, **exc.params)}") from None
+
+
+async def _new_match(service: TableService, me: User, words: list[str]) -> None:
     # The terminal's own channel: its one person may set it up before the table opens, so
     # the table is the chosen game in the chosen language from its first message on.
     reply = await service.configure(TABLE, replace(me, admin=True), words)

@@ -1,0 +1,108 @@
+"""`gnav-bot play` with a saved match: continuing it with the same command, switching games
+with `--new` (nothing abandoned before the new match is known to start), and options that
+contradict each other refused in one line (issue 19, the terminal, item 1; issue 20, item 4)."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from adapters.console.notifier import ConsoleNotifier
+from adapters.console.play import TABLE, PlayOptions, play
+from adapters.console.stdin import LineReader
+from bot.games.registry import all_games
+from bot.service.service import TableService
+from storage.sqlite import SqliteRepository
+from tests.games.gnav.engine.vectors import gnav_bot_command
+
+
+def _play(db: Path, *args: str, stdin: str = "quit\n") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GNAV_DB", "COLUMNS")}
+    return subprocess.run(
+        [*gnav_bot_command(), "play", "--db", str(db), "--bot-delay", "0", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+
+
+def test_the_same_command_continues_a_saved_karnaval_match(tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite3"
+    first = _play(db, "--game", "karnaval", "--seed", "3", "--name", "Olga")
+    assert first.returncode == 0, first.stderr
+    again = _play(db, "--game", "karnaval")
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr and "AttributeError" not in again.stderr
+    lines = again.stdout.splitlines()
+    continuing = lines.index("Continuing the saved match (use --new for a fresh one).")
+    restored = next(i for i, line in enumerate(lines) if line.startswith("♻️"))
+    # The line saying the match is continued comes before the restored table, always.
+    assert continuing < restored, again.stdout
+    assert "Olga" in again.stdout and "Ignored" not in again.stdout
+
+
+def test_new_switches_from_a_saved_karnaval_match_to_gnavspiel(tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite3"
+    assert _play(db, "--game", "karnaval", "--seed", "3").returncode == 0
+    fresh = _play(db, "--new", "--profile", "gnavspiel", "--players", "3")
+    assert fresh.returncode == 0, fresh.stderr
+    assert "There is no setting" not in fresh.stdout + fresh.stderr
+    assert "The saved match was abandoned" in fresh.stdout
+    assert "Gnavspiel table" in fresh.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--game", "karnaval", "--profile", "gnavspiel"), "--profile gnavspiel"),
+        (("--game", "karnaval", "--profile", "tradisjonell"), "--profile tradisjonell"),
+        (("--game", "gnavspiel", "--profile", "norsk"), "--profile norsk"),
+        (("--game", "karnaval", "--lives", "5"), "--lives"),
+    ],
+)
+def test_contradicting_options_are_one_line_and_keep_the_saved_match(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    db = tmp_path / "g.sqlite3"
+    assert _play(db, "--game", "karnaval", "--seed", "3", "--name", "Olga").returncode == 0
+    refused = _play(db, "--new", *args)
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert len(refused.stderr.splitlines()) == 1 and said in refused.stderr, refused.stderr
+    kept = _play(db)
+    assert "Continuing the saved match" in kept.stdout and "Olga" in kept.stdout
+
+
+async def test_new_with_settings_the_table_refuses_abandons_nothing(tmp_path: Path) -> None:
+    repo = await SqliteRepository.open(tmp_path / "g.sqlite3")
+    out = io.StringIO()
+    console = Console(file=out, width=120, highlight=False, soft_wrap=True)
+    typed = tmp_path / "typed.txt"
+    typed.write_text("quit\n", encoding="utf-8")
+
+    def service() -> TableService:
+        notifier = ConsoleNotifier(console, "console:you")
+        return TableService(repo, notifier, rng=random.Random(1), bot_delay=0.0, games=all_games())
+
+    try:
+        first = PlayOptions(players=3, name="Olga", settings=("game=karnaval",), game="karnaval")
+        with typed.open(encoding="utf-8") as stdin:
+            assert await play(service(), first, console, LineReader(stdin)) == 0
+        bad = PlayOptions(settings=("game=gnavspiel", "chips=99"), game="gnavspiel", new=True)
+        with typed.open(encoding="utf-8") as stdin, pytest.raises(SystemExit) as refused:
+            await play(service(), bad, console, LineReader(stdin))
+        assert "chips" in str(refused.value) and "99" in str(refused.value)
+        kept = await service().table_state(TABLE)
+    finally:
+        await repo.close()
+    assert kept is not None and kept.status != "closed" and kept.game == "karnaval"
+    assert "abandoned" not in out.getvalue()
