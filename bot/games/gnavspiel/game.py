@@ -228,7 +228,7 @@ class GnavspielRules:
         if log is None or log.end is None:
             return []
         lines = [cat.t("gnavspiel.reveal.title", deal=len(m.history))]
-        hands = ", ".join(f"{names[s]} {card_name(c)}" for s, c in log.hands.items())
+        hands = _hands_text(cat, [(names[s], card_name(c)) for s, c in log.hands.items()])
         lines.append(cat.t("gnavspiel.reveal.hands", hands=hands))
         for e in log.events:
             if e.kind == "pay":
@@ -259,8 +259,12 @@ class GnavspielRules:
         return None
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
-        """One log line."""
+        """One log line, its cards named in the table's language."""
         key, params = line
+        if "card" in params:
+            params = {**params, "card": card_text(cat, params["card"])}
+        if isinstance(params.get("hands"), list):  # a reveal's (name, card) pairs
+            params = {**params, "hands": _hands_text(cat, params["hands"])}
         return cat.t(key, **params)
 
     def piece_text(self, t: Table, seat: int, cat: Catalog) -> str:
@@ -270,7 +274,8 @@ class GnavspielRules:
             if m.phase == "loan" and seat in m.deciders():
                 return cat.t("gnavspiel.piece.loan", chips=m.chips[seat], debt=m.debts[seat])
             return cat.t("gnavspiel.piece.none")
-        text = cat.t("gnavspiel.piece.hold", card=card_name(m.hands[seat]), deal=m.deal_no)
+        card = card_text(cat, card_name(m.hands[seat]))
+        text = cat.t("gnavspiel.piece.hold", card=card, deal=m.deal_no)
         mine = self.choices(t, seat)
         if mine:
             labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
@@ -320,6 +325,18 @@ class GnavspielRules:
         )
 
 
+def card_text(cat: Catalog, card: str) -> str:
+    """A card (its record spelling, G1) as the table's language names it: `gnavspiel.card.Q`
+    is "Dame" in German; a number is written as it is."""
+    key = f"gnavspiel.card.{card}"
+    return cat.t(key) if cat.has(key) else card
+
+
+def _hands_text(cat: Catalog, hands: Sequence[Sequence[str]]) -> str:
+    """A reveal's cards: "Ada Dame, Bo 7"."""
+    return ", ".join(f"{name} {card_text(cat, card)}" for name, card in hands)
+
+
 def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
     s = e.seats
     p = names[s[0]] if s else ""
@@ -328,8 +345,8 @@ def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
     if e.kind in ("taboo", "stand"):
         return (f"gnavspiel.ev.{e.kind}", {"p": p, "card": card_name(e.card)})
     if e.kind == "reveal":
-        hands = ", ".join(f"{names[x]} {card_name(c)}" for x, c in e.data)
-        return ("gnavspiel.ev.reveal", {"hands": hands})
+        # (name, card) pairs, named in the table's language when shown (`render_line`).
+        return ("gnavspiel.ev.reveal", {"hands": [[names[x], card_name(c)] for x, c in e.data]})
     if e.kind == "pay":
         return (f"gnavspiel.ev.pay_{e.detail}", {"p": p})
     if e.kind in (
