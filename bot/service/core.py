@@ -1,5 +1,9 @@
-"""The service's shared state and plumbing: the table cache and locks, load and commit,
-catalogs, players, and turning refusals into replies. Every job module builds on `ServiceCore`.
+"""The unit of work every command runs in: the table cache and one lock per table, one load
+(one version check on a shared store), what the command stages, one commit; and what every part
+of the service shares: the games, catalogs, players, and refusals turned into replies.
+
+`UnitOfWork` knows no other part of the service; the parts (screens, lobby, play, timers,
+queries, lifecycle) are handed it by `TableService` (service.py).
 """
 
 from __future__ import annotations
@@ -8,9 +12,9 @@ import asyncio
 import logging
 import random
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.service.game import GameRuleError, GameRules
 from bot.service.i18n import Catalog, catalog, with_game_messages
@@ -41,6 +45,8 @@ from bot.service.table import Table, TableKey, User
 from bot.service.views import TableView
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Longest table message text (Discord allows 2,000 characters, Telegram 4,096).
 MAX_TEXT = 1900
@@ -82,9 +88,13 @@ class ServiceError(Exception):
         self.params = params
 
 
-class ServiceCore:
-    """State shared by the service's jobs: repository, clock, randomness, outbox, cached tables
-    and their locks, known players."""
+#: Renders a table message (the screens part): (table, buttons, note) -> screen.
+RenderTable = Callable[[Table, bool, str | None], Screen]
+
+
+class UnitOfWork:
+    """What every command runs in, and what the service's parts share: repository, clock,
+    randomness, outbox, cached tables and their locks, known players."""
 
     def __init__(
         self,
@@ -120,25 +130,26 @@ class ServiceCore:
         self.max_timeouts = max_timeouts
         # Deadlines handled at once: enough for commits to share a transaction, few enough
         # that each command is answered quickly when many tables are due together.
-        self._parallel = asyncio.Semaphore(max_parallel)
+        self.parallel = asyncio.Semaphore(max_parallel)
         #: The platforms' notifier (its optional capabilities are looked up on it).
         self.notifier = notifier
         self.outbox = Outbox(
             notifier,
             self._on_posted,
             self._on_told,
-            render_shot=self._render_shot,
+            render_shot=self.render_shot,
             repo=repo,
             clock=self.clock,
             owner=owner,
         )
         #: Tables saved by the command under way, committed with its messages at its end.
         self._pending: dict[str, tuple[Table, list[StatDelta], FinishedMatch | None]] = {}
-        self._tables: dict[str, Table] = {}
+        self.cached: dict[str, Table] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._players: dict[str, dict[str, Any]] = {}
-        self._heap: list[tuple[float, str]] = []
-        self._wake: asyncio.Event | None = None
+        self.players: dict[str, dict[str, Any]] = {}
+        #: The screens part's table renderer, for shots rendered at delivery (set by the
+        #: service once its screens exist).
+        self.render_table: RenderTable | None = None
         #: Set once the store went away under the bot (StoreLost): every command is refused
         #: from then on, and `on_store_lost` (the runner's stop) is called once.
         self.store_lost: StoreLost | None = None
@@ -165,7 +176,7 @@ class ServiceCore:
 
     def texts(self, table: Table | TableView) -> Catalog:
         """The catalog a table speaks (its language, its platform, every game's texts)."""
-        return self._catalog(table.settings.language, table.key.platform)
+        return self.catalog(table.settings.language, table.key.platform)
 
     def set_command_prefix(self, platform: str, prefix: str) -> None:
         """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
@@ -176,9 +187,9 @@ class ServiceCore:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""
         await self.outbox.drain()
 
-    def _channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameRules:
+    def channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameRules:
         """The game a channel plays now: its open table's, else the one its settings choose."""
-        table = self._tables.get(tk.key)
+        table = self.cached.get(tk.key)
         if table is not None and table.status != "closed":
             return self.game_of(table)
         if settings is not None:
@@ -186,19 +197,19 @@ class ServiceCore:
         return self.games[self.default_game]
 
     @staticmethod
-    def _game_key(cat: Catalog, game: str, key: str) -> str:
+    def game_key(cat: Catalog, game: str, key: str) -> str:
         """The game's own version of a service message (`<game>.top.title`) when it has one."""
         own = f"{game}.{key}"
         return own if cat.has(own) else key
 
-    def _lock(self, key: str) -> asyncio.Lock:
+    def lock(self, key: str) -> asyncio.Lock:
         lock = self._locks.get(key)
         if lock is None:
             lock = self._locks[key] = asyncio.Lock()
         return lock
 
-    async def _load(self, key: str) -> Table | None:
-        table = self._tables.get(key)
+    async def load(self, key: str) -> Table | None:
+        table = self.cached.get(key)
         if table is not None:
             if not self.shared or key in self._pending:
                 return table
@@ -206,16 +217,16 @@ class ServiceCore:
             # read only when it did.
             if await self.repo.table_version(key) == table.row_version:
                 return table
-            self._tables.pop(key, None)
+            self.cached.pop(key, None)
         row = await self.repo.load_table(key)
         if row is None:
             return None
         table = Table.from_row(row, self.games)
-        self._tables[key] = table
+        self.cached[key] = table
         self.outbox.set_ref(key, table.message_ref)
         return table
 
-    async def _save(
+    async def save(
         self,
         table: Table,
         stats: Sequence[StatDelta] = (),
@@ -232,15 +243,15 @@ class ServiceCore:
             pending = (table, [], None)
             pending[1].extend(stats)
         self._pending[key] = (table, pending[1], finished)
-        self._tables[key] = table
+        self.cached[key] = table
 
-    async def _commit(self, key: str) -> None:
+    async def commit(self, key: str) -> None:
         """Commit what the command under way saved and staged for `key`, in one transaction,
         then deliver its messages. Nothing is said before it is stored."""
         pending = self._pending.pop(key, None)
         batch: OutBatch | None
         if pending is None:
-            cached = self._tables.get(key)
+            cached = self.cached.get(key)
             version = cached.row_version or 0 if cached is not None else 0
             messages = self.outbox.take(key, version)
             if not messages:
@@ -268,50 +279,56 @@ class ServiceCore:
                 )
             except BaseException:
                 # What is in memory was never stored: forget it, the store is the truth.
-                self._tables.pop(key, None)
+                self.cached.pop(key, None)
                 raise
             table.row_version = row.version
-            self._tables[key] = table
+            self.cached[key] = table
         self.outbox.accept(batch)
         if unstored:  # after what the store handed over: older, so first
             self.outbox.deliver(key, unstored)
 
-    async def _render_shot(self, key: str, shot: TableShot) -> Screen | None:
+    async def render_shot(self, key: str, shot: TableShot) -> Screen | None:
         """Render a table shot at its delivery, from the committed table (under the table's
         lock, so never a command's half-made change): the cached table when it is at least
         the shot's version, else the stored one. None when the table shown is gone, or its
         message is no longer the table's newest."""
-        async with self._lock(key):
-            table = self._tables.get(key)
+        async with self.lock(key):
+            table = self.cached.get(key)
             if table is None or (table.row_version or 0) < shot.version:
-                table = await self._load(key)
+                table = await self.load(key)
             if table is None or table.table_id != shot.table_id:
                 return None
             if table.message_no != shot.message:
                 return None  # a newer table message was posted: this one is frozen by it
-            return self._render_table(table, buttons=shot.buttons, note=shot.note)
+            assert self.render_table is not None, "the service sets its table renderer"
+            return self.render_table(table, shot.buttons, shot.note)
 
-    def _render_table(self, table: Table, *, buttons: bool, note: str | None) -> Screen:
-        """The table message: implemented by the screens job (`Screens.render`)."""
-        raise NotImplementedError("the service's screens job renders tables")
+    async def bounded(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run `work` once one of the `max_parallel` places is free."""
+        try:
+            async with self.parallel:
+                return await work
+        except BaseException:
+            work.close()  # cancelled before it began (a stop): no "never awaited" warning
+            raise
 
-    def _forget(self, key: str) -> None:
+    def forget(self, key: str) -> None:
         """Drop what a failed command saved and staged, and the cached table."""
         self._pending.pop(key, None)
         self.outbox.discard(key)
-        self._tables.pop(key, None)
+        self.cached.pop(key, None)
 
-    def _cat(
+    def cat(
         self,
         table: Table | None,
         settings: TableSettings | None = None,
         platform: str | None = None,
     ) -> Catalog:
         if table is not None:
-            return self._catalog(table.settings.language, table.key.platform)
-        return self._catalog(settings.language if settings else "en", platform or "")
+            return self.catalog(table.settings.language, table.key.platform)
+        return self.catalog(settings.language if settings else "en", platform or "")
 
-    def _catalog(self, language: str, platform: str) -> Catalog:
+    def catalog(self, language: str, platform: str) -> Catalog:
         """A language's catalog (the service's texts and every hosted game's), with the
         platform's own wording and way of writing commands."""
         bound = self._bound.get((language, platform))
@@ -329,68 +346,72 @@ class ServiceCore:
         )
         return bound
 
-    async def _channel_settings(self, tk: TableKey) -> TableSettings:
+    async def channel_settings(self, tk: TableKey) -> TableSettings:
         return load_settings(await self.repo.load_settings(tk.key), self.default_game)
 
-    async def _run(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
+    async def run(
+        self, tk: TableKey, user: User | None, fn: Callable[..., Awaitable[Reply]], *args: Any
+    ) -> Reply:
         """Run a command under the table's lock and commit it; refusals become replies in its
         language. A command that lost a race with another process runs again on the table
         that process stored (the user never hears of it, unless it keeps losing)."""
-        refused = await self._refused_when_lost(tk)
+        refused = await self.refused_when_lost(tk)
         if refused is not None:
             return refused
-        async with self._lock(tk.key):
+        async with self.lock(tk.key):
             for attempt in range(CONFLICT_RETRIES):
                 try:
                     return await self._run_once(tk, user, fn, *args)
                 except ConflictError as exc:
-                    self._forget(tk.key)
+                    self.forget(tk.key)
                     log.info("table %s changed elsewhere, running again: %s", tk.key, exc)
                     if attempt == CONFLICT_RETRIES - 1:
-                        cat = self._cat(self._tables.get(tk.key))
+                        cat = self.cat(self.cached.get(tk.key))
                         return Reply(cat.t("error.conflict"), ok=False)
                     await asyncio.sleep(0.005 * attempt)
                 except StoreLost as exc:
-                    self._forget(tk.key)
-                    self._lost(exc)
-                    refused = await self._refused_when_lost(tk)
+                    self.forget(tk.key)
+                    self.lost(exc)
+                    refused = await self.refused_when_lost(tk)
                     assert refused is not None
                     return refused
                 except BaseException:
-                    self._forget(tk.key)
+                    self.forget(tk.key)
                     raise
         raise AssertionError("unreachable")
 
-    async def _run_once(self, tk: TableKey, user: User | None, fn: Any, *args: Any) -> Reply:
-        table = await self._load(tk.key)
+    async def _run_once(
+        self, tk: TableKey, user: User | None, fn: Callable[..., Awaitable[Reply]], *args: Any
+    ) -> Reply:
+        table = await self.load(tk.key)
         try:
             reply: Reply = await fn(tk, table, user, *args)
         except ServiceError as exc:
-            await self._commit(tk.key)  # what was saved before the refusal stays saved
-            cat = self._cat(
-                self._tables.get(tk.key), await self._settings_if_none(table, tk), tk.platform
+            await self.commit(tk.key)  # what was saved before the refusal stays saved
+            cat = self.cat(
+                self.cached.get(tk.key), await self._settings_if_none(table, tk), tk.platform
             )
             return Reply(cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc))
         except SettingsError as exc:
-            await self._commit(tk.key)
-            cat = self._cat(table)
+            await self.commit(tk.key)
+            cat = self.cat(table)
             return Reply(cat.t(exc.code, **exc.params), ok=False, literals=self._literals(tk, exc))
         except GameRuleError as exc:
-            await self._commit(tk.key)
-            cat = self._cat(table)
+            await self.commit(tk.key)
+            cat = self.cat(table)
             return Reply(cat.t(exc.key, rule=exc.rule, **exc.params), ok=False)
-        await self._commit(tk.key)
+        await self.commit(tk.key)
         reply.literals = (*reply.literals, *self._names_at(tk))
         return reply
 
     async def _settings_if_none(self, table: Table | None, tk: TableKey) -> TableSettings | None:
         if table is not None:
             return None
-        return await self._channel_settings(tk)
+        return await self.channel_settings(tk)
 
     async def _on_posted(self, channel: str, ref: str) -> None:
         # The outbox stores the reference (with the delivery); the table keeps a copy.
-        table = self._tables.get(channel)
+        table = self.cached.get(channel)
         if table is not None:
             table.message_ref = ref
 
@@ -398,21 +419,21 @@ class ServiceCore:
         if result is Delivery.FAILED:
             return
         reachable = result is Delivery.DELIVERED
-        info = await self._player(user)
+        info = await self.player(user)
         if info.get("reachable") != reachable:
             info["reachable"] = reachable
             await self.repo.save_player(user, info)
 
-    async def _player(self, user: str) -> dict[str, Any]:
-        info = self._players.get(user)
+    async def player(self, user: str) -> dict[str, Any]:
+        info = self.players.get(user)
         if info is None:
             info = await self.repo.load_player(user) or {}
-            self._players[user] = info
+            self.players[user] = info
         return info
 
-    async def _remember(self, user: User) -> None:
+    async def remember(self, user: User) -> None:
         """Store a player's name and language when they are new or changed."""
-        info = await self._player(user.key)
+        info = await self.player(user.key)
         name = clean_name(user.name)
         changed = info.get("name") != name
         if user.language and info.get("language") != user.language:
@@ -424,45 +445,22 @@ class ServiceCore:
 
     async def reachable(self, user: str) -> bool | None:
         """Whether private messages reach `user` (None: not tried yet)."""
-        return (await self._player(user)).get("reachable")
+        return (await self.player(user)).get("reachable")
 
     async def player_reachable(self, user: User, reachable: bool = True) -> None:
         """An adapter learned that private messages now reach (or no longer reach) `user`."""
-        info = await self._player(user.key)
+        info = await self.player(user.key)
         info["reachable"] = reachable
         info["name"] = clean_name(user.name)
         await self.repo.save_player(user.key, info)
 
-    def _lobby(self, table: Table | None) -> Table:
-        if table is None or table.status == "closed":
-            raise ServiceError("error.no_table")
-        if table.status != "lobby":
-            raise ServiceError("error.started")
-        return table
-
-    def _active(self, table: Table | None) -> Table:
-        if table is None or table.status == "closed":
-            raise ServiceError("error.no_table")
-        return table
-
-    def _playing(self, table: Table | None) -> Table:
-        if table is None or table.status == "closed" or table.match is None:
-            raise ServiceError("error.no_match")
-        if table.status != "playing":
-            raise ServiceError("error.no_match")
-        return table
-
-    def _authorise(self, table: Table, user: User) -> None:
-        if user.key != table.host and not user.admin:
-            raise ServiceError("error.not_host")
-
-    async def _current_settings(self, tk: TableKey) -> TableSettings:
-        table = self._tables.get(tk.key)
+    async def current_settings(self, tk: TableKey) -> TableSettings:
+        table = self.cached.get(tk.key)
         if table is not None and table.status != "closed":
             return table.settings
-        return await self._channel_settings(tk)
+        return await self.channel_settings(tk)
 
-    def _lost(self, exc: StoreLost) -> None:
+    def lost(self, exc: StoreLost) -> None:
         """The store is gone: log it once, refuse commands from now on, stop the bot."""
         if self.store_lost is not None:
             return
@@ -471,15 +469,15 @@ class ServiceCore:
         if self.on_store_lost is not None:
             self.on_store_lost()
 
-    async def _refused_when_lost(self, tk: TableKey) -> Reply | None:
+    async def refused_when_lost(self, tk: TableKey) -> Reply | None:
         if self.store_lost is None:
             return None
-        table = self._tables.get(tk.key)
+        table = self.cached.get(tk.key)
         language = table.settings.language if table is not None else "en"
-        return Reply(self._catalog(language, tk.platform).t("error.store_lost"), ok=False)
+        return Reply(self.catalog(language, tk.platform).t("error.store_lost"), ok=False)
 
     def _names_at(self, tk: TableKey) -> tuple[str, ...]:
-        table = self._tables.get(tk.key)
+        table = self.cached.get(tk.key)
         return tuple(table.names) if table is not None else ()
 
     def _literals(self, tk: TableKey, exc: ServiceError | SettingsError) -> tuple[str, ...]:
@@ -488,13 +486,44 @@ class ServiceCore:
         typed = tuple(v for k, v in exc.params.items() if isinstance(v, str) and k not in ours)
         return (*typed, *self._names_at(tk))
 
-    def _host_name(self, table: Table) -> str:
+    def host_name(self, table: Table) -> str:
         """How the host is called at the table (or was last seen), for refusals naming them."""
         for seat in table.seats:
             if seat.user == table.host:
                 return seat.name
-        info = self._players.get(table.host or "")
+        info = self.players.get(table.host or "")
         return str(info.get("name") or "?") if info else "?"
+
+
+def lobby_table(table: Table | None) -> Table:
+    """`table` while its lobby is open, else the refusal."""
+    if table is None or table.status == "closed":
+        raise ServiceError("error.no_table")
+    if table.status != "lobby":
+        raise ServiceError("error.started")
+    return table
+
+
+def active_table(table: Table | None) -> Table:
+    """`table` while it is open (lobby or match), else the refusal."""
+    if table is None or table.status == "closed":
+        raise ServiceError("error.no_table")
+    return table
+
+
+def playing_table(table: Table | None) -> Table:
+    """`table` while its match is under way, else the refusal."""
+    if table is None or table.status == "closed" or table.match is None:
+        raise ServiceError("error.no_match")
+    if table.status != "playing":
+        raise ServiceError("error.no_match")
+    return table
+
+
+def authorise(table: Table, user: User) -> None:
+    """Refuse `user` unless they host `table` or administer its channel."""
+    if user.key != table.host and not user.admin:
+        raise ServiceError("error.not_host")
 
 
 def fit_lines(lines: Sequence[str], limit: int, keep: Sequence[str] = ()) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from bot.service.core import ServiceCore
+from bot.service.core import UnitOfWork
+from bot.service.deadlines import Deadlines
 from bot.service.ports import (
     ConflictError,
     OutMessage,
@@ -14,14 +15,20 @@ from bot.service.ports import (
     TableRow,
     TableShot,
 )
+from bot.service.screens import Screens
 from bot.service.table import Table, TableKey
 from bot.service.timers import ALIVE_FOR
 
 log = logging.getLogger(__name__)
 
 
-class Lifecycle(ServiceCore):
+class Lifecycle:
     """Start, chat migration and shutdown."""
+
+    def __init__(self, work: UnitOfWork, screens: Screens, deadlines: Deadlines) -> None:
+        self.work = work
+        self.screens = screens
+        self.deadlines = deadlines
 
     async def resume(self) -> int:
         """After a start: deliver what was committed and not sent, then load every open
@@ -31,39 +38,39 @@ class Lifecycle(ServiceCore):
         one: this process starts quietly (it serves whatever it is asked, and takes timers
         and messages over from processes that die). Returns how many tables were restored.
         """
-        now = self.clock.now()
-        others = await self.repo.heartbeat(self.outbox.owner, now, now + ALIVE_FOR)
+        now = self.work.clock.now()
+        others = await self.work.repo.heartbeat(self.work.outbox.owner, now, now + ALIVE_FOR)
         # A store of one process (SQLite, locked for `run`) has no other: a row left by the
         # process that died before this one is not a live one.
-        if others and self.shared:
-            await self.outbox.sweep()
+        if others and self.work.shared:
+            await self.work.outbox.sweep()
             return 0
         # Nobody else is alive: every claim in the store is a dead process's.
-        await self.outbox.sweep(takeover=True)
-        rows = await self.repo.load_active_tables()
-        done = await asyncio.gather(*(self._bounded(self._resume_one(row)) for row in rows))
+        await self.work.outbox.sweep(takeover=True)
+        rows = await self.work.repo.load_active_tables()
+        done = await asyncio.gather(*(self.work.bounded(self._resume_one(row)) for row in rows))
         return sum(done)
 
     async def _resume_one(self, row: TableRow) -> bool:
-        async with self._lock(row.key):
+        async with self.work.lock(row.key):
             # A command may have loaded (and changed) the table since the rows were read.
-            table = self._tables.get(row.key)
+            table = self.work.cached.get(row.key)
             if table is None:
                 try:
-                    table = Table.from_row(row, self.games)
+                    table = Table.from_row(row, self.work.games)
                 except (ValueError, KeyError) as exc:
                     log.error("table %s cannot be restored: %s", row.key, exc)
                     return False
             if table.status == "closed":
                 return False
-            self._tables[row.key] = table
+            self.work.cached[row.key] = table
             # The outbox store's reference is the one delivered last; the table keeps a copy.
-            self.outbox.set_ref(row.key, row.message_ref or table.message_ref)
+            self.work.outbox.set_ref(row.key, row.message_ref or table.message_ref)
             # A fresh deadline: nobody pays for the time the bot was down. The state version
             # (`seq`) stays, so the buttons of the messages already in the chat keep working
             # until the old message is frozen (its buttons removed) and the new one posted.
-            self._arm(table)
-            note = self._cat(table).t("note.restored")
+            self.deadlines.arm(table)
+            note = self.work.cat(table).t("note.restored")
             # The table as it is, in a new message, the old one without its buttons: both
             # shots of the table, rendered when delivered.
             table.message_no += 1
@@ -71,26 +78,26 @@ class Lifecycle(ServiceCore):
                 TableShot(table.table_id, table.message_no, table.row_version or 0, note=note),
                 TableShot(table.table_id, table.message_no, table.row_version or 0, buttons=False),
             )
-            if not self.shared and self.outbox.in_memory(row.key):
+            if not self.work.shared and self.work.outbox.in_memory(row.key):
                 # This process alone: nothing to store. Every start re-arms the timers, and a
                 # crash before the notice went out restores the table again at the next one.
                 notice = OutMessage(
-                    "post_table", shots[0], freeze=shots[1], created_at=self.clock.now()
+                    "post_table", shots[0], freeze=shots[1], created_at=self.work.clock.now()
                 )
-                self.outbox.deliver(row.key, [notice])
+                self.work.outbox.deliver(row.key, [notice])
             else:
                 try:
-                    if self.shared:  # timers are claimed through the store: deadline stored
-                        await self._save(table)
-                    self.outbox.post_table(row.key, *shots)
-                    await self._commit(row.key)
+                    if self.work.shared:  # timers are claimed through the store: deadline stored
+                        await self.work.save(table)
+                    self.work.outbox.post_table(row.key, *shots)
+                    await self.work.commit(row.key)
                 except ConflictError:
-                    self._forget(row.key)  # another process changed it meanwhile: served
+                    self.work.forget(row.key)  # another process changed it meanwhile: served
                     return False
                 except BaseException:
-                    self._forget(row.key)
+                    self.work.forget(row.key)
                     raise
-            self._schedule(table)
+            self.deadlines.schedule(table)
             return True
 
     async def migrate_chat(self, platform: str, old_chat: str, new_chat: str) -> int:
@@ -101,50 +108,50 @@ class Lifecycle(ServiceCore):
         """
         old_prefix = f"{platform}:{old_chat}"
         moved = 0
-        for row in await self.repo.load_active_tables():
+        for row in await self.work.repo.load_active_tables():
             old_key = TableKey.parse(row.key)
             if old_key.platform != platform or old_key.chat != old_chat:
                 continue
             new_key = TableKey(platform, new_chat, old_key.thread)
-            async with self._lock(row.key), self._lock(new_key.key):
-                table = await self._load(row.key)
+            async with self.work.lock(row.key), self.work.lock(new_key.key):
+                table = await self.work.load(row.key)
                 if table is None or table.status == "closed":
                     continue
-                existing = await self.repo.load_table(new_key.key)
-                moved_table = Table.from_row(row, self.games)
+                existing = await self.work.repo.load_table(new_key.key)
+                moved_table = Table.from_row(row, self.work.games)
                 moved_table.key = new_key
                 moved_table.row_version = existing.version if existing else None
-                await self._save(moved_table)
+                await self.work.save(moved_table)
                 table.status = "closed"
                 table.closed_reason = "migrated"
                 table.deadline = table.deadline_kind = None
-                await self._save(table)
-                self._tables.pop(row.key, None)
-                self.outbox.set_ref(new_key.key, None)
-                self._schedule(moved_table)
-                self._repost(moved_table, None)
+                await self.work.save(table)
+                self.work.cached.pop(row.key, None)
+                self.work.outbox.set_ref(new_key.key, None)
+                self.deadlines.schedule(moved_table)
+                self.screens.repost(moved_table, None)
                 try:
-                    await self._commit(new_key.key)
-                    await self._commit(row.key)
+                    await self.work.commit(new_key.key)
+                    await self.work.commit(row.key)
                 except BaseException:
-                    self._forget(new_key.key)
-                    self._forget(row.key)
+                    self.work.forget(new_key.key)
+                    self.work.forget(row.key)
                     raise
                 moved += 1
-        settings = await self.repo.load_settings(old_prefix)
+        settings = await self.work.repo.load_settings(old_prefix)
         if settings is not None:
-            await self.repo.save_settings(f"{platform}:{new_chat}", settings)
+            await self.work.repo.save_settings(f"{platform}:{new_chat}", settings)
         return moved
 
     async def shutdown(self) -> None:
         """Let the messages under way go out, and say this process stops (so a process that
         starts next knows whether the tables were left without one)."""
-        await self.outbox.drain()
-        if self.store_lost is not None:
+        await self.work.outbox.drain()
+        if self.work.store_lost is not None:
             return  # nothing can be stored
         try:
-            await self.repo.heartbeat(self.outbox.owner, self.clock.now(), None)
+            await self.work.repo.heartbeat(self.work.outbox.owner, self.work.clock.now(), None)
         except StoreLost as exc:
-            self._lost(exc)
+            self.work.lost(exc)
         except Exception as exc:
             log.warning("saying this process stops failed: %s", exc)

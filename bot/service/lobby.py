@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.service.core import Reply, ServiceCore, ServiceError, new_id
+from bot.service.core import (
+    Reply,
+    ServiceError,
+    UnitOfWork,
+    active_table,
+    authorise,
+    lobby_table,
+    new_id,
+)
+from bot.service.deadlines import Deadlines
 from bot.service.names import clean_name, unique_name
+from bot.service.play import Play
 from bot.service.ports import FinishedMatch
+from bot.service.screens import Screens
 from bot.service.settings import (
     SettingsForm,
     apply_changes,
@@ -16,8 +27,16 @@ from bot.service.settings import (
 from bot.service.table import BOT_PREFIX, Seat, Table, TableKey, User
 
 
-class Lobby(ServiceCore):
+class Lobby:
     """Commands that open, fill, configure, start and close a table."""
+
+    def __init__(
+        self, work: UnitOfWork, screens: Screens, deadlines: Deadlines, play: Play
+    ) -> None:
+        self.work = work
+        self.screens = screens
+        self.deadlines = deadlines
+        self.play = play
 
     async def open(
         self, tk: TableKey, user: User, *, sit: bool = True, game: str | None = None
@@ -29,24 +48,26 @@ class Lobby(ServiceCore):
         registered game the new table plays instead of the channel's setting (`/karnaval`);
         the channel's stored settings stay as they are.
         """
-        return await self._run(tk, user, self._open, sit, game)
+        return await self.work.run(tk, user, self._open, sit, game)
 
     async def _open(
         self, tk: TableKey, table: Table | None, user: User, sit: bool, game: str | None
     ) -> Reply:
-        now = self.clock.now()
-        if game is not None and game not in self.games:
-            raise ServiceError("open.unknown_game", game=echo(game), known=", ".join(self.games))
+        now = self.work.clock.now()
+        if game is not None and game not in self.work.games:
+            raise ServiceError(
+                "open.unknown_game", game=echo(game), known=", ".join(self.work.games)
+            )
         if table is not None and table.status != "closed":
-            self._repost(table, self.render(table, buttons=False))
-            return Reply(self._cat(table).t("open.shown"))
-        settings = await self._channel_settings(tk)
+            self.screens.repost(table, self.screens.render(table, buttons=False))
+            return Reply(self.work.cat(table).t("open.shown"))
+        settings = await self.work.channel_settings(tk)
         if game is not None:
             settings = settings.model_copy(update={"game": game})
         fresh = Table(
             key=tk,
             table_id=new_id(10),  # in every button token: long enough never to clash
-            game=self.game_named(settings),
+            game=self.work.game_named(settings),
             settings=settings,
             status="lobby",
             host=user.key,
@@ -56,28 +77,28 @@ class Lobby(ServiceCore):
             message_ref=None,
         )
         fresh.seq = (table.seq + 1) if table else 0
-        await self._remember(user)
-        self._arm(fresh)
-        await self._save(fresh)
-        self._repost(fresh, None)  # the old table's message already shows how it ended
-        self._schedule(fresh)
-        return Reply(self._cat(fresh).t("open.opened"))
+        await self.work.remember(user)
+        self.deadlines.arm(fresh)
+        await self.work.save(fresh)
+        self.screens.repost(fresh, None)  # the old table's message already shows how it ended
+        self.deadlines.schedule(fresh)
+        return Reply(self.work.cat(fresh).t("open.opened"))
 
     async def join(self, tk: TableKey, user: User) -> Reply:
         """Sit down at the table's lobby."""
-        return await self._run(tk, user, self._join)
+        return await self.work.run(tk, user, self.joined)
 
-    async def _join(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+    async def joined(self, tk: TableKey, table: Table | None, user: User) -> Reply:
         if table is not None and table.status == "playing":
             return await self._take_back(table, user)
-        table = self._lobby(table)
-        cat = self._cat(table)
+        table = lobby_table(table)
+        cat = self.work.cat(table)
         if table.seat_of(user.key) is not None:
             raise ServiceError("join.already")
-        if len(table.seats) >= self.game_of(table).max_players:
-            raise ServiceError("join.full", max=self.game_of(table).max_players)
+        if len(table.seats) >= self.work.game_of(table).max_players:
+            raise ServiceError("join.full", max=self.work.game_of(table).max_players)
         name = unique_name(clean_name(user.name), table.names)
-        await self._remember(user)  # know its private reachability before the first deal
+        await self.work.remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
         if table.host is None:
             table.host = user.key
@@ -88,7 +109,7 @@ class Lobby(ServiceCore):
         """During a match: a player whose seat a game lets the bot play after their timeouts
         (`rejoin`) takes it back; anyone else hears that the match has started."""
         seat = table.seat_of(user.key)
-        rejoin = getattr(self.game_of(table), "rejoin", None)
+        rejoin = getattr(self.work.game_of(table), "rejoin", None)
         if seat is None or rejoin is None:
             raise ServiceError("error.started")
         outcome = rejoin(table.match, seat)
@@ -96,33 +117,33 @@ class Lobby(ServiceCore):
             raise ServiceError("join.already")
         table.seats[seat].timeouts = 0
         table.log.extend(outcome.log)
-        await self._after_step(table, outcome)
-        return Reply(self._cat(table).t("join.back"))
+        await self.play.after_step(table, outcome)
+        return Reply(self.work.cat(table).t("join.back"))
 
     async def leave(self, tk: TableKey, user: User) -> Reply:
         """Leave the lobby, or forfeit the match under way."""
-        return await self._run(tk, user, self._leave)
+        return await self.work.run(tk, user, self.left)
 
-    async def _leave(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = self._active(table)
-        cat = self._cat(table)
+    async def left(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = active_table(table)
+        cat = self.work.cat(table)
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
             return Reply(cat.t("leave.done"))
-        await self._forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
+        await self.play.forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
         return Reply(cat.t("leave.forfeit"))
 
     async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
         """The host or a channel admin removes a seat (by name or user key)."""
-        return await self._run(tk, user, self._kick, who)
+        return await self.work.run(tk, user, self._kick, who)
 
     async def _kick(self, tk: TableKey, table: Table | None, user: User, who: str) -> Reply:
-        table = self._active(table)
-        cat = self._cat(table)
-        self._authorise(table, user)
+        table = active_table(table)
+        cat = self.work.cat(table)
+        authorise(table, user)
         seat = _find_seat(table, who)
         if seat is None:
             raise ServiceError("kick.unknown", name=echo(who))
@@ -130,92 +151,94 @@ class Lobby(ServiceCore):
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
             return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
-        await self._forfeit(table, seat, note=("note.kicked", {"p": name}))
+        await self.play.forfeit(table, seat, note=("note.kicked", {"p": name}))
         return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
 
     async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
         """Show or change the table's settings (`lives=5 timeout=90 rules=tradisjonell`)."""
-        return await self._run(tk, user, self._configure, list(words))
+        return await self.work.run(tk, user, self._configure, list(words))
 
     async def _configure(
         self, tk: TableKey, table: Table | None, user: User, words: list[str]
     ) -> Reply:
         active = table is not None and table.status != "closed"
-        current = table.settings if active and table else await self._channel_settings(tk)
-        cat = self._cat(table if active else None, current, tk.platform)
-        game = table.game if active and table is not None else self.game_named(current)
+        current = table.settings if active and table else await self.work.channel_settings(tk)
+        cat = self.work.cat(table if active else None, current, tk.platform)
+        game = table.game if active and table is not None else self.work.game_named(current)
         if not words:
-            return Reply(self._settings_text(current, game, cat), public=True)
+            return Reply(self.screens.settings_text(current, game, cat), public=True)
         # Anyone may read the settings; changing them is for the host of the open table or a
         # channel admin (with no table open, for an admin only: the next table inherits them).
         if active and table is not None:
             if user.key != table.host and not user.admin:
-                raise ServiceError("settings.error.not_host", host=self._host_name(table))
+                raise ServiceError("settings.error.not_host", host=self.work.host_name(table))
         elif not user.admin:
             raise ServiceError("settings.error.admin_only")
         changes = parse_changes(words)
         playing = active and table is not None and table.status == "playing"
         if playing:
-            form = SettingsForm.of(game, self.games[game].settings_model, tuple(self.games))
+            form = SettingsForm.of(
+                game, self.work.games[game].settings_model, tuple(self.work.games)
+            )
             named = [form.find(c.typed) for c in changes]
             if any(s is not None and s.name != "language" for s in named):
                 raise ServiceError("settings.error.in_match")
-        new = apply_changes(current, changes, game=game, models=self.settings_models())
+        new = apply_changes(current, changes, game=game, models=self.work.settings_models())
         if active and table is not None and table.status == "lobby":
-            rules = self.games[new.game]
+            rules = self.work.games[new.game]
             if len(table.seats) > rules.max_players:
                 raise ServiceError("settings.error.too_many", game=new.game, max=rules.max_players)
-        await self.repo.save_settings(tk.key, new.model_dump())
+        await self.work.repo.save_settings(tk.key, new.model_dump())
         game = new.game
         if active and table is not None:
             if table.status == "lobby":
                 table.game = game
             table.settings = new
             table.seq += 1
-            self._arm(table, keep=True)
-            await self._save(table)
-            self._show(table)
-            self._schedule(table)
-        cat = self._catalog(new.language, tk.platform)
-        return Reply(self._settings_text(new, game, cat), public=True)
+            self.deadlines.arm(table, keep=True)
+            await self.work.save(table)
+            self.screens.show(table)
+            self.deadlines.schedule(table)
+        cat = self.work.catalog(new.language, tk.platform)
+        return Reply(self.screens.settings_text(new, game, cat), public=True)
 
     async def start(self, tk: TableKey, user: User) -> Reply:
         """Start the match: bot seats are added, the first dealer drawn, the first deal made."""
-        return await self._run(tk, user, self._start)
+        return await self.work.run(tk, user, self.started)
 
-    async def _start(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = self._lobby(table)
-        cat = self._cat(table)
-        self._authorise(table, user)
-        bots = min(table.settings.bots, self.game_of(table).max_players - len(table.seats))
+    async def started(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = lobby_table(table)
+        cat = self.work.cat(table)
+        authorise(table, user)
+        bots = min(table.settings.bots, self.work.game_of(table).max_players - len(table.seats))
         for i in range(1, bots + 1):
             name = unique_name(cat.t("bot.name", n=i), table.names)
             table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
-        if len(table.seats) < self.game_of(table).min_players:
+        if len(table.seats) < self.work.game_of(table).min_players:
             del table.seats[len(table.seats) - bots :]
-            raise ServiceError("start.too_few", min=self.game_of(table).min_players)
-        lobby_freeze = self.render(table, buttons=False)
+            raise ServiceError("start.too_few", min=self.work.game_of(table).min_players)
+        lobby_freeze = self.screens.render(table, buttons=False)
         table.status = "playing"
-        own = self.own_settings(table.game, table.settings)
-        table.match = self.game_of(table).new_match(table.names, own, self.rng)
+        own = self.work.own_settings(table.game, table.settings)
+        table.match = self.work.game_of(table).new_match(table.names, own, self.work.rng)
         table.match_id = new_id(10)
-        outcome = self.game_of(table).start_round(table.match, self.rng)
+        outcome = self.work.game_of(table).start_round(table.match, self.work.rng)
         table.log = list(outcome.log)
-        await self._after_step(table, outcome, freeze=lobby_freeze, new_round=True)
+        await self.play.after_step(table, outcome, freeze=lobby_freeze, new_round=True)
         return Reply(cat.t("start.done"))
 
     async def stop(self, tk: TableKey, user: User) -> Reply:
         """The host or a channel admin stops the table (the match so far is kept for export)."""
-        return await self._run(tk, user, self._stop)
+        return await self.work.run(tk, user, self._stop)
 
     async def _stop(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = self._active(table)
-        cat = self._cat(table)
-        self._authorise(table, user)
+        table = active_table(table)
+        cat = self.work.cat(table)
+        authorise(table, user)
         finished = None
         if table.match is not None:
-            finished = self._finished_match(table, winners=[])
-        await self._close(table, "stopped", finished)
+            finished = self.play.finished_match(table, winners=[])
+        await self.close(table, "stopped", finished)
         return Reply(cat.t("stop.done"), public=True)
 
     async def _unseat_from_lobby(self, table: Table, seat: int) -> None:
@@ -227,25 +250,23 @@ class Lobby(ServiceCore):
         if table.seats:
             await self._commit_lobby(table)
         else:
-            await self._close(table, "empty")
+            await self.close(table, "empty")
 
-    async def _close(
-        self, table: Table, reason: str, finished: FinishedMatch | None = None
-    ) -> None:
+    async def close(self, table: Table, reason: str, finished: FinishedMatch | None = None) -> None:
         """Close the table for `reason` (a `closed.*` message) and show it."""
         table.status = "closed"
         table.closed_reason = reason
         table.deadline = table.deadline_kind = None
         table.seq += 1
-        await self._save(table, finished=finished)
-        self._show(table)
+        await self.work.save(table, finished=finished)
+        self.screens.show(table)
 
     async def _commit_lobby(self, table: Table) -> None:
         table.seq += 1
-        self._arm(table)
-        await self._save(table)
-        self._show(table)
-        self._schedule(table)
+        self.deadlines.arm(table)
+        await self.work.save(table)
+        self.screens.show(table)
+        self.deadlines.schedule(table)
 
 
 def _find_seat(table: Table, who: str) -> int | None:

@@ -5,17 +5,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import replace
 
-from bot.service import tokens
-from bot.service.core import MAX_ALERT, MAX_TEXT, Reply, ServiceCore, ServiceError, fit_text
+from bot.service.core import (
+    MAX_ALERT,
+    MAX_TEXT,
+    Reply,
+    ServiceError,
+    UnitOfWork,
+    fit_text,
+    playing_table,
+)
+from bot.service.deadlines import Deadlines
 from bot.service.game import LogLine, Outcome
-from bot.service.i18n import Catalog
 from bot.service.ports import (
     FinishedMatch,
     Screen,
     StatDelta,
 )
+from bot.service.screens import Screens
 from bot.service.table import ACTED, Table, TableKey, User
 
 log = logging.getLogger(__name__)
@@ -24,8 +31,13 @@ log = logging.getLogger(__name__)
 MAX_PLAYOUT_STEPS = 10_000
 
 
-class Play(ServiceCore):
+class Play:
     """Commands of a match under way and what follows each step."""
+
+    def __init__(self, work: UnitOfWork, screens: Screens, deadlines: Deadlines) -> None:
+        self.work = work
+        self.screens = screens
+        self.deadlines = deadlines
 
     async def act(
         self,
@@ -37,9 +49,9 @@ class Play(ServiceCore):
     ) -> Reply:
         """One of the game's choices for the user's seat (`seq`: the pressed button's version,
         the seat's own; None when typed, as in the terminal)."""
-        return await self._run(tk, user, self._act, action, seq, arg)
+        return await self.work.run(tk, user, self.acted, action, seq, arg)
 
-    async def _act(
+    async def acted(
         self,
         tk: TableKey,
         table: Table | None,
@@ -48,13 +60,13 @@ class Play(ServiceCore):
         seq: int | None,
         arg: str | None,
     ) -> Reply:
-        table = self._playing(table)
-        cat = self._cat(table)
+        table = playing_table(table)
+        cat = self.work.cat(table)
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
         match = table.match
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         in_round = rules.in_round(match)
         deciders = rules.deciders(match) if in_round else ()
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
@@ -75,95 +87,46 @@ class Play(ServiceCore):
         table.seats[seat].timeouts = 0
         table.seats[seat].mark = ACTED
         table.log.extend(outcome.log)
-        await self._after_step(table, outcome)
+        await self.after_step(table, outcome)
         key = f"act.{action}"
         return Reply(cat.t(key) if cat.has(key) else cat.t("act.done"))
 
     async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
         """Deal the next round now instead of waiting for the delay."""
-        return await self._run(tk, user, self._next_round, seq)
+        return await self.work.run(tk, user, self.dealt, seq)
 
-    async def _next_round(
-        self, tk: TableKey, table: Table | None, user: User, seq: int | None
-    ) -> Reply:
-        table = self._playing(table)
-        cat = self._cat(table)
+    async def dealt(self, tk: TableKey, table: Table | None, user: User, seq: int | None) -> Reply:
+        table = playing_table(table)
+        cat = self.work.cat(table)
         if seq is not None and seq != table.seq:
             raise ServiceError("error.stale")
         if table.seat_of(user.key) is None and not user.admin:
             raise ServiceError("error.not_seated")
-        if self.game_of(table).in_round(table.match):
+        if self.work.game_of(table).in_round(table.match):
             raise ServiceError("next.already")
-        await self._deal(table)
+        await self.deal(table)
         return Reply(cat.t("next.done"))
 
     async def my_piece(self, tk: TableKey, user: User) -> Reply:
         """A seated player's piece, for a popup or an ephemeral message (always works)."""
-        return await self._run(tk, user, self._my_piece)
+        return await self.work.run(tk, user, self.shown_to)
 
-    async def _my_piece(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = self._playing(table)
+    async def shown_to(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        table = playing_table(table)
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
-        rules = self.game_of(table)
-        cat = self._cat(table)
+        rules = self.work.game_of(table)
+        cat = self.work.cat(table)
         if rules.public_choices:
             # The choices are on the table message: this is only what the seat may see.
             text = rules.piece_text(table.match, seat, cat)
             return Reply(fit_text(text, MAX_ALERT), alert=True)
-        screen = self._private_screen(table, seat, cat)
+        screen = self.screens.private_screen(table, seat, cat)
         # A popup (Telegram) shows the text only; where the platform can, the buttons too.
         return Reply(screen.text, alert=True, buttons=screen.buttons)
 
-    async def press(self, tk: TableKey, user: User, token: str) -> Reply:
-        """A button press: the token names the table, its version and the action."""
-        refused = await self._refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        decoded = tokens.decode(token)
-        if decoded is None:
-            settings = await self._channel_settings(tk)
-            return Reply(
-                self._catalog(settings.language, tk.platform).t("error.bad_button"), ok=False
-            )
-        found = await self._key_of(decoded.table_id, tk)
-        if found is None:
-            settings = await self._channel_settings(tk)
-            return Reply(self._catalog(settings.language, tk.platform).t("error.stale"), ok=False)
-        if found != tk:
-            # Pressed elsewhere (a private chat, an inline result): the table is found by its
-            # id, and rights that belong to the other chat (admin) do not carry over.
-            tk, user = found, replace(user, admin=False)
-        action = decoded.action
-        if action == "join":
-            return await self.join(tk, user)
-        if action == "leave":
-            return await self.leave(tk, user)
-        if action == "start":
-            return await self.start(tk, user)
-        if action == "view":
-            return await self.my_piece(tk, user)
-        if action == "next":
-            return await self.next_round(tk, user, decoded.seq)
-        return await self.act(tk, user, action, decoded.seq, decoded.arg)
-
-    async def _key_of(self, table_id: str, tk: TableKey) -> TableKey | None:
-        """Where the open table with `table_id` lives: usually the chat pressed in (`tk`),
-        else wherever it is (cached, or stored); None when no open table has that id."""
-        async with self._lock(tk.key):
-            table = await self._load(tk.key)
-        if table is not None and table.table_id == table_id and table.status != "closed":
-            return tk
-        for cached in self._tables.values():
-            if cached.table_id == table_id and cached.status != "closed":
-                return cached.key
-        row = await self.repo.load_table_by_id(table_id)
-        if row is None or row.status == "closed":
-            return None
-        return TableKey.parse(row.key)
-
-    async def _after_step(
+    async def after_step(
         self,
         table: Table,
         *steps: Outcome,
@@ -172,7 +135,7 @@ class Play(ServiceCore):
     ) -> None:
         """Settle automatic moves, commit, then tell people (in that order)."""
         outcomes = list(steps)
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         if not any(o.round_over for o in outcomes):
             outcomes.extend(self._settle(table))
         stats: list[StatDelta] = []
@@ -183,9 +146,9 @@ class Play(ServiceCore):
         match_over = rules.finished(table.match)
         round_freeze = None
         if round_over:
-            round_freeze = self.render(table, buttons=False, view="round")
+            round_freeze = self.screens.render(table, buttons=False, view="round")
         if match_over:
-            finished = self._finished_match(table, winners=rules.winners(table.match))
+            finished = self.finished_match(table, winners=rules.winners(table.match))
             stats.extend(self._match_deltas(table))
             table.status = "closed"
             table.closed_reason = "finished"
@@ -194,23 +157,23 @@ class Play(ServiceCore):
             return
         table.seq += 1
         moved = self._refresh_choices(table)
-        self._arm(table)
-        await self._save(table, stats=stats, finished=finished)
+        self.deadlines.arm(table)
+        await self.work.save(table, stats=stats, finished=finished)
         # Committed: now people may be told: the public event first, then what it means for
         # each player.
         if new_round:
-            self._repost(table, freeze)
+            self.screens.repost(table, freeze)
         elif round_over:
-            self._repost(table, round_freeze)
+            self.screens.repost(table, round_freeze)
         else:
-            self._show(table)
+            self.screens.show(table)
         # Then what it means for each player: a seat whose own choices changed gets its whole
         # private screen (which says what it holds too), the others the game's private lines.
         choosing = self._choosing(table, moved)
         for o in outcomes:
             self._tell_private(table, o, skip=choosing)
         self._tell_choices(table, choosing)
-        self._schedule(table)
+        self.deadlines.schedule(table)
 
     async def _bots_finish(
         self,
@@ -222,24 +185,24 @@ class Play(ServiceCore):
         """No person is left in the match, only bots: they play it to its end at once, the
         whole is committed once, then the table shows where the people left and one message
         the result (never a replay round by round)."""
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         match = table.match
         table.status = "closed"
         table.closed_reason = "humans_out"
-        left_screen = self.render(table, buttons=False)  # the state the last person saw
+        left_screen = self.screens.render(table, buttons=False)  # the state the last person saw
         rounds_before = rules.round_number(match)
         for _ in range(MAX_PLAYOUT_STEPS):
             if rules.finished(match):
                 break
             if not rules.in_round(match):
-                rules.start_round(match, self.rng)
+                rules.start_round(match, self.work.rng)
                 continue
             deciders = rules.deciders(match)
             if not deciders:
                 break  # a game with nobody to choose in a round: cannot go on
             seat = deciders[0]
             if table.seats[seat].bot:
-                choice = rules.bot_choice(match, seat, self.rng)
+                choice = rules.bot_choice(match, seat, self.work.rng)
             else:  # a person leaving at the end of the round: the timeout choice
                 choice = rules.timeout_choice(match, seat)
             rules.act(match, seat, choice.action, choice.arg)
@@ -248,12 +211,12 @@ class Play(ServiceCore):
         if rules.finished(match):
             table.closed_reason = "finished"
         stats.extend(self._match_deltas(table))
-        finished = self._finished_match(table, winners=winners)
+        finished = self.finished_match(table, winners=winners)
         table.seq += 1
         self._refresh_choices(table)
-        self._arm(table)
-        await self._save(table, stats=stats, finished=finished)
-        cat = self._cat(table)
+        self.deadlines.arm(table)
+        await self.work.save(table, stats=stats, finished=finished)
+        cat = self.work.cat(table)
         more = rules.round_number(match) - rounds_before
         names = ", ".join(table.seats[i].name for i in winners)
         if not winners:
@@ -263,10 +226,10 @@ class Play(ServiceCore):
             result = cat.t(key, count=more, names=names)
         key = table.key.key
         if round_freeze is None:
-            self.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
+            self.work.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
         else:
             table.message_no += 1
-            self.outbox.post_table(key, left_screen, round_freeze)
+            self.work.outbox.post_table(key, left_screen, round_freeze)
         for o in outcomes:
             self._tell_private(table, o, round_no=rounds_before)
         # Then the game's own account of the end, when it has one (optional: `result_lines`).
@@ -276,10 +239,10 @@ class Play(ServiceCore):
         # The end's picture, when the game draws one (optional `render_picture`), goes with it.
         draw = getattr(rules, "render_picture", None)
         picture = draw(match, table.names, cat) if winners and draw else None
-        self.outbox.post(
+        self.work.outbox.post(
             key, Screen(fit_text(text, MAX_TEXT), literals=tuple(table.names), image=picture)
         )
-        self._schedule(table)
+        self.deadlines.schedule(table)
 
     def _refresh_choices(self, table: Table) -> list[int]:
         """Move the version of every seat whose choices changed, and only theirs.
@@ -290,7 +253,7 @@ class Play(ServiceCore):
         and a press of another seat's current button is told apart from an old one.
         """
         match = table.match
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         deciders = set(rules.deciders(match)) if table.status == "playing" else set()
         moved = []
         for i, seat in enumerate(table.seats):
@@ -307,7 +270,7 @@ class Play(ServiceCore):
         """Seats that forfeited during the round take their timeout choice at once (no waiting)."""
         outcomes = []
         match = table.match
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         while rules.in_round(match):
             leaving = [s for s in rules.deciders(match) if rules.leaving(match, s)]
             if not leaving:
@@ -320,34 +283,26 @@ class Play(ServiceCore):
             outcomes.append(o)
         return outcomes
 
-    async def _deal(self, table: Table) -> None:
-        freeze = self.render(table, buttons=False)
-        outcome = self.game_of(table).start_round(table.match, self.rng)
+    async def deal(self, table: Table) -> None:
+        freeze = self.screens.render(table, buttons=False)
+        outcome = self.work.game_of(table).start_round(table.match, self.work.rng)
         table.log = list(outcome.log)
-        await self._after_step(table, outcome, freeze=freeze, new_round=True)
+        await self.after_step(table, outcome, freeze=freeze, new_round=True)
 
-    async def _forfeit(self, table: Table, seat: int, note: LogLine) -> None:
+    async def forfeit(self, table: Table, seat: int, note: LogLine) -> None:
         match = table.match
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         if not rules.in_match(match, seat):
             raise ServiceError("error.already_out")
         table.log.append(note)
         outcome = rules.forfeit(match, seat)
         table.log.extend(outcome.log)
-        await self._after_step(table, outcome)
-
-    def _private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
-        """What one seat sees privately: the game's text and, for a game whose choices are
-        private, the seat's choices as buttons carrying the seat's own version."""
-        rules = self.game_of(table)
-        text = rules.piece_text(table.match, seat, cat)
-        rows = () if rules.public_choices else tuple(self._choice_rows(table, [seat], cat))
-        return Screen(text, rows, literals=tuple(table.names))
+        await self.after_step(table, outcome)
 
     def _choosing(self, table: Table, moved: Iterable[int]) -> set[int]:
         """The people among `moved` (seats whose choices just changed) who now choose
         privately: a game with private choices, a seat that decides, not a bot."""
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         if rules.public_choices or table.status != "playing":
             return set()
         deciders = set(rules.deciders(table.match))
@@ -356,17 +311,19 @@ class Play(ServiceCore):
     def _tell_choices(self, table: Table, seats: Iterable[int]) -> None:
         """Send each of `seats` their private screen with its buttons, where private messages
         reach them; the others pull it in the chat (the view button, or inline mode)."""
-        cat = self._cat(table)
+        cat = self.work.cat(table)
         # A notifier may refresh a private view a player pulled in the chat (Discord's
         # ephemeral "My hand"): such a player is told too, though not reachable by DM.
-        refreshes = getattr(self.notifier, "refreshes", None)
+        refreshes = getattr(self.work.notifier, "refreshes", None)
         for seat in sorted(seats):
             s = table.seats[seat]
-            info = self._players.get(s.user)
+            info = self.work.players.get(s.user)
             refused = info is not None and info.get("reachable") is False
             if refused and (refreshes is None or not refreshes(s.user)):
                 continue  # never retry a player the platform refused for good
-            self.outbox.tell(table.key.key, s.user, self._private_screen(table, seat, cat))
+            self.work.outbox.tell(
+                table.key.key, s.user, self.screens.private_screen(table, seat, cat)
+            )
 
     def _tell_private(
         self,
@@ -378,30 +335,30 @@ class Play(ServiceCore):
         """The game's private lines of one step, each to its own seat (except `skip`)."""
         if not outcome.private:
             return
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         if round_no is None:
             round_no = rules.round_number(table.match)
-        cat = self._cat(table)
+        cat = self.work.cat(table)
         for seat, line in outcome.private:
             s = table.seats[seat]
             if s.bot or seat in skip:
                 continue
-            info = self._players.get(s.user)
+            info = self.work.players.get(s.user)
             if info is not None and info.get("reachable") is False:
                 continue  # never retry a player the platform refused for good
             text = cat.t(
-                self._game_key(cat, table.game, "private.header"),  # a game's name for rounds
+                self.work.game_key(cat, table.game, "private.header"),  # a game's name for rounds
                 round=round_no,
                 table=table.key.key,
             )
             text = f"{text}\n{rules.render_line(line, cat)}"
-            self.outbox.tell(table.key.key, s.user, Screen(text, literals=tuple(table.names)))
+            self.work.outbox.tell(table.key.key, s.user, Screen(text, literals=tuple(table.names)))
 
     def _no_humans_left(self, table: Table) -> bool:
         humans = [i for i, s in enumerate(table.seats) if not s.bot]
         if not humans:
             return False
-        return not any(self.game_of(table).in_match(table.match, i) for i in humans)
+        return not any(self.work.game_of(table).in_match(table.match, i) for i in humans)
 
     def _stat_deltas(self, table: Table, outcome: Outcome) -> list[StatDelta]:
         out = []
@@ -421,7 +378,7 @@ class Play(ServiceCore):
         return out
 
     def _match_deltas(self, table: Table) -> list[StatDelta]:
-        winners = set(self.game_of(table).winners(table.match))
+        winners = set(self.work.game_of(table).winners(table.match))
         return [
             StatDelta(
                 chat=table.key.chat_key,
@@ -434,14 +391,14 @@ class Play(ServiceCore):
             if not s.bot
         ]
 
-    def _finished_match(self, table: Table, winners: list[int]) -> FinishedMatch:
+    def finished_match(self, table: Table, winners: list[int]) -> FinishedMatch:
         assert table.match_id is not None
         return FinishedMatch(
             match_id=table.match_id,
             chat=table.key.chat_key,
             table_key=table.key.key,
             game=table.game,
-            record=self.game_of(table).record(table.match),
+            record=self.work.game_of(table).record(table.match),
             winners=[table.seats[i].name for i in winners],
-            finished_at=self.clock.now(),
+            finished_at=self.work.clock.now(),
         )

@@ -4,32 +4,37 @@ from __future__ import annotations
 
 import json
 
-from bot.service.core import MAX_ALERT, Reply, ServiceCore, fit_text
+from bot.service.core import MAX_ALERT, Reply, UnitOfWork, fit_text
 from bot.service.game import GameRules, PrivateChoice
 from bot.service.names import clean_name
 from bot.service.ports import PlayerStats
+from bot.service.screens import Screens
 from bot.service.table import Table, TableKey, User
 from bot.service.views import Phase, SeatView, TableView
 
 
-class Queries(ServiceCore):
+class Queries:
     """Commands that only read."""
+
+    def __init__(self, work: UnitOfWork, screens: Screens) -> None:
+        self.work = work
+        self.screens = screens
 
     async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
         """The table in a channel as `viewer` (a user key) may see it, frozen: public facts
         and the viewer's own choices; None when the channel has no table."""
-        async with self._lock(tk.key):
-            table = await self._load(tk.key)
+        async with self.work.lock(tk.key):
+            table = await self.work.load(tk.key)
             return None if table is None else self._view(table, viewer)
 
     async def table_state(self, tk: TableKey) -> Table | None:
         """The live table itself, hidden hands included: for tests, benchmarks and tools of
         the composition root, never for adapters (they get `status`)."""
-        async with self._lock(tk.key):
-            return await self._load(tk.key)
+        async with self.work.lock(tk.key):
+            return await self.work.load(tk.key)
 
     def _view(self, table: Table, viewer: str | None) -> TableView:
-        rules = self.game_of(table)
+        rules = self.work.game_of(table)
         match = table.match
         phase: Phase
         deciders: tuple[int, ...] = ()
@@ -66,18 +71,18 @@ class Queries(ServiceCore):
         """Every choice `user` may make now, at any table they sit at (Telegram's inline mode
         lists them for a person the bot cannot message privately). Tables this process holds."""
         found: list[PrivateChoice] = []
-        for key in list(self._tables):
-            async with self._lock(key):
-                table = self._tables.get(key)
+        for key in list(self.work.cached):
+            async with self.work.lock(key):
+                table = self.work.cached.get(key)
                 if table is None or table.status != "playing":
                     continue
                 seat = table.seat_of(user.key)
-                rules = self.game_of(table)
+                rules = self.work.game_of(table)
                 if seat is None or seat not in rules.deciders(table.match):
                     continue
-                cat = self._cat(table)
+                cat = self.work.cat(table)
                 hand = fit_text(rules.piece_text(table.match, seat, cat), MAX_ALERT)
-                for row in self._choice_rows(table, [seat], cat):
+                for row in self.screens.choice_rows(table, [seat], cat):
                     found.extend(
                         PrivateChoice(b.token, b.label, hand, cat.t("inline.chosen")) for b in row
                     )
@@ -85,17 +90,17 @@ class Queries(ServiceCore):
 
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
-        refused = await self._refused_when_lost(tk)
+        refused = await self.work.refused_when_lost(tk)
         if refused is not None:
             return refused
-        settings = await self._current_settings(tk)
-        cat = self._catalog(settings.language, tk.platform)
-        rules = self._channel_game(tk, settings)
-        found = await self.repo.player_stats(tk.chat_key, user.key, rules.name)
+        settings = await self.work.current_settings(tk)
+        cat = self.work.catalog(settings.language, tk.platform)
+        rules = self.work.channel_game(tk, settings)
+        found = await self.work.repo.player_stats(tk.chat_key, user.key, rules.name)
         if found is None:
             name = clean_name(user.name)
             return Reply(
-                cat.t(self._game_key(cat, rules.name, "stats.none"), name=name),
+                cat.t(self.work.game_key(cat, rules.name, "stats.none"), name=name),
                 public=True,
                 literals=(name,),
             )
@@ -107,17 +112,17 @@ class Queries(ServiceCore):
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
-        refused = await self._refused_when_lost(tk)
+        refused = await self.work.refused_when_lost(tk)
         if refused is not None:
             return refused
-        settings = await self._current_settings(tk)
-        cat = self._catalog(settings.language, tk.platform)
-        rules = self._channel_game(tk, settings)
-        stats = await self.repo.chat_stats(tk.chat_key, rules.name)
+        settings = await self.work.current_settings(tk)
+        cat = self.work.catalog(settings.language, tk.platform)
+        rules = self.work.channel_game(tk, settings)
+        stats = await self.work.repo.chat_stats(tk.chat_key, rules.name)
         rows = self._ranked(rules, stats)[:limit]
         if not rows:
-            return Reply(cat.t(self._game_key(cat, rules.name, "top.none")), public=True)
-        lines = [cat.t(self._game_key(cat, rules.name, "top.title"))]
+            return Reply(cat.t(self.work.game_key(cat, rules.name, "top.none")), public=True)
+        lines = [cat.t(self.work.game_key(cat, rules.name, "top.title"))]
         for i, r in enumerate(rows, 1):
             lines.append(rules.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
@@ -131,21 +136,21 @@ class Queries(ServiceCore):
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
-        refused = await self._refused_when_lost(tk)
+        refused = await self.work.refused_when_lost(tk)
         if refused is not None:
             return refused
-        settings = await self._current_settings(tk)
-        cat = self._catalog(settings.language, tk.platform)
-        async with self._lock(tk.key):
-            table = await self._load(tk.key)
+        settings = await self.work.current_settings(tk)
+        cat = self.work.catalog(settings.language, tk.platform)
+        async with self.work.lock(tk.key):
+            table = await self.work.load(tk.key)
             record = None
             match_id = None
             if table is not None and table.match is not None:
                 # Never the round under way: its deal would show everyone's hidden piece.
-                record = self.game_of(table).public_record(table.match)
+                record = self.work.game_of(table).public_record(table.match)
                 match_id = table.match_id
         if record is None:
-            found = await self.repo.last_finished_match(tk.key)
+            found = await self.work.repo.last_finished_match(tk.key)
             if found is None:
                 return Reply(cat.t("export.none"), ok=False)
             record, match_id = found.record, found.match_id
@@ -154,30 +159,32 @@ class Queries(ServiceCore):
 
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays (with its own settings)."""
-        settings = await self._current_settings(tk)
-        table = self._tables.get(tk.key)
+        settings = await self.work.current_settings(tk)
+        table = self.work.cached.get(tk.key)
         game = (
             table.game
             if table is not None and table.status != "closed"
-            else self.game_named(settings)
+            else self.work.game_named(settings)
         )
-        own = self.own_settings(game, settings)
+        own = self.work.own_settings(game, settings)
         return Reply(
-            self.games[game].rules_text(self._catalog(settings.language, tk.platform), own),
+            self.work.games[game].rules_text(
+                self.work.catalog(settings.language, tk.platform), own
+            ),
             public=True,
         )
 
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot, then the table's game's own lines (its catalog's
         `<game>.help`, e.g. what a timed-out choice counts as), when it has any."""
-        settings = await self._current_settings(tk)
-        table = self._tables.get(tk.key)
+        settings = await self.work.current_settings(tk)
+        table = self.work.cached.get(tk.key)
         game = (
             table.game
             if table is not None and table.status != "closed"
-            else self.game_named(settings)
+            else self.work.game_named(settings)
         )
-        cat = self._catalog(settings.language, tk.platform)
+        cat = self.work.catalog(settings.language, tk.platform)
         text = cat.t("help.text")
         if cat.has(f"{game}.help"):
             text += "\n" + cat.t(f"{game}.help")

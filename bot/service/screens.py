@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.service import tokens
-from bot.service.core import MAX_TEXT, ServiceCore, fit_lines
+from bot.service.core import MAX_TEXT, UnitOfWork, fit_lines
 from bot.service.i18n import Catalog
 from bot.service.ports import (
     Button,
@@ -17,8 +17,12 @@ from bot.service.settings import TableSettings, settings_lines
 from bot.service.table import Table
 
 
-class Screens(ServiceCore):
-    """Renders tables and queues their messages (posted anew or edited in place)."""
+class Screens:
+    """Renders tables and private screens, and queues table messages (posted anew or edited
+    in place)."""
+
+    def __init__(self, work: UnitOfWork) -> None:
+        self.work = work
 
     def _token(self, table: Table, action: str) -> str:
         return tokens.encode(table.table_id, table.seq, action)
@@ -35,7 +39,7 @@ class Screens(ServiceCore):
 
         `view` "round" shows the round's log even after its reveal (the frozen round message).
         """
-        cat = self._cat(table)
+        cat = self.work.cat(table)
         lines: list[str] = []
         if note:
             lines.append(note)
@@ -44,8 +48,8 @@ class Screens(ServiceCore):
         picture: Picture | None = None
         s = table.settings
         if table.status == "lobby":
-            rules = self.game_of(table)
-            lines.append(rules.lobby_title(self.own_settings(table.game, s), cat))
+            rules = self.work.game_of(table)
+            lines.append(rules.lobby_title(self.work.own_settings(table.game, s), cat))
             lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots))
             for i, seat in enumerate(table.seats, 1):
                 host = cat.t("lobby.host_mark") if seat.user == table.host else ""
@@ -54,8 +58,8 @@ class Screens(ServiceCore):
                 cat.t(
                     "lobby.hint",
                     seated=len(table.seats),
-                    min=self.game_of(table).min_players,
-                    max=self.game_of(table).max_players,
+                    min=self.work.game_of(table).min_players,
+                    max=self.work.game_of(table).max_players,
                 )
             )
             rows.append(
@@ -67,7 +71,7 @@ class Screens(ServiceCore):
             )
         elif table.match is not None:
             match = table.match
-            rules = self.game_of(table)
+            rules = self.work.game_of(table)
             names = table.names
             in_round = rules.in_round(match)
             if in_round or view == "round":
@@ -88,10 +92,10 @@ class Screens(ServiceCore):
             elif in_round:
                 deciders = rules.deciders(match)
                 who = ", ".join(names[d] for d in deciders)
-                turn = self._game_key(cat, table.game, "turn.now")  # a game's own wording
+                turn = self.work.game_key(cat, table.game, "turn.now")  # a game's own wording
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if rules.public_choices:
-                    rows.extend(self._choice_rows(table, deciders, cat))
+                    rows.extend(self.choice_rows(table, deciders, cat))
                 rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))
             elif not rules.finished(match):
                 lines.append(cat.t("next.in", seconds=s.next_round_delay))
@@ -106,14 +110,14 @@ class Screens(ServiceCore):
             image=picture,
         )
 
-    def _choice_rows(
+    def choice_rows(
         self, table: Table, seats: Sequence[int], cat: Catalog
     ) -> list[tuple[Button, ...]]:
         """The buttons of `seats`' choices, each carrying its seat's own version."""
         grouped: dict[tuple[int, int], list[Button]] = {}
         for seat in seats:
             version = table.seats[seat].seq
-            for c in self.game_of(table).choices(table.match, seat):
+            for c in self.work.game_of(table).choices(table.match, seat):
                 key, params = c.label
                 token = tokens.encode(table.table_id, version, c.action, c.arg)
                 grouped.setdefault((seat, c.row), []).append(
@@ -121,8 +125,16 @@ class Screens(ServiceCore):
                 )
         return [tuple(row) for _, row in sorted(grouped.items())]
 
+    def private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
+        """What one seat sees privately: the game's text and, for a game whose choices are
+        private, the seat's choices as buttons carrying the seat's own version."""
+        rules = self.work.game_of(table)
+        text = rules.piece_text(table.match, seat, cat)
+        rows = () if rules.public_choices else tuple(self.choice_rows(table, [seat], cat))
+        return Screen(text, rows, literals=tuple(table.names))
+
     def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
-        lines = self.game_of(table).render_status(table.match, table.names, cat)
+        lines = self.work.game_of(table).render_status(table.match, table.names, cat)
         if table.log:
             lines.append("—")
             # The log only grows during a round: render each line once per language.
@@ -131,14 +143,15 @@ class Screens(ServiceCore):
                 cache.clear()
                 table.rendered_for = (id(table.log), cat.language)
             for line in table.log[len(cache) :]:
-                cache.append(self.game_of(table).render_line(line, cat))
+                cache.append(self.work.game_of(table).render_line(line, cat))
             lines.extend(cache)
         return lines
 
-    def _render_table(self, table: Table, *, buttons: bool, note: str | None) -> Screen:
+    def render_table(self, table: Table, buttons: bool, note: str | None) -> Screen:
+        """The table message (for a shot rendered at its delivery)."""
         return self.render(table, buttons=buttons, note=note)
 
-    def _show(self, table: Table) -> None:
+    def show(self, table: Table) -> None:
         """Show the table as committed in its message, edited in place. The store keeps a
         shot of the table, this process its rendering at the commit (sent as it is: each edit
         shows its own moment); after a restart, or in another process, the shot is rendered
@@ -147,30 +160,30 @@ class Screens(ServiceCore):
         key = table.key.key
 
         def shown() -> Screen | tuple[TableShot, Screen] | None:
-            table = self._tables.get(key)
+            table = self.work.cached.get(key)
             if table is None:
                 return None
             if table.status == "closed":
                 return self.render(table)
             return TableShot(table.table_id, table.message_no), self.render(table)
 
-        self.outbox.edit_table(key, shown)
+        self.work.outbox.edit_table(key, shown)
 
-    def _repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
+    def repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
         """Post the table in a new message, as committed (rendered at the commit: a new
         message is a moment of the table's story); the old one shows `freeze`."""
         key = table.key.key
         table.message_no += 1
 
         def rendered() -> Screen | None:
-            table = self._tables.get(key)
+            table = self.work.cached.get(key)
             return None if table is None else self.render(table, note=note)
 
-        self.outbox.post_table(key, rendered, freeze)
+        self.work.outbox.post_table(key, rendered, freeze)
 
-    def _settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
+    def settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
         """The settings of a table of `game`: the game's own, then the generic ones."""
-        own = settings_lines(s, game, self.games[game].settings_model)
+        own = settings_lines(s, game, self.work.games[game].settings_model)
         return cat.t(
             "settings.shown",
             game=game,

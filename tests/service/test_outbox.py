@@ -180,9 +180,9 @@ async def test_a_shot_of_an_older_table_message_is_not_shown() -> None:
     old = TableShot(table.table_id, table.message_no - 1, table.row_version or 0)
     current = TableShot(table.table_id, table.message_no, table.row_version or 0)
     other = TableShot("another", table.message_no, table.row_version or 0)
-    assert await h.service._render_shot(CHANNEL.key, old) is None
-    assert await h.service._render_shot(CHANNEL.key, other) is None
-    shown = await h.service._render_shot(CHANNEL.key, current)
+    assert await h.service.work.render_shot(CHANNEL.key, old) is None
+    assert await h.service.work.render_shot(CHANNEL.key, other) is None
+    shown = await h.service.work.render_shot(CHANNEL.key, current)
     assert shown is not None and shown == h.service.render(table)
 
 
