@@ -11,11 +11,26 @@ uniform random legal choice or (b) `heuristic_choice`. It reports the strategy s
 game, the other seats' mean, its win rate (ties for the highest total share the win, KC12)
 against the fair share 1/n, and the time of each of its decisions (p50, p99; bar: p99 under
 100 ms on one core).
+
+`--level strong` measures the `strong` seat (bot/games/karnaval/search.py) against `normal`
+seats (today's strategy) in duplicate format (issue 22): game i of size n is played twice on
+the same deals (the deck shuffles come from their own seeded generator, untouched by the
+choices), once with every seat `normal` and once with seat i mod n `strong` (so the seats
+rotate); the strong seat's total is compared with the normal seat's total in the same seat
+of the same deals. It reports both levels' mean points per game with a 95% confidence
+interval, the mean difference with its interval, the duplicate win rate (strong above normal
+in its seat; a tie counts half) with its interval, how often each wins its table (KC12), and
+the strong seat's decision times (p50, p99, max: CPU time of one core, so a busy machine does
+not inflate them). `--samples` sets its worlds per
+decision (a count, not a time: the run is repeatable). Its last line is one JSON object:
+`win_rate_strong_vs_normal` per size, `decision_p99_ms`, and the games played.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import random
 import sys
 import time
@@ -23,6 +38,7 @@ from collections.abc import Callable
 
 from bot.games.karnaval.engine import Choice, Karnaval
 from bot.games.karnaval.engine.cards import full_deck, strength
+from bot.games.karnaval.search import Budget, choose_strong
 from bot.games.karnaval.strategy import choose, heuristic_choice, random_choice
 
 Chooser = Callable[[Karnaval, int, random.Random], Choice]
@@ -72,6 +88,103 @@ def play_game(
     return totals[h], (sum(totals) - totals[h]) / (n - 1), h in winners
 
 
+def play_levels(
+    n: int, seed: int, strong_seat: int | None, budget: Budget, times: list[float]
+) -> tuple[list[int], list[int]]:
+    """One whole match on the deals of `seed`: every seat `normal` except `strong_seat` (None:
+    all normal). The deals come from their own generator, so both plays see the same cards.
+    Returns (totals, winners); appends the strong seat's decision times to `times`."""
+    deals = random.Random(seed)
+    think = random.Random(seed * 7 + 1)
+    k = Karnaval([f"P{i + 1}" for i in range(n)], draw(deals, n))
+    while k.phase != "over":
+        if k.phase == "deal":
+            deck = full_deck()
+            deals.shuffle(deck)
+            k.start_deal(*k.deal_from(deck))
+            continue
+        (s,) = k.deciders()
+        if s == strong_seat:
+            t = time.process_time()  # CPU time: the machine may be shared
+            pick = choose_strong(k, s, think, budget)
+            times.append(time.process_time() - t)
+        else:
+            pick = choose(k, s, think)
+        k.act(s, pick.action, pick.arg)
+    totals, winners = k.totals(), k.winners
+    assert totals is not None and winners is not None
+    return totals, winners
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% confidence interval (normal approximation)."""
+    g = len(values)
+    m = sum(values) / g
+    if g < 2:
+        return m, float("nan")
+    var = sum((v - m) ** 2 for v in values) / (g - 1)
+    return m, 1.96 * math.sqrt(var / g)
+
+
+def levels(args: argparse.Namespace) -> int:
+    """The duplicate strong-vs-normal run (`--level strong`)."""
+    budget = Budget(samples=args.samples)
+    print(f"budget: {budget.samples} worlds per decision, at most {budget.rollouts} play-outs")
+    print()
+    print(
+        "| n | strong pts/game | normal pts/game | difference | duplicate win rate | "
+        "strong wins table | normal wins table | p50 ms | p99 ms | max ms | games | s |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    sizes = [int(x) for x in args.sizes.split(",")]
+    rates: dict[str, float] = {}
+    all_times: list[float] = []
+    for n in sizes:
+        t0 = time.perf_counter()
+        times: list[float] = []
+        strong_pts: list[float] = []
+        normal_pts: list[float] = []
+        duel: list[float] = []
+        won = [0, 0]
+        for i in range(args.games):
+            seed = args.seed * 1_000_003 + n * 10_007 + i
+            seat = i % n
+            base, base_win = play_levels(n, seed, None, budget, [])
+            mine, mine_win = play_levels(n, seed, seat, budget, times)
+            strong_pts.append(mine[seat])
+            normal_pts.append(base[seat])
+            a, b = mine[seat], base[seat]
+            duel.append(1.0 if a > b else 0.5 if a == b else 0.0)
+            won[0] += seat in mine_win
+            won[1] += seat in base_win
+        g = args.games
+        sm, sc = mean_ci(strong_pts)
+        nm, nc = mean_ci(normal_pts)
+        dm, dc = mean_ci([a - b for a, b in zip(strong_pts, normal_pts, strict=True)])
+        wm, wc = mean_ci(duel)
+        rates[str(n)] = round(wm, 3)
+        times.sort()
+        all_times += times
+        print(
+            f"| {n} | {sm:.1f} ± {sc:.1f} | {nm:.1f} ± {nc:.1f} | {dm:+.1f} ± {dc:.1f} |"
+            f" {wm:.3f} ± {wc:.3f} | {won[0] / g:.3f} | {won[1] / g:.3f} |"
+            f" {percentile(times, 0.5) * 1e3:.1f} | {percentile(times, 0.99) * 1e3:.1f} |"
+            f" {times[-1] * 1e3:.1f} | {g} | {time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
+    all_times.sort()
+    print()
+    summary = {
+        "win_rate_strong_vs_normal": rates,
+        "decision_p99_ms": round(percentile(all_times, 0.99) * 1e3, 1),
+        "decision_p50_ms": round(percentile(all_times, 0.5) * 1e3, 2),
+        "games_per_size": args.games,
+        "samples": budget.samples,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
 def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return 0.0
@@ -84,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--sizes", default="3,4,5,6", help="table sizes, e.g. 3,4")
     parser.add_argument("--hero", choices=sorted(HEROES), default="strategy")
+    parser.add_argument(
+        "--level", choices=["strong"], default=None, help="strong vs normal, duplicate format"
+    )
+    parser.add_argument("--samples", type=int, default=Budget().samples, help="worlds/decision")
     args = parser.parse_args(argv)
     args_text = " ".join(sys.argv[1:] if argv is None else argv)
     print(f"command: python -m benchmarks.karnaval_strategy {args_text}".rstrip())
@@ -92,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.seed} * 1000003 + n * 10007 + i) for the draw, the deals and the random seats;"
         " the measured seat is seat i mod n"
     )
+    if args.level == "strong":
+        return levels(args)
     print(f"measured seat: {args.hero}")
     print()
     print(
