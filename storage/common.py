@@ -1,10 +1,13 @@
-"""Helpers shared by the storage back-ends: JSON encoding and statistics rows."""
+"""Helpers shared by the storage back-ends: JSON encoding, statistics rows, and turning the
+driver's outage errors into the one `StoreUnavailable` the service understands."""
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Sequence
-from typing import Any
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import orjson
 
@@ -15,6 +18,7 @@ from bot.service.ports import (
     PlayerStats,
     Screen,
     StatDelta,
+    StoreUnavailable,
     TableShot,
 )
 
@@ -185,3 +189,50 @@ def out_message(
         created_at=created_at,
         attempts=attempts,
     )
+
+
+#: Says why an error of the driver means the store is away now (one line), or None when it
+#: is an error of the request itself (a conflict, a bug): raised as it is.
+Classify = Callable[[BaseException], str | None]
+
+_Repo = TypeVar("_Repo", bound=type)
+
+
+def raise_unavailable(classify: Classify, *, skip: Iterable[str] = ()) -> Callable[[_Repo], _Repo]:
+    """A class decorator: every public coroutine method (but those in `skip`) raises
+    StoreUnavailable, with the reason `classify` gives, for an error that means the store is
+    away (connection refused or lost, disk full, I/O error); other errors pass unchanged."""
+    skipped = set(skip)
+
+    def decorate(cls: _Repo) -> _Repo:
+        for name, member in list(vars(cls).items()):
+            if name.startswith("_") or name in skipped:
+                continue
+            if inspect.iscoroutinefunction(member):
+                setattr(cls, name, _translated(member, classify))
+        return cls
+
+    return decorate
+
+
+def _translated(method: Callable[..., Any], classify: Classify) -> Callable[..., Any]:
+    @functools.wraps(method)
+    async def translated(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(*args, **kwargs)
+        except StoreUnavailable:
+            raise
+        except Exception as exc:
+            reason = classify(exc)
+            if reason is None:
+                raise
+            raise StoreUnavailable(reason) from exc
+
+    return translated
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one short line: its type and its words."""
+    words = " ".join(str(exc).split())
+    text = f"{type(exc).__name__}: {words}" if words else type(exc).__name__
+    return text[:300]

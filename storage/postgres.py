@@ -9,6 +9,7 @@ shared WAL flushes itself, so no group commit is needed on this side.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -32,7 +33,9 @@ from storage.common import (
     dump_json,
     group_stats,
     message_payload,
+    one_line,
     out_message,
+    raise_unavailable,
     stat_rows,
 )
 from storage.migrations import migrate_postgres
@@ -122,8 +125,39 @@ class _Connection(asyncpg.Connection):  # type: ignore[misc]
         return ""
 
 
+#: Server errors that say the server cannot serve now (it stops, starts, is in recovery, has
+#: no room or no connection left), not that the request was wrong.
+_AWAY = (
+    asyncpg.PostgresConnectionError,  # class 08: connection exceptions
+    asyncpg.InsufficientResourcesError,  # class 53: disk full, out of memory, connections
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.ReadOnlySQLTransactionError,  # a standby after a failover
+)
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """Why `exc` means the PostgreSQL server is away (one line), or None when it does not:
+    the network (refused, reset, unreachable), a connection closed under a query, a
+    connection or statement timeout, or a server that is shutting down, starting or full."""
+    if isinstance(exc, asyncpg.InterfaceError) and "closed" not in str(exc):
+        return None  # a misuse of a connection, not an outage
+    reached = (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.InterfaceError)
+    if isinstance(exc, (*reached, asyncpg.PostgresConnectionError)):
+        return f"the PostgreSQL store cannot be reached: {one_line(exc)}"
+    if isinstance(exc, _AWAY):
+        return f"the PostgreSQL store cannot serve now: {one_line(exc)}"
+    return None
+
+
+@raise_unavailable(unavailable_reason, skip=("close",))
 class PostgresRepository:
-    """The `Repository` in PostgreSQL. Open with `await PostgresRepository.open(dsn)`."""
+    """The `Repository` in PostgreSQL. Open with `await PostgresRepository.open(dsn)`.
+
+    A server that cannot be reached, or cannot serve (stopping, starting, disk full), makes
+    every method raise StoreUnavailable; nothing of a write is stored then.
+    """
 
     #: Several processes may serve one PostgreSQL store: cached tables are checked at load,
     #: timers are claimed through the store.
@@ -139,7 +173,7 @@ class PostgresRepository:
         cls,
         dsn: str,
         *,
-        min_size: int = 1,
+        min_size: int = 0,
         max_size: int = 10,
         schema: str | None = None,
         server_settings: Mapping[str, str] | None = None,
@@ -152,7 +186,10 @@ class PostgresRepository:
         `server_settings` are passed to every connection. `synchronous_commit` is `on` unless
         given there: a save returns once its commit is flushed to the server's WAL, whatever
         the server's default. `connect_timeout` bounds each connection attempt,
-        `command_timeout` each statement (None: no limit).
+        `command_timeout` each statement (None: no limit). `min_size` is 0 by default:
+        connections are made when needed and kept while used (asyncpg keeps an idle one for
+        5 minutes), and a server that is away is not reconnected to in the background (the
+        pool's floor keeping logs a traceback at every try).
         """
         settings = {"synchronous_commit": "on", **(server_settings or {})}
         if schema is not None:

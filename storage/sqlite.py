@@ -34,6 +34,7 @@ from bot.service.ports import (
     StatDelta,
     StoreError,
     StoreLost,
+    StoreUnavailable,
     TableRow,
 )
 from storage.common import (
@@ -44,6 +45,7 @@ from storage.common import (
     load_json,
     message_payload,
     out_message,
+    raise_unavailable,
     stat_rows,
 )
 from storage.migrations import migrate_sqlite
@@ -123,6 +125,36 @@ _INSERT_MATCH = (
 )
 
 
+#: Pages the WAL grows to before SQLite checkpoints it by itself (SQLite's default).
+WAL_AUTOCHECKPOINT = 1000
+#: Bytes a WAL file is cut back to after a checkpoint (`journal_size_limit`): without it the
+#: file keeps the largest size it ever reached, disk space the database cannot use.
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
+
+#: SQLite's primary result codes that mean the disk or file is away for now, not that the
+#: request is wrong: BUSY (another process holds the lock too long), READONLY (the file
+#: system went read-only), IOERR, FULL, CANTOPEN, PROTOCOL (WAL locking), NOLFS.
+_AWAY_CODES = {5: "busy", 8: "read-only", 10: "I/O error", 13: "full", 14: "cannot open"}
+_AWAY_CODES.update({15: "locking protocol", 22: "no large files"})
+_AWAY_WORDS: tuple[str, ...] = ("disk is full", "disk i/o error", "unable to open")
+_AWAY_WORDS += ("database is locked", "readonly database", "read-only")
+#: Result codes (and words) that say the disk has no room.
+_FULL_CODE = 13
+
+
+def _away_kind(exc: BaseException) -> str | None:
+    """Which outage an SQLite error is ("full", "I/O error"...), or None: not an outage."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and (code & 0xFF) in _AWAY_CODES:
+        return _AWAY_CODES[code & 0xFF]
+    words = str(exc).lower()
+    if "disk is full" in words:
+        return "full"
+    return "away" if any(w in words for w in _AWAY_WORDS) else None
+
+
 def _pragmas(synchronous: Synchronous, *, read_only: bool) -> list[str]:
     if synchronous not in ("FULL", "NORMAL"):
         raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
@@ -191,6 +223,9 @@ def _connect_sync(
         _check_wal(path, mode)
         for pragma in pragmas:
             conn.execute(pragma)
+        # The writer checkpoints (automatically, and after a full disk): its WAL is cut back.
+        conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT}")
     except BaseException:
         conn.close()
         raise
@@ -288,13 +323,34 @@ def _nothing(conn: sqlite3.Connection) -> None:
     """A write that writes nothing: wakes the writer for the riders waiting."""
 
 
+def _read_reason(exc: BaseException) -> str | None:
+    """Why a failed read means the SQLite store is away (one line), or None."""
+    if _away_kind(exc) is None:
+        return None
+    return f"the SQLite store cannot be read: {' '.join(str(exc).split())}"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _megabytes(size: float) -> str:
+    return f"{size / 1_048_576:.1f} MB"
+
+
+@raise_unavailable(_read_reason, skip=("close",))
 class SqliteRepository:
     """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`.
 
     Use it from the event loop that opened it, and `close()` it: close commits the writes
     still queued. A write whose caller is cancelled before its batch starts is dropped; once
     its batch has started it may still commit, as with any database whose answer was not
-    awaited.
+    awaited. A full disk or an I/O error fails the writes under way with StoreUnavailable
+    (nothing of them stored); after a write failed for space, and after writes succeed again,
+    the WAL is checkpointed and cut back (TRUNCATE), so that freed space holds the database.
     """
 
     def __init__(
@@ -326,6 +382,11 @@ class SqliteRepository:
         #: (device, inode) of the database file when opened: a commit checks it is still
         #: there (deleted or replaced under the bot, commits would go nowhere anyone reads).
         self._identity: tuple[int, int] | None = None
+        #: A write failed for space and the disk has not had the room the store needs since:
+        #: every commit checkpoints the WAL (on the writer thread only).
+        self._short_of_space = False
+        #: The writer's busy timeout (ms), restored after a quick checkpoint.
+        self._busy_ms = 10_000
         self._writer_task = asyncio.create_task(self._write_loop(), name=f"sqlite-writer:{path}")
 
     @classmethod
@@ -391,6 +452,7 @@ class SqliteRepository:
         repo = cls(file, reader, writer, executor, max_batch=max_batch)
         repo._identity = identity
         repo._lock_file = lock_file
+        repo._busy_ms = int(busy_timeout * 1000)
         return repo
 
     # -- reads ------------------------------------------------------------------------------
@@ -772,11 +834,21 @@ class SqliteRepository:
                 raise
             except Exception as exc:
                 # Beginning or committing failed (I/O error, full disk, lock timeout):
-                # nothing of this batch is stored, and every caller hears so.
-                log.error("SQLite write transaction of %d writes failed: %s", len(batch), exc)
+                # nothing of this batch is stored, and every caller hears so. An outage is
+                # the service's to report (once), not one line per transaction here.
+                error: Exception = exc
+                kind = _away_kind(exc)
+                if kind is None:
+                    log.error("SQLite write transaction of %d writes failed: %s", len(batch), exc)
+                else:
+                    error = StoreUnavailable(self._write_reason(exc, kind))
                 for write in batch:
-                    if not write.future.done():
-                        write.future.set_exception(exc)
+                    if write.future.done():
+                        continue
+                    if write.apply is _nothing:  # a wake-up nobody awaits
+                        write.future.set_result(None)
+                    else:
+                        write.future.set_exception(error)
                 continue
             self.writes += outcomes.count(None)
             for write, outcome in zip(batch, outcomes, strict=True):
@@ -796,13 +868,78 @@ class SqliteRepository:
         """
         outcomes: list[Exception | None] = [None] * len(batch)
         pending = list(range(len(batch)))
-        while pending:
-            aborted_by = self._transaction(batch, pending, outcomes)
-            if aborted_by is None:
-                break
-            log.warning("SQLite write failed, retrying the rest: %s", outcomes[aborted_by])
-            pending.remove(aborted_by)
+        try:
+            while pending:
+                aborted_by = self._transaction(batch, pending, outcomes)
+                if aborted_by is None:
+                    break
+                error = outcomes[aborted_by]
+                if error is not None and _away_kind(error) is not None:
+                    raise error  # the disk, not this write: the rest would fail as well
+                log.warning("SQLite write failed, retrying the rest: %s", error)
+                pending.remove(aborted_by)
+        except Exception as exc:
+            if _away_kind(exc) == "full":
+                self._short_of_space = True
+                self._checkpoint()  # what the WAL holds goes home: room for the next try
+            raise
+        if self._short_of_space:
+            # Writing again after a full disk: the WAL is folded into the database and cut
+            # back after each commit until the disk has the room the store needs.
+            self._checkpoint()
+            self._short_of_space = self._free_space() < self.space_needed()
         return outcomes
+
+    def _checkpoint(self) -> None:
+        """On the writer thread: checkpoint the WAL and truncate it (readers in the way are
+        waited for briefly only; the next commit tries again)."""
+        conn = self._writer
+        with contextlib.suppress(sqlite3.Error):
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.execute("PRAGMA busy_timeout = 200")
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+
+    def _free_space(self) -> int:
+        """Bytes free for this process on the store's disk (0 when it cannot be told)."""
+        try:
+            st = os.statvfs(self.path.parent)
+        except OSError:
+            return 0
+        return st.f_bavail * st.f_frsize
+
+    def space_needed(self) -> int:
+        """Free disk space the store needs to keep writing (bytes): its WAL at its largest
+        between checkpoints, and room for the database to grow (a tenth, at least 1 MB)."""
+        return self._wal_bound() + max(1_048_576, _size(self.path) // 10)
+
+    def _wal_bound(self) -> int:
+        """The WAL's largest size between two automatic checkpoints (bytes)."""
+        page = 4096
+        with contextlib.suppress(OSError, ValueError), open(self.path, "rb") as f:
+            header = f.read(18)
+            if len(header) == 18:
+                page = int.from_bytes(header[16:18], "big")
+                page = 65536 if page == 1 else page
+        return max(JOURNAL_SIZE_LIMIT, WAL_AUTOCHECKPOINT * page)
+
+    def _write_reason(self, exc: BaseException, kind: str) -> str:
+        """One line for the log: what failed, and for a full disk how much room the store
+        needs, how much it takes now and how much is free."""
+        words = " ".join(str(exc).split())
+        reason = f"the SQLite store {self.path} cannot write: {words}"
+        if kind != "full":
+            return reason
+        wal = _size(Path(f"{self.path}-wal"))
+        return (
+            f"{reason}; it needs about {_megabytes(self.space_needed())} free on its disk "
+            f"(the database is {_megabytes(_size(self.path))}, its write-ahead log "
+            f"{_megabytes(wal)} and up to {_megabytes(self._wal_bound())}), "
+            f"{_megabytes(self._free_space())} free now"
+        )
 
     def _transaction(
         self, batch: list[_Write], indexes: list[int], outcomes: list[Exception | None]

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from bot.service.game import GameRuleError, GameRules
-from bot.service.i18n import Catalog, catalog, with_game_messages
+from bot.service.health import StoreHealth
+from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 from bot.service.names import clean_name
 from bot.service.outbox import Outbox
 from bot.service.ports import (
@@ -32,6 +33,7 @@ from bot.service.ports import (
     Screen,
     StatDelta,
     StoreLost,
+    StoreUnavailable,
     SystemClock,
     TableShot,
 )
@@ -109,6 +111,7 @@ class UnitOfWork:
         max_timeouts: int = 3,
         max_parallel: int = 32,
         owner: str | None = None,
+        store_give_up: float | None = None,
     ) -> None:
         self.repo = repo
         #: Other processes may change tables (PostgreSQL): a cached table is checked against
@@ -154,6 +157,12 @@ class UnitOfWork:
         #: from then on, and `on_store_lost` (the runner's stop) is called once.
         self.store_lost: StoreLost | None = None
         self.on_store_lost: Callable[[], None] | None = None
+        #: Whether the store answers now (StoreUnavailable: away for a while, maybe back by
+        #: itself), with the outage under way; a health endpoint serves its `snapshot()`.
+        #: After `store_give_up` seconds of one outage the bot stops (as when it is lost).
+        self.health = StoreHealth(self.clock, give_up_after=store_give_up)
+        #: Set by the main loop: woken when the store is back, so what waited goes at once.
+        self.on_store_back: Callable[[], None] | None = None
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
         self.command_prefix: dict[str, str] = {"console": ""}
@@ -260,6 +269,7 @@ class UnitOfWork:
             batch = None
             if not unstored:
                 batch = await self.repo.add_messages(key, messages, self.outbox.claim())
+                self.store_answered()
         else:
             table, stats, finished = pending
             table.updated_at = self.clock.now()
@@ -283,6 +293,7 @@ class UnitOfWork:
                 raise
             table.row_version = row.version
             self.cached[key] = table
+            self.store_answered()
         self.outbox.accept(batch)
         if unstored:  # after what the store handed over: older, so first
             self.outbox.deliver(key, unstored)
@@ -374,6 +385,12 @@ class UnitOfWork:
                     self.lost(exc)
                     refused = await self.refused_when_lost(tk)
                     assert refused is not None
+                    return refused
+                except StoreUnavailable as exc:
+                    # Nothing of the command was stored: nothing of it stays in memory either.
+                    refused = self.unavailable_reply(tk, user)
+                    self.forget(tk.key)
+                    self.store_failed(exc, "command")
                     return refused
                 except BaseException:
                     self.forget(tk.key)
@@ -468,6 +485,42 @@ class UnitOfWork:
         log.error("%s: refusing every command and stopping", exc)
         if self.on_store_lost is not None:
             self.on_store_lost()
+
+    def store_failed(self, exc: StoreUnavailable, what: str, count: int = 1) -> None:
+        """A write failed because the store is away: counted and (once) logged by `health`;
+        an outage longer than the bot was told to wait stops it (as a lost store does)."""
+        self.health.failed(exc, what, count)
+        if self.health.gave_up and self.store_lost is None:
+            lasted = self.health.give_up_after or 0.0
+            self.lost(StoreLost(f"the store stayed unavailable for {lasted:.0f} s: {exc}"))
+
+    def store_answered(self) -> None:
+        """A write succeeded: an outage under way is over (logged once), and the main loop
+        handles what waited at once."""
+        if self.health.reason is not None and self.health.succeeded() and self.on_store_back:
+            self.on_store_back()
+
+    def unavailable_reply(self, tk: TableKey, user: User | None = None) -> Reply:
+        """The answer to a command the store could not take: nothing changed, try again soon
+        (in the table's language when it is known, else the sender's)."""
+        table = self.cached.get(tk.key)
+        language = "en"
+        if table is not None:
+            language = table.settings.language
+        elif user is not None and user.language in LANGUAGES:
+            language = user.language
+        return Reply(self.catalog(language, tk.platform).t("error.store_unavailable"), ok=False)
+
+    async def answered_when_away(
+        self, tk: TableKey, user: User | None, command: Awaitable[Reply]
+    ) -> Reply:
+        """`command`'s reply, or `unavailable_reply` when the store is away: for a command
+        that reads or writes the store outside `run` (a press finding its table, statistics)."""
+        try:
+            return await command
+        except StoreUnavailable as exc:
+            self.store_failed(exc, "command")
+            return self.unavailable_reply(tk, user)
 
     async def refused_when_lost(self, tk: TableKey) -> Reply | None:
         if self.store_lost is None:

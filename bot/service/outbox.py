@@ -48,6 +48,7 @@ from bot.service.ports import (
     OutMessage,
     Screen,
     StoreLost,
+    StoreUnavailable,
     TableShot,
 )
 
@@ -289,8 +290,8 @@ class Outbox:
             claim = Claim(claim.owner, float("inf"), claim.until)
         try:
             batches = await self.repo.claim_stale_messages(claim)
-        except StoreLost:
-            raise
+        except (StoreLost, StoreUnavailable):
+            raise  # the service's to report (once)
         except Exception as exc:  # the store may be briefly away: the next sweep tries again
             log.warning("claiming undelivered messages failed: %s", exc)
             return 0
@@ -338,7 +339,8 @@ class Outbox:
                     self._unacked.setdefault(channel, [])[:0] = earlier
                 # Not marked done: once the lease runs out they are claimed again (sent at
                 # most once more), by this process's sweep or another's.
-                log.warning("marking messages of %s delivered failed: %s", channel, exc)
+                if not isinstance(exc, StoreUnavailable):  # the service reports outages once
+                    log.warning("marking messages of %s delivered failed: %s", channel, exc)
                 q.last_id = 0
                 q.more = q.takeover = False
                 return
@@ -394,7 +396,8 @@ class Outbox:
             self._refs = {**refs, **self._refs}
             if isinstance(exc, StoreLost):
                 raise
-            log.warning("marking %d delivered messages failed: %s", len(ids), exc)
+            if not isinstance(exc, StoreUnavailable):  # the service reports outages once
+                log.warning("marking %d delivered messages failed: %s", len(ids), exc)
             return False
         return True
 

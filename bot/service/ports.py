@@ -250,6 +250,16 @@ class StoreError(Exception):
     """The store cannot be opened; the message is one line naming the store and the cause."""
 
 
+class StoreUnavailable(Exception):
+    """The store cannot be reached or written now (connection refused or lost, disk full, an
+    I/O error), but may come back by itself: nothing of the write was stored. `reason` is one
+    line for the log (never a password)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class StoreLost(Exception):
     """The store went away under the running bot (its file deleted or replaced): nothing can
     be saved any more, and the process must stop so that its supervisor restarts it."""

@@ -58,6 +58,7 @@ class TableService:
         max_timeouts: int = 3,
         max_parallel: int = 32,
         owner: str | None = None,
+        store_give_up: float | None = None,
     ) -> None:
         self.work = UnitOfWork(
             repo,
@@ -70,6 +71,7 @@ class TableService:
             max_timeouts=max_timeouts,
             max_parallel=max_parallel,
             owner=owner,
+            store_give_up=store_give_up,
         )
         self.screens = Screens(self.work)
         self.work.render_table = self.screens.render_table
@@ -84,6 +86,9 @@ class TableService:
         self.games = self.work.games
         self.outbox = self.work.outbox
         self.clock = self.work.clock
+        #: Whether the store answers now, and the outage under way (`/healthz` serves its
+        #: `snapshot()`; `gave_up`: the bot stopped because the store stayed away too long).
+        self.health = self.work.health
 
     # -- settings of the service, read and changed by adapters and the composition root ----
 
@@ -188,6 +193,9 @@ class TableService:
         """A button press: the token, decoded once here, names the table (found by its id,
         wherever it was pressed), a version and the action; the command then runs in one unit
         of work on that table (its lock taken once, loaded once)."""
+        return await self.work.answered_when_away(tk, user, self._press(tk, user, token))
+
+    async def _press(self, tk: TableKey, user: User, token: str) -> Reply:
         refused = await self.work.refused_when_lost(tk)
         if refused is not None:
             return refused
@@ -260,23 +268,28 @@ class TableService:
 
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
-        return await self.queries.stats(tk, user)
+        return await self.work.answered_when_away(tk, user, self.queries.stats(tk, user))
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
-        return await self.queries.top(tk, limit)
+        return await self.work.answered_when_away(tk, None, self.queries.top(tk, limit))
 
     async def export(self, tk: TableKey) -> Reply:
         """The record of the current or last match, as a JSON file."""
-        return await self.queries.export(tk)
+        return await self.work.answered_when_away(tk, None, self.queries.export(tk))
 
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays."""
-        return await self.queries.rules_help(tk)
+        return await self.work.answered_when_away(tk, None, self.queries.rules_help(tk))
 
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot."""
-        return await self.queries.help(tk)
+        return await self.work.answered_when_away(tk, None, self.queries.help(tk))
+
+    def unavailable_reply(self, tk: TableKey, user: User | None = None) -> Reply:
+        """The clear line for a command the store could not take (nothing changed, try again
+        soon), for an adapter that met StoreUnavailable outside a command."""
+        return self.work.unavailable_reply(tk, user)
 
     async def reachable(self, user: str) -> bool | None:
         """Whether private messages reach `user` (None: not tried yet)."""

@@ -13,7 +13,7 @@ from bot.service.core import UnitOfWork
 from bot.service.deadlines import Deadlines
 from bot.service.lobby import Lobby
 from bot.service.play import Play
-from bot.service.ports import Claim, ConflictError, StoreLost
+from bot.service.ports import Claim, ConflictError, StoreLost, StoreUnavailable
 from bot.service.table import ACTED
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,14 @@ class Timers:
         self._next_housekeeping = 0.0
 
     async def tick(self) -> int:
-        """Handle every deadline that is due; returns how many tables acted."""
+        """Handle every deadline that is due; returns how many tables acted.
+
+        While the store is away, due deadlines wait until the pause after the last failed
+        try is over (it doubles up to a cap); then one of them tries the store, and the rest
+        follow as soon as one succeeds."""
+        health = self.work.health
+        if not health.may_try():
+            return 0
         now = self.work.clock.now()
         due: list[str] = []
         seen: set[str] = set()
@@ -49,14 +56,21 @@ class Timers:
             if key not in seen:
                 seen.add(key)
                 due.append(key)
+        if not health.available and len(due) > 1:
+            for key in due[1:]:  # one tries the store; the others wait for its answer
+                heapq.heappush(self.deadlines.heap, (now, key))
+            due = due[:1]
         if self.work.shared:
             try:
                 due = await self._claimed(due)
             except StoreLost as exc:
                 self.work.lost(exc)
                 return 0
-            except Exception as exc:  # the store is briefly away: try again a little later
-                log.warning("claiming due timers failed: %s", exc)
+            except Exception as exc:  # the store is away: try again after a pause
+                if isinstance(exc, StoreUnavailable):
+                    self.work.store_failed(exc, "deadline", len(due))
+                else:
+                    log.warning("claiming due timers failed: %s", exc)
                 for key in due:
                     heapq.heappush(self.deadlines.heap, (now + 1.0, key))
                 return 0
@@ -69,6 +83,9 @@ class Timers:
         for key, result in zip(due, results, strict=True):
             if isinstance(result, StoreLost):
                 self.work.lost(result)  # no retry: nothing can be stored any more
+            elif isinstance(result, StoreUnavailable):
+                self.work.store_failed(result, "deadline")
+                heapq.heappush(self.deadlines.heap, (now, key))  # due still: after the pause
             elif isinstance(result, BaseException):
                 log.error("deadline of %s failed", key, exc_info=result)
                 heapq.heappush(self.deadlines.heap, (now + 1.0, key))  # try again a little later
@@ -85,17 +102,25 @@ class Timers:
         if now >= self._next_scan:
             self._next_scan = now + SCAN_INTERVAL
             mine.extend(k for k in await self.work.repo.claim_timers(claim) if k not in mine)
+        elif not due:
+            return mine  # the store was not asked
+        self.work.store_answered()
         return mine
 
     async def housekeeping(self) -> None:
-        """Say this process lives, and deliver what dead processes left undelivered."""
+        """Say this process lives, and deliver what dead processes left undelivered (put off
+        while the store is away, until the pause after its last failed try is over)."""
         now = self.work.clock.now()
-        if now < self._next_housekeeping:
+        if now < self._next_housekeeping or not self.work.health.may_try():
             return
         self._next_housekeeping = now + 2.0
-        if self.work.shared:
-            await self.work.repo.heartbeat(self.work.outbox.owner, now, now + ALIVE_FOR)
-        await self.work.outbox.sweep()
+        try:
+            if self.work.shared:
+                await self.work.repo.heartbeat(self.work.outbox.owner, now, now + ALIVE_FOR)
+                self.work.store_answered()
+            await self.work.outbox.sweep()
+        except StoreUnavailable as exc:
+            self.work.store_failed(exc, "sweep")
 
     async def _on_deadline(self, key: str) -> bool:
         async with self.work.lock(key):
@@ -179,7 +204,8 @@ class Timers:
 
     async def run(self) -> None:
         """Handle deadlines until cancelled (the bot's main loop runs this as a task)."""
-        self.deadlines.wake = asyncio.Event()
+        wake = self.deadlines.wake = asyncio.Event()
+        self.work.on_store_back = wake.set
         while True:
             await self.tick()
             try:
@@ -189,6 +215,9 @@ class Timers:
             except Exception as exc:
                 log.warning("housekeeping failed: %s", exc)
             nxt = self.deadlines.next_deadline()
+            retry = self.work.health.next_try()  # the store is away: nothing before its next try
+            if retry is not None and nxt is not None:
+                nxt = max(nxt, retry)
             longest = SCAN_INTERVAL if self.work.shared else 1.0
             delay = longest if nxt is None else max(0.0, min(longest, nxt - self.work.clock.now()))
             self.deadlines.wake.clear()

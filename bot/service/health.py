@@ -1,0 +1,132 @@
+"""Whether the store answers: one state instead of a log line per failed write.
+
+When the store goes away (StoreUnavailable: connection refused or lost, disk full, I/O errors)
+the service logs one ERROR with the reason, counts what waited meanwhile (commands answered
+"nothing changed", deadlines and sweeps put off), and backs its own tries off exponentially up
+to a cap; the first write that succeeds again logs one INFO with the outage's length and that
+summary. `snapshot()` is what a health endpoint serves (`/healthz`); `gave_up` says the
+process stopped because the store stayed away longer than it was told to wait.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import Any
+
+from bot.service.ports import Clock, StoreUnavailable
+
+log = logging.getLogger("gnav_bot.store")
+
+#: The first pause of the background work (deadlines, claims, sweeps) after the store failed,
+#: and the longest: each failed try doubles it. The cap keeps the return to play quick (a
+#: try a second costs one refused connection or one failed write, and logs nothing).
+BACKOFF_FIRST = 0.1
+BACKOFF_LONGEST = 1.0
+
+
+class StoreHealth:
+    """The store's availability as the service meets it, with the outage under way."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        first: float = BACKOFF_FIRST,
+        longest: float = BACKOFF_LONGEST,
+        give_up_after: float | None = None,
+    ) -> None:
+        self.clock = clock
+        self.first = first
+        self.longest = longest
+        #: Seconds of one outage after which the process gives up (None: never).
+        self.give_up_after = give_up_after
+        #: None while the store answers; else why it does not (the first failure's reason).
+        self.reason: str | None = None
+        #: When the outage under way began (clock time), and the newest failure's reason.
+        self.since: float | None = None
+        self.last_reason: str | None = None
+        #: What waited during the outage under way, by kind ("command", "deadline"...).
+        self.waited: Counter[str] = Counter()
+        #: Outages seen since the start, and whether the process gave up on the store.
+        self.outages = 0
+        self.gave_up = False
+        self._pause = first
+        self._next_try = 0.0
+
+    @property
+    def available(self) -> bool:
+        """Whether the store answered the last write."""
+        return self.reason is None
+
+    def failed(self, exc: StoreUnavailable, what: str, count: int = 1) -> None:
+        """A write of kind `what` failed because the store is away: the first failure of an
+        outage is logged (ERROR, with the reason); every one is counted and backs the
+        background work off."""
+        now = self.clock.now()
+        self.waited[what] += count
+        self.last_reason = exc.reason
+        if self.reason is None:
+            self.reason = exc.reason
+            self.since = now
+            self.outages += 1
+            self._pause = self.first
+            log.error("the store is unavailable: %s; commands are refused until it is back", exc)
+        else:
+            self._pause = min(self._pause * 2, self.longest)
+        self._next_try = now + self._pause
+        if (
+            self.give_up_after is not None
+            and self.since is not None
+            and now - self.since >= self.give_up_after
+        ):
+            self.gave_up = True
+
+    def count(self, what: str, n: int = 1) -> None:
+        """Count work put off during the outage (not tried: the pause was not over)."""
+        if self.reason is not None:
+            self.waited[what] += n
+
+    def succeeded(self) -> bool:
+        """A write succeeded: when it ends an outage, log it (INFO, how long and what waited)
+        and return True."""
+        if self.reason is None:
+            return False
+        now = self.clock.now()
+        lasted = now - (self.since if self.since is not None else now)
+        counts = sorted((what, n) for what, n in self.waited.items() if n)
+        waited = ", ".join(f"{n} {what}" for what, n in counts) or "nothing"
+        log.info("the store is back after %.1f s; what waited meanwhile: %s", lasted, waited)
+        self.reason = self.since = self.last_reason = None
+        self.waited.clear()
+        self._pause = self.first
+        self._next_try = 0.0
+        return True
+
+    def may_try(self) -> bool:
+        """Whether background work may try the store now (always, unless it is away and the
+        pause after the last failure is not over)."""
+        return self.reason is None or self.clock.now() >= self._next_try
+
+    def next_try(self) -> float | None:
+        """When background work may try the store again (None: any time)."""
+        return None if self.reason is None else self._next_try
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as a health endpoint serves it: {"store": "ok"} or "unavailable" with
+        the reason, how long it has lasted and what waited."""
+        if self.reason is None:
+            return {"store": "ok", "outages": self.outages}
+        now = self.clock.now()
+        return {
+            "store": "unavailable",
+            "reason": self.last_reason or self.reason,
+            "for_seconds": round(now - (self.since or now), 1),
+            "waited": dict(self.waited),
+            "outages": self.outages,
+            "gave_up": self.gave_up,
+        }
+
+    def http_status(self) -> int:
+        """200 while the store answers, 503 while it is away."""
+        return 200 if self.reason is None else 503

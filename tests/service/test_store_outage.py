@@ -1,0 +1,114 @@
+"""The service while its store is away: the real PostgreSQL store behind a cut network.
+
+A command that cannot be stored is answered with one clear line in the table's language and
+changes nothing (not even in memory); the log says once that the store is away and once that
+it is back, whatever the outage's length; deadlines, claims and sweeps back off meanwhile and
+resume by themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
+
+import pytest
+
+from bot.service.i18n import LANGUAGES, catalog
+from storage.postgres import PostgresRepository
+from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
+from tests.service.test_service import start_table
+from tests.storage.conftest import PG_DSN, fresh_pg_schema
+from tests.storage.gate import TcpGate
+
+
+@pytest.fixture
+async def gated() -> AsyncIterator[tuple[Harness, TcpGate]]:
+    """A service on a PostgreSQL store whose connections pass a gate the test controls."""
+    async with fresh_pg_schema() as schema:
+        parts = urlsplit(PG_DSN)
+        gate = TcpGate(parts.hostname or "127.0.0.1", parts.port or 5432)
+        await gate.open()
+        repo = await PostgresRepository.open(
+            gate.dsn(PG_DSN), schema=schema, connect_timeout=2.0, command_timeout=5.0
+        )
+        harness = Harness(repo=repo)  # type: ignore[arg-type]
+        try:
+            yield harness, gate
+        finally:
+            await gate.open()
+            await harness.service.drain()
+            await repo.close()
+            await gate.close()
+
+
+def clear_line(language: str = "en") -> str:
+    return catalog(language).t("error.store_unavailable")
+
+
+def test_the_clear_line_speaks_every_language() -> None:
+    lines = {lang: clear_line(lang) for lang in LANGUAGES}
+    assert "nothing changed" in lines["en"] and "try again" in lines["en"]
+    assert len(set(lines.values())) == len(LANGUAGES)  # translated, not English everywhere
+
+
+async def test_commands_while_the_store_is_away_get_the_clear_line_and_change_nothing(
+    gated: tuple[Harness, TcpGate],
+) -> None:
+    harness, gate = gated
+    svc = harness.service
+    await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30", "language=nb"])
+    before = await harness.table()
+    version, turn, log_length = before.row_version, before.match.turn, len(before.log)
+    user = await harness.current()
+    await gate.close()
+    replies = [
+        await svc.act(CHANNEL, user, "stay"),
+        await svc.join(CHANNEL, CARL),
+        await svc.press(CHANNEL, user, "g:abcdef:1:stay"),
+        await svc.stats(CHANNEL, ALICE),
+        await svc.top(CHANNEL),
+    ]
+    assert [r.ok for r in replies] == [False] * len(replies)
+    # The table's language while it is known (cached), else the sender's (here English).
+    assert replies[0].text == clear_line("nb")
+    assert {r.text for r in replies} <= {clear_line("nb"), clear_line("en")}
+    assert not svc.health.available
+    await gate.open()
+    after = await harness.table()
+    assert (after.row_version, after.match.turn, len(after.log)) == (version, turn, log_length)
+    assert (await svc.act(CHANNEL, user, "stay")).ok
+    assert svc.health.available
+
+
+async def test_an_outage_of_any_length_logs_one_error_and_one_info(
+    gated: tuple[Harness, TcpGate], caplog: pytest.LogCaptureFixture
+) -> None:
+    harness, gate = gated
+    svc = harness.service
+    await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30"])
+    user = await harness.current()
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    await gate.close()
+    harness.clock.advance(31)  # the turn's deadline is due during the outage
+    for step in range(1, 201):  # a long outage: commands, deadlines, claims and sweeps fail
+        harness.clock.advance(0.05)
+        await svc.tick()
+        await svc.timers.housekeeping()
+        if step % 20 == 0:
+            assert not (await svc.act(CHANNEL, user, "stay")).ok
+    waited = dict(svc.health.waited)
+    # Backed off: far fewer tries of the store than rounds of the loop.
+    assert waited["command"] == 10
+    assert 0 < waited["deadline"] < 60
+    await gate.open()
+    harness.clock.advance(1.0)  # past the longest pause
+    assert await svc.tick() == 1  # the timed-out turn is played as soon as the store is back
+    noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.levelname, r.name) for r in noisy] == [("ERROR", "gnav_bot.store")]
+    assert "cannot be reached" in noisy[0].getMessage()
+    back = [r for r in caplog.records if "back after" in r.getMessage()]
+    assert len(back) == 1 and back[0].levelname == "INFO"
+    assert "10 command" in back[0].getMessage() and "deadline" in back[0].getMessage()
+    assert svc.health.available and svc.health.outages == 1

@@ -1,0 +1,164 @@
+"""Stores that go away and come back: PostgreSQL behind a cut network, SQLite on a full disk.
+
+Every method raises the one StoreUnavailable (with a reason) while the store is away, nothing
+of a failed write is stored, and the store serves again by itself once it is back. SQLite
+checkpoints and cuts back its WAL after a write failed for space and after writing again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import shutil
+import subprocess
+import uuid
+import warnings
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from bot.service.ports import Claim, StoreUnavailable, TableRow
+from storage.postgres import PostgresRepository
+from storage.sqlite import SqliteRepository
+from tests.storage.conftest import PG_DSN, fresh_pg_schema
+from tests.storage.gate import TcpGate
+
+
+def row(key: str, version: int, blob: str = "") -> TableRow:
+    return TableRow(
+        key=key,
+        version=version,
+        status="lobby",
+        state={"n": version, "blob": blob},
+        deadline=None,
+        updated_at=float(version),
+        table_id=key[-6:],
+    )
+
+
+@pytest.fixture
+async def gated() -> AsyncIterator[tuple[PostgresRepository, TcpGate]]:
+    """A PostgreSQL store whose connections pass a gate the test closes and opens."""
+    async with fresh_pg_schema() as schema:
+        parts = urlsplit(PG_DSN)
+        gate = TcpGate(parts.hostname or "127.0.0.1", parts.port or 5432)
+        await gate.open()
+        repo = await PostgresRepository.open(
+            gate.dsn(PG_DSN), schema=schema, connect_timeout=2.0, command_timeout=5.0
+        )
+        try:
+            yield repo, gate
+        finally:
+            await gate.open()
+            await repo.close()
+            await gate.close()
+
+
+async def test_postgres_away_raises_store_unavailable_and_serves_again(
+    gated: tuple[PostgresRepository, TcpGate],
+) -> None:
+    repo, gate = gated
+    await repo.save_table(row("t:1", 1), expected_version=None)
+    await gate.close()
+    with pytest.raises(StoreUnavailable, match="PostgreSQL store") as caught:
+        await repo.save_table(row("t:1", 2), expected_version=1)
+    assert "\n" not in caught.value.reason
+    with pytest.raises(StoreUnavailable):
+        await repo.load_table("t:1")
+    with pytest.raises(StoreUnavailable):
+        await repo.claim_timers(Claim("me", 0.0, 5.0))
+    await gate.open()
+    # Back by itself: the pool connects again; the failed save stored nothing.
+    stored = await repo.load_table("t:1")
+    assert stored is not None and stored.version == 1
+    await repo.save_table(row("t:1", 2), expected_version=1)
+    assert (await repo.table_version("t:1")) == 2
+
+
+# ------------------------------------------------------------------ SQLite on a full disk
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MB tmpfs (root only: skipped where mounting is not allowed)."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    point = tmp_path / "disk"
+    point.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(point)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", "-l", str(point)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Fill the disk of `folder` to the last byte; the filler file's path."""
+    filler = folder / f"filler-{uuid.uuid4().hex}"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 512, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+    return filler
+
+
+async def test_sqlite_full_disk_fails_whole_writes_then_writes_again_with_a_small_wal(
+    small_disk: Path,
+) -> None:
+    path = small_disk / "gnav.sqlite3"
+    repo = await SqliteRepository.open(path)
+    try:
+        await repo.save_table(row("t:1", 1), expected_version=None)
+        filler = fill(small_disk)
+        failures: list[StoreUnavailable] = []
+        big = "x" * 20_000
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for version in range(2, 40):
+                try:
+                    await repo.save_table(row("t:1", version, big), expected_version=version - 1)
+                except StoreUnavailable as exc:
+                    failures.append(exc)
+                    break
+            # Several writes in one batch fail together, none applied alone.
+            many = await asyncio.gather(
+                *(
+                    repo.save_table(row(f"t:n{i}", 1, big), expected_version=None)
+                    for i in range(20)
+                ),
+                return_exceptions=True,
+            )
+            gc.collect()
+        assert failures, "the disk never filled"
+        reason = failures[0].reason
+        assert "database or disk is full" in reason and "needs about" in reason
+        assert all(isinstance(r, StoreUnavailable) for r in many)
+        assert not [w for w in caught if "never retrieved" in str(w.message)]
+        stored = await repo.load_table("t:1")
+        assert stored is not None
+        kept = stored.version
+        # Space freed: the next write succeeds and the WAL is folded back and cut.
+        filler.unlink()
+        await repo.save_table(row("t:1", kept + 1, big), expected_version=kept)
+        wal = Path(f"{path}-wal")
+        assert not wal.exists() or wal.stat().st_size < 100_000  # checkpointed, cut back
+        for version in range(kept + 2, kept + 30):  # play continues
+            await repo.save_table(row("t:1", version, big), expected_version=version - 1)
+        assert (await repo.table_version("t:1")) == kept + 29
+        assert [await repo.load_table(f"t:n{i}") for i in range(20)] == [None] * 20
+    finally:
+        await repo.close()
