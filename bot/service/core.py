@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from bot.service.game import GameRuleError, GameRules
+from bot.service.game import Choice, GameRuleError, GameRules
 from bot.service.health import StoreHealth
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 from bot.service.names import clean_name
@@ -191,6 +191,17 @@ class UnitOfWork:
         """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
         self.command_prefix[platform] = prefix
         self._bound.clear()  # catalogs bound with the old prefix
+
+    def choices(self, table: Table, seat: int) -> tuple[Choice, ...]:
+        """`seat`'s choices in the table's state now, built once per state: a step moves the
+        table's version (`seq`) before anyone reads them again."""
+        if table.choices_seq != table.seq:
+            table.choices.clear()
+            table.choices_seq = table.seq
+        found = table.choices.get(seat)
+        if found is None:
+            found = table.choices[seat] = tuple(self.game_of(table).choices(table.match, seat))
+        return found
 
     async def drain(self) -> None:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""

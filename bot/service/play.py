@@ -81,7 +81,7 @@ class Play:
             raise ServiceError("error.between_rounds")
         if seat not in deciders:
             raise ServiceError("error.not_your_turn", name=table.seats[deciders[0]].name)
-        if not any(c.key == (action, arg) for c in rules.choices(match, seat)):
+        if not any(c.key == (action, arg) for c in self.work.choices(table, seat)):
             raise ServiceError("error.unknown_action", action=action[:40])
         outcome = rules.act(match, seat, action, arg)
         table.seats[seat].timeouts = 0
@@ -259,7 +259,7 @@ class Play:
         for i, seat in enumerate(table.seats):
             mark = ""
             if i in deciders:
-                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in rules.choices(match, i))
+                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in self.work.choices(table, i))
             if mark != seat.mark:
                 seat.mark = mark
                 seat.seq = table.seq

@@ -48,7 +48,7 @@ class Queries:
         else:
             phase = "between"
         seat = table.seat_of(viewer) if viewer is not None else None
-        choices = tuple(rules.choices(match, seat)) if seat in deciders else ()
+        choices = self.work.choices(table, seat) if seat in deciders else ()
         return TableView(
             key=table.key,
             table_id=table.table_id,

@@ -94,7 +94,7 @@ class Screens:
                 who = ", ".join(names[d] for d in deciders)
                 turn = self.work.game_key(cat, table.game, "turn.now")  # a game's own wording
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
-                if rules.public_choices:
+                if rules.public_choices and buttons:  # a frozen message has none
                     rows.extend(self.choice_rows(table, deciders, cat))
                 rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))
             elif not rules.finished(match):
@@ -117,7 +117,7 @@ class Screens:
         grouped: dict[tuple[int, int], list[Button]] = {}
         for seat in seats:
             version = table.seats[seat].seq
-            for c in self.work.game_of(table).choices(table.match, seat):
+            for c in self.work.choices(table, seat):
                 key, params = c.label
                 token = tokens.encode(table.table_id, version, c.action, c.arg)
                 grouped.setdefault((seat, c.row), []).append(

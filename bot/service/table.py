@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.service.game import GameRules, LogLine
+from bot.service.game import Choice, GameRules, LogLine
 from bot.service.ports import TableRow
 from bot.service.settings import TableSettings, load_settings
 
@@ -119,6 +119,10 @@ class Table:
     # Not stored: user key -> the state version their turn timed out at (a press of that
     # version's buttons is answered "your time ran out", not "out of date").
     timed_out: dict[str, int] = field(default_factory=dict)
+    # Not stored: each seat's choices in the state of version `choices_seq`, built once per
+    # state (a press's check, the seat's mark, keyboards and views all read them).
+    choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
+    choices_seq: int = -1
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""
