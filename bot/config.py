@@ -45,6 +45,9 @@ class BotSettings(BaseSettings):
     gnav_bot_delay: float = Field(default=1.5, ge=0, le=30)
     # How long to keep trying a platform that cannot be reached at start (no network yet).
     startup_retry_seconds: float = Field(default=900, ge=0)
+    # How long one store outage may last before the bot gives up and exits with status 75
+    # (EX_TEMPFAIL) for its supervisor; 0: never (it waits, refusing commands clearly).
+    gnav_store_give_up: float = Field(default=0, ge=0)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator("log_level", mode="before")

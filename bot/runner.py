@@ -25,6 +25,10 @@ from bot.service.service import TableService
 
 log = logging.getLogger("gnav_bot")
 
+#: The exit status after the store stayed away longer than GNAV_STORE_GIVE_UP (EX_TEMPFAIL:
+#: a temporary failure, worth starting again later); a lost store file exits with 1.
+STORE_GAVE_UP = 75
+
 
 class Platform(Protocol):
     """A chat platform adapter as the runner drives it."""
@@ -148,6 +152,7 @@ async def run(
         rng=random.Random(),
         bot_delay=settings.gnav_bot_delay,
         games=all_games(),
+        store_give_up=settings.gnav_store_give_up or None,
     )
     stop = stop_event or asyncio.Event()
     service.on_store_lost = stop.set  # the store went away: stop, and exit non-zero
@@ -190,7 +195,7 @@ async def run(
                 loop.remove_signal_handler(sig)
     if service.store_lost is not None:
         log.error("stopped: %s (the supervisor should restart the bot)", service.store_lost)
-        return 1
+        return STORE_GAVE_UP if service.health.gave_up else 1
     return status
 
 

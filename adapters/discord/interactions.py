@@ -19,7 +19,7 @@ import discord
 
 from adapters.discord import texts
 from adapters.discord.buttons import build_view, render_text
-from bot.service.ports import Screen
+from bot.service.ports import Screen, StoreUnavailable
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
 
@@ -147,6 +147,15 @@ class InteractionHandler:
                     await asyncio.wait({task})
                 if task.cancelled():
                     return  # the loop is shutting down
+                if isinstance(task.exception(), StoreUnavailable):
+                    # Met outside a command (the service answers its own): the clear line.
+                    refused = self.service.unavailable_reply(
+                        table_key(interaction), user_of(interaction)
+                    )
+                    await self._deliver(
+                        interaction, refused, component=component, deferred=deferred
+                    )
+                    return
                 if task.exception() is not None:
                     # Logged below; the person gets an answer rather than a silent failure.
                     failed = texts.text("failed", interaction.locale)
@@ -168,8 +177,9 @@ class InteractionHandler:
             finally:
                 if not task.done():
                     await asyncio.wait({task})  # the command completes and is stored anyway
-                if not task.cancelled() and task.exception() is not None:
-                    log.error("a command failed", exc_info=task.exception())
+                failure = None if task.cancelled() else task.exception()
+                if failure is not None and not isinstance(failure, StoreUnavailable):
+                    log.error("a command failed", exc_info=failure)
 
     async def _deliver(
         self,

@@ -32,6 +32,7 @@ from adapters.telegram.notifier import TelegramNotifier, failed
 from adapters.telegram.replies import Outgoing, ReplyQueue
 from bot.service import tokens
 from bot.service.names import clean_name
+from bot.service.ports import StoreUnavailable
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
 
@@ -310,6 +311,12 @@ class Handlers:
                 hint = texts.text(lang, "inline_hint", bot=context.bot.username)
                 text = f"{hint}\n{text}"
             await answer(text, alert=reply.alert or not reply.ok)
+        except StoreUnavailable:  # met before the press (an admin check reads the table)
+            if not answered and isinstance(query.message, Message):
+                refused = self.service.unavailable_reply(
+                    table_key(query.message), _person(query.from_user)
+                )
+                await answer(refused.text, alert=True)
         except Exception:
             log.exception("a button press failed")
             if not answered:
@@ -391,6 +398,9 @@ class Handlers:
             admin = await self._admin(context, chat, tg_user.id, tk, need)
             reply = await action(tk, _person(tg_user, admin=admin))
             self._answer(message, reply)
+        except StoreUnavailable:  # met before the command (an admin check reads the table)
+            refused = self.service.unavailable_reply(table_key(message), _person(tg_user))
+            self._answer(message, refused)
         except TelegramError as exc:
             failed(exc, "answering a command in chat %s failed: %s", chat.id, exc.message)
 

@@ -10,36 +10,27 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit
 
 import pytest
 
+from bot.games.registry import all_games
 from bot.service.i18n import LANGUAGES, catalog
-from storage.postgres import PostgresRepository
+from bot.service.service import TableService
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.test_service import start_table
-from tests.storage.conftest import PG_DSN, fresh_pg_schema
-from tests.storage.gate import TcpGate
+from tests.storage.gate import TcpGate, gated_postgres
 
 
 @pytest.fixture
 async def gated() -> AsyncIterator[tuple[Harness, TcpGate]]:
     """A service on a PostgreSQL store whose connections pass a gate the test controls."""
-    async with fresh_pg_schema() as schema:
-        parts = urlsplit(PG_DSN)
-        gate = TcpGate(parts.hostname or "127.0.0.1", parts.port or 5432)
-        await gate.open()
-        repo = await PostgresRepository.open(
-            gate.dsn(PG_DSN), schema=schema, connect_timeout=2.0, command_timeout=5.0
-        )
+    async with gated_postgres() as (repo, gate):
         harness = Harness(repo=repo)  # type: ignore[arg-type]
         try:
             yield harness, gate
         finally:
             await gate.open()
             await harness.service.drain()
-            await repo.close()
-            await gate.close()
 
 
 def clear_line(language: str = "en") -> str:
@@ -112,3 +103,31 @@ async def test_an_outage_of_any_length_logs_one_error_and_one_info(
     assert len(back) == 1 and back[0].levelname == "INFO"
     assert "10 command" in back[0].getMessage() and "deadline" in back[0].getMessage()
     assert svc.health.available and svc.health.outages == 1
+
+
+async def test_an_outage_longer_than_the_give_up_time_stops_the_bot(
+    gated: tuple[Harness, TcpGate],
+) -> None:
+    harness, gate = gated
+    svc = TableService(
+        harness.repo,
+        harness.notifier,
+        clock=harness.clock,
+        games=all_games(),
+        bot_delay=0.0,
+        store_give_up=30.0,
+    )
+    stops: list[int] = []
+    svc.on_store_lost = lambda: stops.append(1)
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    await gate.close()
+    assert not (await svc.join(CHANNEL, BOB)).ok
+    harness.clock.advance(29)
+    assert not (await svc.join(CHANNEL, BOB)).ok
+    assert stops == [] and not svc.health.gave_up
+    harness.clock.advance(2)
+    reply = await svc.join(CHANNEL, BOB)
+    assert not reply.ok
+    assert stops == [1] and svc.health.gave_up and svc.store_lost is not None
+    assert svc.health.snapshot()["store"] == "unavailable"
+    assert svc.health.http_status() == 503

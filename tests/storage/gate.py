@@ -11,7 +11,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
+
+from storage.postgres import PostgresRepository
+from tests.storage.conftest import PG_DSN, fresh_pg_schema
+
+
+@contextlib.asynccontextmanager
+async def gated_postgres() -> AsyncIterator[tuple[PostgresRepository, TcpGate]]:
+    """A PostgreSQL store (a fresh schema of the test server) whose connections pass a gate
+    the test closes and opens (skipped where the server cannot be reached)."""
+    async with fresh_pg_schema() as schema:
+        parts = urlsplit(PG_DSN)
+        gate = TcpGate(parts.hostname or "127.0.0.1", parts.port or 5432)
+        await gate.open()
+        repo = await PostgresRepository.open(
+            gate.dsn(PG_DSN), schema=schema, connect_timeout=2.0, command_timeout=5.0
+        )
+        try:
+            yield repo, gate
+        finally:
+            await gate.open()
+            await repo.close()
+            await gate.close()
 
 
 class TcpGate:

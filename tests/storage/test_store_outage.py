@@ -16,15 +16,13 @@ import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from bot.service.ports import Claim, StoreUnavailable, TableRow
 from storage.postgres import PostgresRepository
 from storage.sqlite import SqliteRepository
-from tests.storage.conftest import PG_DSN, fresh_pg_schema
-from tests.storage.gate import TcpGate
+from tests.storage.gate import TcpGate, gated_postgres
 
 
 def row(key: str, version: int, blob: str = "") -> TableRow:
@@ -42,19 +40,8 @@ def row(key: str, version: int, blob: str = "") -> TableRow:
 @pytest.fixture
 async def gated() -> AsyncIterator[tuple[PostgresRepository, TcpGate]]:
     """A PostgreSQL store whose connections pass a gate the test closes and opens."""
-    async with fresh_pg_schema() as schema:
-        parts = urlsplit(PG_DSN)
-        gate = TcpGate(parts.hostname or "127.0.0.1", parts.port or 5432)
-        await gate.open()
-        repo = await PostgresRepository.open(
-            gate.dsn(PG_DSN), schema=schema, connect_timeout=2.0, command_timeout=5.0
-        )
-        try:
-            yield repo, gate
-        finally:
-            await gate.open()
-            await repo.close()
-            await gate.close()
+    async with gated_postgres() as store:
+        yield store
 
 
 async def test_postgres_away_raises_store_unavailable_and_serves_again(

@@ -1,0 +1,72 @@
+"""A command while the store is away, on Telegram and Discord: the person gets the one clear
+line (nothing changed, try again soon), a text command and a button alike, and play goes on
+once the store is back. The store is the real PostgreSQL store behind a cut network.
+"""
+
+from __future__ import annotations
+
+from bot.service.i18n import catalog
+from tests.adapters.test_discord_play import (
+    EPHEMERAL,
+    answered,
+    buttons_of,
+    fake_world,
+    running_bot,
+    slash,
+    table_message,
+)
+from tests.adapters.test_telegram_bench import Bench
+from tests.fakes.telegram_api import FakeTelegram
+from tests.storage.gate import gated_postgres
+
+CLEAR = catalog("en").t("error.store_unavailable")
+
+
+async def test_telegram_command_and_button_while_the_store_is_away_get_the_clear_line() -> None:
+    async with FakeTelegram() as tg, gated_postgres() as (repo, gate):
+        bench = await Bench(tg, repo=repo).start()
+        try:
+            alice, bob, carl = tg.add_user("Alice"), tg.add_user("Bob"), tg.add_user("Carl")
+            group = tg.add_group("Gnav night", members=[alice, bob, carl])
+            bench.say(alice, group, "/gnav")
+            shown = await bench.wait_table(group, "Alice", button="Join")
+            await gate.close()
+            asked = bench.say(bob, group, "/gnav_join")
+            assert CLEAR in ((await bench.reply_to(group, asked)).text or "")
+            # A command that needs an admin check reads the table before the service runs it.
+            asked = bench.say(carl, group, "/gnav_start")
+            assert CLEAR in ((await bench.reply_to(group, asked)).text or "")
+            pressed = await bench.press(carl, group, "Join", message=shown)
+            assert pressed.text == CLEAR and pressed.show_alert
+            await gate.open()
+            bench.say(bob, group, "/gnav_join")
+            await bench.wait_table(group, "2. Bob")
+            table = await bench.table(group)
+            assert [s.name for s in table.seats] == ["Alice", "Bob"]  # Carl's press: not applied
+        finally:
+            await bench.stop()
+
+
+async def test_discord_command_and_button_while_the_store_is_away_get_the_clear_line() -> None:
+    async with (
+        fake_world() as world,
+        gated_postgres() as (repo, gate),
+        running_bot(world, repo) as bot,
+    ):
+        await slash(world, world.alice, "new")
+        await bot.settle()
+        join = buttons_of(table_message(world))["Join"]
+        await gate.close()
+        record = await slash(world, world.carl, "join")
+        assert await answered(world, record) == CLEAR
+        assert record.response is not None
+        assert record.response["data"]["flags"] & EPHEMERAL
+        message = table_message(world)
+        iid = await world.fake.press(world.carl, world.channel, int(message["id"]), join)
+        await world.fake.wait_for_response(iid)
+        pressed = world.fake.interaction(iid)
+        assert await answered(world, pressed) == CLEAR
+        await gate.open()
+        assert (await answered(world, await slash(world, world.carl, "join"))) != CLEAR
+        table = await bot.table(world.channel)
+        assert [s.name for s in table.seats] == ["alice", "carl"]
