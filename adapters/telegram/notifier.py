@@ -1,10 +1,10 @@
 """The service's `Notifier` on Telegram: table messages, their edits and private pieces.
 
-The service's outbox already sends each table's messages in order and coalesces waiting
-edits; this adds what Telegram needs. Messages to one chat are spaced (about one a second,
-Telegram's advice for a single chat) and a waiting edit is superseded by a newer one while
-the previous call is under way, so a busy table costs fewer calls. Flood answers
-(`RetryAfter`) are retried by the rate limiter the platform installs. "Message is not
+The service's outbox sends each table's messages in order and merges waiting edits of the
+table message; this adds what Telegram needs. The budgets are the `Lanes` rate limiter's
+(adapters/telegram/limits.py: per group, per private chat, per bot, kept before sending;
+a flood answer pauses its chat only and the call is sent again); `ready` tells the outbox
+when a chat's lane has room, so it sends the newest table state then. "Message is not
 modified" counts as success. A group upgraded to a supergroup (`ChatMigrated`) has its table
 moved by the service, and what was being sent goes to the new chat. A private message
 refused for good (403: never started, blocked) is `Delivery.UNREACHABLE`.
@@ -30,6 +30,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 
 from adapters.telegram.entities import protect
 from adapters.telegram.keyboards import deep_link, keyboard, payload_secret
+from adapters.telegram.limits import Lanes
 from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
@@ -72,8 +73,10 @@ class TelegramNotifier:
     quietly once the platform is closed (or never started).
     """
 
-    def __init__(self, *, chat_interval: float = 1.0) -> None:
+    def __init__(self, *, chat_interval: float = 0.0, lanes: Lanes | None = None) -> None:
+        #: Seconds between two calls to one chat kept here (0: the lanes alone pace them).
         self.chat_interval = chat_interval
+        self.lanes = lanes
         self.bot: Bot | None = None
         self._ready = asyncio.Event()
         self._closed = asyncio.Event()
@@ -135,6 +138,11 @@ class TelegramNotifier:
         return self.bot
 
     # ------------------------------------------------------------------ the Notifier port
+    async def ready(self, channel: str) -> None:
+        """Return once a message to `channel` would go at once (its lane has room)."""
+        if self.lanes is not None:
+            await self.lanes.ready(int(TableKey.parse(channel).chat))
+
     async def post(self, channel: str, screen: Screen) -> str | None:
         """Send a table message; its message id is the reference for later edits."""
         key = TableKey.parse(channel)
@@ -410,8 +418,8 @@ class TelegramNotifier:
     async def _paced(self, chat_id: int) -> AsyncIterator[None]:
         """One call at a time per chat, at least `chat_interval` seconds apart.
 
-        Telegram asks for about one message a second in a chat; the group-per-minute and
-        global limits are the rate limiter's.
+        Telegram's budgets are the lanes' (the rate limiter); this spacing is for a notifier
+        used without them.
         """
         if self.chat_interval <= 0:
             yield

@@ -114,6 +114,19 @@ class _Queue:
     #: Shots of the table rendered at their commit by this process (the store keeps only the
     #: shot): sent as rendered, so each message shows its own moment; the newest few only.
     rendered: dict[TableShot, Screen] = field(default_factory=dict)
+    #: A batch came with private messages only: the table's deliverer still finishes it (a
+    #: shared store's claim is renewed and what else waits is claimed).
+    finish: bool = False
+    #: When the oldest state merged into the next edit was committed (None: none merged).
+    stale_since: float | None = None
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass(slots=True)
+class _PrivateLane:
+    """One person's private messages, in order, from any table: (table key, message)."""
+
+    waiting: deque[tuple[str, OutMessage]] = field(default_factory=deque)
     task: asyncio.Task[None] | None = None
 
 
@@ -151,6 +164,11 @@ class Outbox:
         self._flushing: asyncio.Task[None] | None = None
         #: Seconds from commit to send of each message sent (benchmarks), newest last.
         self.lags: deque[float] = deque(maxlen=200_000)
+        #: How far behind the game a channel's message was when sent: from the commit of the
+        #: oldest state it shows or merged away (benchmarks), newest last.
+        self.stale: deque[float] = deque(maxlen=200_000)
+        #: Private lanes, per user key: never behind a channel's messages.
+        self._private: dict[str, _PrivateLane] = {}
 
     def claim(self) -> Claim:
         """This process's claim, from now for one lease."""
@@ -248,9 +266,49 @@ class Outbox:
     def deliver(self, channel: str, messages: list[OutMessage]) -> None:
         """Deliver messages committed without a row (see `unstored`), after what is queued."""
         q = self._queues.setdefault(channel, _Queue())
-        q.messages.extend(messages)
-        if q.task is None or q.task.done():
+        for m in messages:
+            self._queue(channel, q, m)
+        self._start(channel, q)
+
+    def _queue(self, channel: str, q: _Queue, m: OutMessage) -> None:
+        """Queue `m`: a private message in its person's lane (it never waits for the
+        channel), anything else in the table's queue, in order."""
+        if m.kind == "tell" and m.user is not None:
+            lane = self._private.setdefault(m.user, _PrivateLane())
+            lane.waiting.append((channel, m))
+            if lane.task is None or lane.task.done():
+                lane.task = asyncio.get_running_loop().create_task(self._tell_all(m.user, lane))
+            if not self.in_memory(channel):
+                q.finish = True  # the table's deliverer renews the claim and takes what waits
+            return
+        q.messages.append(m)
+
+    def _start(self, channel: str, q: _Queue) -> None:
+        if (q.messages or q.finish) and (q.task is None or q.task.done()):
             q.task = asyncio.get_running_loop().create_task(self._drain(channel, q))
+
+    async def _tell_all(self, user: str, lane: _PrivateLane) -> None:
+        """Send a person's private messages in order; each is marked once sent. After a crash
+        only the newest of a table's is sent: nobody is left with an out-of-date screen."""
+        while lane.waiting:
+            channel, m = lane.waiting.popleft()
+            if m.attempts > 1 and any(c == channel for c, _ in lane.waiting):
+                pass  # a newer private message of the same table follows
+            else:
+                try:
+                    screen = m.screen
+                    if isinstance(screen, TableShot):
+                        screen = await self._render_shot(channel, screen)
+                    if screen is not None:
+                        result = await self.notifier.tell(user, screen)
+                        await self._on_told(user, result)
+                except Exception:  # a platform failure must not stop the person's lane
+                    log.exception("a private message to %s failed", user)
+                self.lags.append(max(0.0, self.clock.now() - m.created_at))
+            if m.id:
+                self._mark_soon(channel, [m.id], False)
+        if self._private.get(user) is lane and not lane.waiting:
+            del self._private[user]
 
     def discard(self, channel: str) -> None:
         """Forget what a command that failed had staged."""
@@ -269,14 +327,13 @@ class Outbox:
             # Another process may have posted or edited since: what it shows is not known.
             # (Alone, what this process knows is newer than the store's: it stores refs lazily.)
             q.ref, q.ref_known, q.shown = batch.ref, True, None
-        for m in batch.messages:
-            if m.id > q.last_id:
-                q.messages.append(m)
-                q.last_id = m.id
         q.more = q.more or batch.more
         q.takeover = q.takeover or takeover
-        if q.task is None or q.task.done():
-            q.task = asyncio.get_running_loop().create_task(self._drain(batch.table_key, q))
+        for m in batch.messages:
+            if m.id > q.last_id:
+                self._queue(batch.table_key, q, m)
+                q.last_id = m.id
+        self._start(batch.table_key, q)
 
     async def sweep(self, *, takeover: bool = False) -> int:
         """Claim and deliver what nobody holds (a dead deliverer's messages); how many tables.
@@ -300,18 +357,23 @@ class Outbox:
         return len(batches)
 
     async def _drain(self, channel: str, q: _Queue) -> None:
-        while q.messages:
+        while q.messages or q.finish:
+            q.finish = False
             pending = list(q.messages)
             q.messages.clear()
             done: list[int] = []
             posted = False
             for i, m in enumerate(pending):
-                if not self._superseded(m, pending[i + 1 :]):
+                if await self._due(channel, q, m, pending[i + 1 :]):
                     try:
                         posted |= await self._send(channel, q, m)
                     except Exception:  # a platform failure must not stop the table's queue
                         log.exception("sending to %s failed", channel)
-                    self.lags.append(max(0.0, self.clock.now() - m.created_at))
+                    now = self.clock.now()
+                    self.lags.append(max(0.0, now - m.created_at))
+                    oldest = m.created_at if q.stale_since is None else q.stale_since
+                    self.stale.append(max(0.0, now - min(oldest, m.created_at)))
+                    q.stale_since = None
                 if m.id:  # a message with a row (those delivered from memory have none)
                     done.append(m.id)
             if self.alone and not q.more and not q.takeover:
@@ -350,7 +412,7 @@ class Outbox:
             if nxt is not None:
                 for m in nxt.messages:
                     if m.id > q.last_id:
-                        q.messages.append(m)
+                        self._queue(channel, q, m)
                         q.last_id = m.id
 
     def _mark_soon(self, channel: str, done: list[int], posted: bool) -> None:
@@ -401,19 +463,31 @@ class Outbox:
             return False
         return True
 
+    async def _due(self, channel: str, q: _Queue, m: OutMessage, later: list[OutMessage]) -> bool:
+        """Whether `m` is to be sent now: an edit of the table message waits for the
+        channel's budget, then goes only if nothing newer was committed meanwhile (latest
+        state wins: the newer one shows it, merged)."""
+        if m.kind != "edit":
+            return True
+        if not self._superseded(m, later):
+            ready = getattr(self.notifier, "ready", None)
+            if ready is not None:
+                await ready(channel)
+            if not self._superseded(m, list(q.messages)):
+                return True
+        if q.stale_since is None or m.created_at < q.stale_since:
+            q.stale_since = m.created_at
+        return False
+
     @staticmethod
     def _superseded(m: OutMessage, later: list[OutMessage]) -> bool:
-        """An edit a newer edit (or a freeze) replaces; after a crash, a private message a
-        newer one to the same user replaces."""
+        """An edit a newer edit (or a freeze) replaces."""
         if m.kind == "edit":
             for n in later:
                 if n.kind == "edit":
                     return True
                 if n.kind == "post_table":
                     return n.freeze is not None
-            return False
-        if m.kind == "tell" and m.attempts > 1:
-            return any(n.kind == "tell" and n.user == m.user for n in later)
         return False
 
     async def _shown(self, channel: str, q: _Queue, shown: Shown) -> Screen | None:
@@ -457,12 +531,7 @@ class Outbox:
                 except Exception:  # the old message may be gone: post the new one anyway
                     log.warning("freezing the old table message in %s failed", channel)
             return await self._post_table_message(channel, q, screen)
-        if m.kind == "post":
-            await n.post(channel, screen)
-            return False
-        assert m.user is not None
-        result = await n.tell(m.user, screen)
-        await self._on_told(m.user, result)
+        await n.post(channel, screen)
         return False
 
     async def _post_table_message(self, channel: str, q: _Queue, screen: Screen) -> bool:
@@ -477,12 +546,14 @@ class Outbox:
         """Wait until every queue is empty and every delivery is marked (tests, shutdown)."""
         while True:
             tasks = [q.task for q in self._queues.values() if q.task and not q.task.done()]
+            tasks += [p.task for p in self._private.values() if p.task and not p.task.done()]
             if self._flushing is not None and not self._flushing.done():
                 tasks.append(self._flushing)
             if not tasks:
                 with contextlib.suppress(Exception):
                     await self.flush()  # a failure is logged: they are marked by a later flush
-                if not any(q.task and not q.task.done() for q in self._queues.values()):
+                busy = [*self._queues.values(), *self._private.values()]
+                if not any(b.task and not b.task.done() for b in busy):
                     return
                 continue
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -38,7 +38,6 @@ TEST_LIMITS = TelegramLimits(
     overall_per_second=10_000,
     group_per_minute=100_000,
     chat_interval=0.0,
-    max_retries=3,
     poll_timeout=1,
     drain_timeout=5.0,
 )

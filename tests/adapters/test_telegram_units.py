@@ -20,7 +20,7 @@ from adapters.telegram.keyboards import (
     keyboard,
     payload_secret,
 )
-from adapters.telegram.platform import GnavRateLimiter
+from adapters.telegram.limits import LaneLimits, Lanes
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES, catalog
 from bot.service.ports import Button, Delivery, Screen
@@ -147,7 +147,7 @@ async def test_private_messages_delivered_refused_or_failed(tg: FakeTelegram) ->
 
 
 async def test_reads_spend_no_group_message_budget() -> None:
-    limiter = GnavRateLimiter(group_max_rate=1, group_time_period=60, max_retries=0)
+    limiter = Lanes(LaneLimits(group=1, group_window=60))
     calls: list[str] = []
 
     async def call(name: str) -> Any:

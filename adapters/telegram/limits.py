@@ -1,0 +1,186 @@
+"""Telegram's flood limits kept per destination, before sending: one lane per chat.
+
+Telegram allows about 20 messages a minute in a group (sends and edits together), about one a
+second in a private chat and about 30 a second for the whole bot; beyond them it answers 429
+with `retry_after`. python-telegram-bot's `AIORateLimiter` spends a group's budget as a burst
+of 20 and then one call every 3 s (a leaky bucket), which Telegram's own sliding minute refuses,
+and on any 429 it pauses **every** request of the bot. `Lanes` instead:
+
+- counts each chat's calls over the real sliding window (and the bot's over its second), and
+  lets a call go only when the window has room: a 429 is the exception, not the pacing;
+- pauses only the chat a 429 names (until its `retry_after`), never another chat, never an
+  answer to a press (`answerCallbackQuery`, `answerInlineQuery`: no chat, no lane);
+- tries a refused call again after every 429, without a limit (a deal's result must arrive;
+  the notifier abandons calls when the platform stops), where `AIORateLimiter` gave up;
+- tells a caller when a chat's lane has room (`ready`), so the outbox sends the newest table
+  state then instead of an older one queued in the limiter.
+
+Reads (getChatMember...) spend no chat's budget. The budget is per bot token and per process:
+several processes on one token each keep their own lanes (see docs/scaling.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+
+log = logging.getLogger(__name__)
+
+JSONResult = bool | dict[str, Any] | list[dict[str, Any]]
+
+#: Bot API methods that post nothing in a chat: only the bot's overall budget counts them
+#: (getMe, getUpdates... have no chat and are not limited at all).
+READS = frozenset({"getChatMember", "getChat", "getChatAdministrators", "getMe"})
+#: Answers to a user's query: not messages, never delayed.
+ANSWERS = frozenset({"answerCallbackQuery", "answerInlineQuery", "answerWebAppQuery"})
+
+#: Calls that put a message in a chat (sends and edits count alike).
+SENDS = ("send", "edit", "copy", "forward")
+
+#: Lanes of idle chats kept before they are forgotten.
+_MEMORY = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class LaneLimits:
+    """Telegram's budgets: `group` calls per `group_window` s in a group, `private` per
+    `private_window` s in a private chat, `overall` per `overall_window` s for the bot.
+    `margin` (a fraction) widens each window: Telegram counts from when calls arrive."""
+
+    group: int = 20
+    group_window: float = 60.0
+    private: int = 1
+    private_window: float = 1.0
+    overall: int = 30
+    overall_window: float = 1.0
+    margin: float = 0.02
+
+
+class _Lane:
+    """One destination's recent calls (oldest first) and how long a 429 paused it."""
+
+    __slots__ = ("limit", "paused_until", "sent", "window")
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.sent: deque[float] = deque()
+        self.paused_until = 0.0
+
+    def wait(self, now: float) -> float:
+        """Seconds until one more call fits (0: now)."""
+        while self.sent and self.sent[0] <= now - self.window:
+            self.sent.popleft()
+        wait = self.paused_until - now
+        if self.limit > 0 and len(self.sent) >= self.limit:
+            wait = max(wait, self.sent[-self.limit] + self.window - now)
+        return max(0.0, wait)
+
+    def idle(self, now: float) -> bool:
+        return self.wait(now) == 0 and not self.sent
+
+
+class Lanes(BaseRateLimiter[int]):
+    """A rate limiter for python-telegram-bot with a lane per chat (see the module)."""
+
+    def __init__(self, limits: LaneLimits | None = None) -> None:
+        self.limits = limits or LaneLimits()
+        lim = self.limits
+        self._overall = _Lane(lim.overall, lim.overall_window * (1 + lim.margin))
+        self._chats: dict[int | str, _Lane] = {}
+        #: 429 answers received, per chat (0: a call without a chat); benchmarks, tests.
+        self.floods: dict[int | str, int] = {}
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to release."""
+
+    def _lane(self, chat: int | str) -> _Lane:
+        lane = self._chats.get(chat)
+        if lane is None:
+            if len(self._chats) >= _MEMORY:
+                now = asyncio.get_running_loop().time()
+                for key in [k for k, v in self._chats.items() if v.idle(now)]:
+                    del self._chats[key]
+            lim = self.limits
+            group = isinstance(chat, str) or chat < 0
+            limit = lim.group if group else lim.private
+            window = (lim.group_window if group else lim.private_window) * (1 + lim.margin)
+            lane = self._chats[chat] = _Lane(limit, window)
+        return lane
+
+    async def ready(self, chat_id: int | str) -> None:
+        """Return once a call to `chat_id` would go at once (its lane and the bot's have
+        room); it takes nothing: the call that follows spends the budget."""
+        loop = asyncio.get_running_loop()
+        lane = self._lane(_chat_key(chat_id))
+        while (wait := max(lane.wait(loop.time()), self._overall.wait(loop.time()))) > 0:
+            await asyncio.sleep(wait)
+
+    async def _take(self, lanes: tuple[_Lane, ...]) -> None:
+        """Wait until every lane has room, then spend one call of each."""
+        loop = asyncio.get_running_loop()
+        while True:
+            now = loop.time()
+            wait = max(lane.wait(now) for lane in lanes)
+            if wait <= 0:
+                for lane in lanes:
+                    lane.sent.append(now)
+                return
+            await asyncio.sleep(wait)
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, JSONResult]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> JSONResult:
+        """Send when the destination's lane has room; after a 429, pause that lane only and
+        try again (every time: nothing is dropped here)."""
+        chat_id = data.get("chat_id")
+        lanes: tuple[_Lane, ...]
+        key: int | str = 0
+        if endpoint in READS:
+            lanes = (self._overall,)
+        elif endpoint not in ANSWERS and endpoint.startswith(SENDS):
+            if chat_id is None:  # an inline message: no chat's lane, the bot's only
+                lanes = (self._overall,)
+            else:
+                key = _chat_key(chat_id)
+                lanes = (self._lane(key), self._overall)
+        else:
+            return await callback(*args, **kwargs)
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._take(lanes)
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                self.floods[key] = self.floods.get(key, 0) + 1
+                after = exc._retry_after.total_seconds()  # int or timedelta in PTB 22
+                log.info(
+                    "telegram: %s to %s refused for %.1f s; sent again then", endpoint, key, after
+                )
+                if len(lanes) > 1:  # the chat's lane pauses; no other chat, no answer waits
+                    lanes[0].paused_until = max(lanes[0].paused_until, loop.time() + after)
+                else:
+                    await asyncio.sleep(after)
+
+
+def _chat_key(chat_id: object) -> int | str:
+    with contextlib.suppress(TypeError, ValueError):
+        return int(chat_id)  # type: ignore[call-overload, no-any-return]
+    return str(chat_id)

@@ -1,0 +1,291 @@
+"""How fast a game moves under the platforms' flood limits (issue 17): whole games through the
+real Telegram adapter (python-telegram-bot, the service, SQLite) against the local fake Bot API
+keeping Telegram's limits (`tests/fakes/telegram_api.FloodLimits`: 20 sends and edits per
+sliding minute per group, 1 a second per private chat, 30 a second per bot, a 429 beyond).
+
+Every player has started the bot and acts the moment a private message shows a button of
+their current choices (a random one of them, seeded). Printed per game and platform: the whole
+game's wall time, moves per minute, the delay from a press to the next decider's private screen
+(p50/p99), how stale the group's table message got (p99, and from each deal's last move to its
+result in the group), group calls in the busiest minute, 429s received, result posts lost, and
+bytes of state written per move in the first and last deal. The last line is one JSON object.
+
+`--scale 0.1` runs every limit ten times faster (a minute of the group's budget lasts 6 s) in
+the fake and in the bot alike, so a game bound by the budget ends ten times sooner; the figures
+are printed as measured and, for times, divided by the scale ("real-time equivalent": an upper
+bound, since the machine's own work is not faster at a smaller scale).
+
+    .venv/bin/python benchmarks/chat_pace.py --players 3 6 --scale 0.1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from adapters.telegram.platform import TelegramLimits
+from bot.service.ports import TableRow
+from bot.service.table import TableKey
+from storage.sqlite import SqliteRepository
+from tests.adapters.test_telegram_bench import Bench
+from tests.fakes.telegram_api import (
+    FLOODED_METHODS,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+    FloodLimits,
+)
+
+NAMES = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank")
+
+
+class MeasuredSqlite(SqliteRepository):
+    """SQLite that counts the bytes of table state each save writes."""
+
+    saves: list[int]
+
+    async def save_table(self, row: TableRow, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Count the state's bytes, then save as usual."""
+        self.saves.append(len(json.dumps(row.state, separators=(",", ":"))))
+        return await super().save_table(row, **kwargs)
+
+
+@dataclass
+class Run:
+    """What one game measured."""
+
+    players: int
+    scale: float
+    wall: float = 0.0
+    moves: int = 0
+    private: list[float] = field(default_factory=list)
+    deal_end: list[float] = field(default_factory=list)
+    lags: list[float] = field(default_factory=list)
+    busiest: int = 0
+    refused: int = 0
+    lost: int = 0
+    deals: int = 0
+    bytes_first: float = 0.0
+    bytes_last: float = 0.0
+
+    def figures(self) -> dict[str, Any]:
+        """The figures, times as real-time equivalents (divided by the scale)."""
+        s = self.scale
+        return {
+            "game": "karnaval",
+            "platform": "telegram",
+            "players": self.players,
+            "scale": s,
+            "deals": self.deals,
+            "wall_s_measured": round(self.wall, 1),
+            "wall_min": round(self.wall / s / 60, 2),
+            "moves": self.moves,
+            "moves_per_min": round(self.moves / (self.wall / s / 60), 1) if self.wall else 0,
+            "press_to_private_p50_s": round(_pct(self.private, 50) / s, 3),
+            "press_to_private_p99_s": round(_pct(self.private, 99) / s, 3),
+            "group_stale_p99_s": round(_pct(self.lags, 99) / s, 2),
+            "deal_end_shown_max_s": round(max(self.deal_end, default=0.0) / s, 2),
+            "deal_end_shown_p50_s": round(_pct(self.deal_end, 50) / s, 2),
+            "group_calls_busiest_minute": self.busiest,
+            "refused_429": self.refused,
+            "posts_lost": self.lost,
+            "state_bytes_per_move_first_deal": round(self.bytes_first),
+            "state_bytes_per_move_last_deal": round(self.bytes_last),
+        }
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def _newest_dm(tg: FakeTelegram, user: FakeUser) -> FakeMessage | None:
+    for msg in reversed(tg.messages_in(tg.private_chat(user), from_bot=True)):
+        if any("callback_data" in b for b in msg.buttons()):
+            return msg
+    return None
+
+
+async def play(players: int, scale: float, seed: int) -> Run:
+    """One whole Karnaval game of `players` people, instant, on Telegram's limits."""
+    run = Run(players, scale)
+    flood = FloodLimits(scale=scale)
+    limits = TelegramLimits(scale=scale, poll_timeout=1, drain_timeout=30.0 * scale + 5)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with FakeTelegram(flood=flood) as tg:
+            repo = await MeasuredSqlite.open(Path(tmp) / "store.sqlite3")
+            repo.saves = []
+            bench = await Bench(tg, repo=repo, rng=random.Random(seed), limits=limits).start()
+            rng = random.Random(seed + 1)
+            try:
+                await _game(bench, tg, repo, players, rng, run)
+            finally:
+                await bench.stop()
+                await repo.close()
+    return run
+
+
+async def _game(
+    bench: Bench, tg: FakeTelegram, repo: MeasuredSqlite, players: int, rng: random.Random,
+    run: Run,
+) -> None:  # fmt: skip
+    loop = asyncio.get_running_loop()
+    people = [tg.add_user(n) for n in NAMES[:players]]
+    group = tg.add_group("Carnival", members=people)
+    for p in people:
+        tg.user_starts_bot(p)
+    await bench.idle()
+    bench.say(people[0], group, "/karnaval")
+    await bench.wait_table(group, button="Join", timeout=120)
+    for p in people[1:]:
+        bench.say(p, group, "/gnav_join")
+        await bench.wait_table(group, p.first_name, timeout=120)
+    bench.say(people[0], group, "/gnav_settings bots=0 delay=0")
+    await bench.idle()
+    calls_before = len(tg.calls())
+    start = loop.time()
+    bench.say(people[0], group, "/gnav_start")
+    tk = TableKey("telegram", str(group.id))
+    pressed: set[tuple[int, int, frozenset[str]]] = set()
+    last_press = start
+    waiting_since: dict[int, float] = {}
+    finished = 0
+    ends: dict[int, float] = {}
+    saves_at_deal: dict[int, int] = {}
+    while True:
+        changed = tg._changed
+        table = await bench.service.table_state(tk)
+        k = getattr(table.match, "k", None) if table is not None else None
+        if k is not None:
+            done = sum(1 for d in k.deals if d.complete)
+            if done > finished:
+                for n in range(finished + 1, done + 1):
+                    ends[n] = last_press
+                    saves_at_deal[n] = len(repo.saves)
+                finished = done
+        if table is not None and table.status == "closed":
+            break
+        acted = False
+        for user in people:
+            msg = _newest_dm(tg, user)
+            if msg is None:
+                continue
+            tokens = frozenset(
+                str(b["callback_data"]) for b in msg.buttons() if "callback_data" in b
+            )
+            key = (user.id, msg.message_id, tokens)
+            if key in pressed:
+                continue
+            pressed.add(key)
+            choices = await bench.service.choices_of(_user(user))
+            mine = [c.token for c in choices if c.token in tokens]
+            if not mine:
+                continue
+            now = loop.time()
+            run.private.append(now - max(last_press, waiting_since.pop(user.id, start)))
+            tg.user_presses(user, tg.private_chat(user), msg.message_id, rng.choice(mine))
+            last_press = loop.time()
+            run.moves += 1
+            acted = True
+        if not acted:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), 1.0)
+    run.wall = loop.time() - start
+    await bench.idle()
+    run.deals = finished
+    calls = tg.calls()[calls_before:]
+    group_calls = [
+        c
+        for c in calls
+        if c.method.lower() in FLOODED_METHODS and c.params.get("chat_id") == group.id
+    ]
+    run.refused = sum(1 for c in calls if c.status == 429)
+    window = 60 * run.scale
+    times = [c.time for c in group_calls if c.ok]
+    j = 0
+    for i, t in enumerate(times):
+        while times[j] <= t - window:
+            j += 1
+        run.busiest = max(run.busiest, i - j + 1)
+    # Each deal's result in the group: the first accepted call showing "Deal N of".
+    for n, t_end in ends.items():
+        shown = next(
+            (
+                c.finished or c.time
+                for c in group_calls
+                if c.ok and c.time >= t_end
+                and f"Deal {n} of" in str(c.params.get("text") or c.params.get("caption") or "")
+            ),
+            None,
+        )  # fmt: skip
+        if shown is None:
+            run.lost += 1
+        else:
+            run.deal_end.append(shown - t_end)
+    # How far behind the game the group's messages were when sent (merged states included
+    # where the outbox tracks them; the code before it kept only each sent message's lag).
+    outbox = bench.service.outbox
+    run.lags = list(getattr(outbox, "stale", outbox.lags))
+    # Bytes of state per save during the first deal and the last.
+    saves = repo.saves
+    first = saves[: saves_at_deal.get(1, len(saves))]
+    last_from = saves_at_deal.get(finished - 1, 0)
+    last = saves[last_from : saves_at_deal.get(finished, len(saves))]
+    run.bytes_first = statistics.fmean(first) if first else 0.0
+    run.bytes_last = statistics.fmean(last) if last else 0.0
+
+
+def _user(user: FakeUser) -> Any:
+    from bot.service.table import User
+
+    return User(f"telegram:{user.id}", user.first_name)
+
+
+def main() -> None:
+    """Parse arguments, play the games, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, nargs="+", default=[3, 6])
+    parser.add_argument("--scale", type=float, default=0.1, help="limits' time scale (1: real)")
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    out: dict[str, Any] = {}
+    for n in args.players:
+        started = time.monotonic()
+        run = asyncio.run(play(n, args.scale, args.seed))
+        fig = run.figures()
+        out[f"karnaval_{n}p_telegram"] = fig
+        print(
+            f"karnaval {n}p telegram (scale {args.scale:g}, real-time equivalents): "
+            f"game {fig['wall_min']} min ({fig['wall_s_measured']} s measured, "
+            f"{time.monotonic() - started:.0f} s with set-up), {fig['moves']} moves, "
+            f"{fig['moves_per_min']} moves/min; press->private p50 "
+            f"{fig['press_to_private_p50_s']} s p99 {fig['press_to_private_p99_s']} s; "
+            f"group stale p99 {fig['group_stale_p99_s']} s, deal end shown p50 "
+            f"{fig['deal_end_shown_p50_s']} s max {fig['deal_end_shown_max_s']} s; busiest "
+            f"minute {fig['group_calls_busiest_minute']} group calls; 429s {fig['refused_429']}; "
+            f"posts lost {fig['posts_lost']}; state bytes/move first deal "
+            f"{fig['state_bytes_per_move_first_deal']} "
+            f"last {fig['state_bytes_per_move_last_deal']}",
+            flush=True,
+        )
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
