@@ -60,9 +60,7 @@ def test_replay_of_an_empty_file_says_so(
     empty = tmp_path / "record.json"
     empty.write_text("\n", encoding="utf-8")
     assert main(["replay", str(empty)]) == 2
-    assert (
-        capsys.readouterr().err == f"gnav-bot replay: {empty}: empty file, no match record in it\n"
-    )
+    assert capsys.readouterr().err == f"file: {empty}: empty file, no match record in it\n"
 
 
 def test_replay_of_an_outcome_says_it_is_an_outcome(capsys: pytest.CaptureFixture[str]) -> None:

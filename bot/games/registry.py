@@ -1,12 +1,20 @@
 """The games this bot hosts, by name: what the composition root hands the table service.
 
 The service imports no game; `bot/cli.py` (the composition root) registers these. The first one
-is the game a new table plays unless the channel chose another.
+is the game a new table plays unless the channel chose another. `GAME_NAMES` lists them without
+importing any game (what `gnav-bot replay` names when a record's game is unknown);
+`all_games` builds their rules and checks that the two agree.
 """
 
 from __future__ import annotations
 
-from bot.service.game import GameRules
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.service.game import GameRules
+
+#: Every hosted game's name, the default first (each is its rules' `name`).
+GAME_NAMES: tuple[str, ...] = ("gnav", "gnavspiel", "karnaval")
 
 
 def all_games() -> dict[str, GameRules]:
@@ -16,4 +24,7 @@ def all_games() -> dict[str, GameRules]:
     from bot.games.karnaval.game import KarnavalRules
 
     games: list[GameRules] = [GnavRules(), GnavspielRules(), KarnavalRules()]
+    names = tuple(g.name for g in games)
+    if names != GAME_NAMES:  # one list of games: a game added here is named above too
+        raise RuntimeError(f"bot/games/registry.py: GAME_NAMES {GAME_NAMES} != the rules {names}")
     return {g.name: g for g in games}

@@ -1,16 +1,24 @@
 """`gnav-bot replay`: read a record, hand it to its game's rules, give back the outcome.
 
 Replaying is each game's own fold over its record; this module only reads the text and picks the
-game. A record that names a `game` other than "gnav" is a Karnaval record (KARNAVAL_RECORD.md);
-any other is a Gnav record (MATCH_RECORD.md), of the `gnavspiel` profile when it says so. Faults
-of the file itself (unreadable, not UTF-8) are reported as `file: …` whatever game was meant, as
-KARNAVAL_RECORD.md asks; a game's own faults in that game's words.
+game. Faults of the file itself (unreadable, not UTF-8, empty, not RFC 8259 JSON, too deep, a
+number or string Python cannot hold) are `file: …` whatever game was meant
+(KARNAVAL_RECORD.md's `file:` location, the same for every game). A record's `"game"` names its
+game among the registry's (`bot/games/registry.py`); an unknown one is one `game: …` line naming
+the games there are. A record without `"game"` (or with `"game": "gnav"`) is a Gnav record
+(MATCH_RECORD.md), of the Gnavspiel engine when its `profile` is "gnavspiel". A game's own faults
+are worded by its record module: Gnav's and Gnavspiel's after `gnav-bot replay: `, Karnaval's
+starting with their location.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
+
+from bot.games.gnav.engine import safejson
+from bot.games.registry import GAME_NAMES
 
 
 class ReplayError(Exception):
@@ -21,8 +29,10 @@ class ReplayError(Exception):
         self.line = line
 
 
-#: How Gnav's own error lines begin (MATCH_RECORD.md).
+#: How Gnav's and Gnavspiel's own error lines begin (MATCH_RECORD.md).
 GNAV_PREFIX = "gnav-bot replay: "
+#: How faults of the file itself begin, for every game (KARNAVAL_RECORD.md, "Errors").
+FILE_PREFIX = "file: "
 
 
 def read_text(path: str) -> str:
@@ -36,36 +46,46 @@ def read_text(path: str) -> str:
             with open(path, "rb") as f:
                 data = f.read()
     except OSError as exc:
-        raise ReplayError(f"file: cannot read {name}: {exc.strerror or exc}") from None
+        raise ReplayError(f"{FILE_PREFIX}cannot read {name}: {exc.strerror or exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ReplayError(f"file: {name} is not UTF-8 text") from None
+        raise ReplayError(f"{FILE_PREFIX}{name} is not UTF-8 text") from None
 
 
 def replay_text(text: str, name: str = "the record") -> dict[str, Any]:
     """The outcome of the record in `text`, or ReplayError with the line to print."""
-    if '"game"' in text:
-        karnaval = _karnaval(text)
-        if karnaval is not None:
-            return karnaval
-    return _gnav(text, name)
+    record = parse_text(text, name)
+    return _REPLAY[game_of(record)](record, name)
 
 
-def _karnaval(text: str) -> dict[str, Any] | None:
-    """Replay a record naming a game other than Gnav; None when it names Gnav after all."""
-    from bot.games.gnav.engine import safejson
-    from bot.games.karnaval.engine.record import RecordError, parse_record, replay_record
-
+def parse_text(text: str, name: str = "the record") -> Any:
+    """The JSON value of a record's text; ReplayError `file: …` when there is none."""
+    if not text.strip():
+        raise ReplayError(f"{FILE_PREFIX}{safejson.cut(name)}: empty file, no match record in it")
     try:
-        record = parse_record(text)
-        safejson.check(record)  # nesting and lone surrogates, as for every record
-    except RecordError as exc:
-        raise ReplayError(exc.line) from None
+        return safejson.loads(text)
     except safejson.JsonError as exc:
-        raise ReplayError(f"file: not valid JSON ({exc})") from None
-    if not (isinstance(record, dict) and "game" in record and record["game"] != "gnav"):
-        return None
+        raise ReplayError(f"{FILE_PREFIX}{exc}") from None
+
+
+def game_of(record: Any) -> str:
+    """The registered game a parsed record belongs to; ReplayError `game: …` naming the games
+    when its `"game"` is none of them."""
+    game = record.get("game", "gnav") if isinstance(record, dict) else "gnav"
+    if not isinstance(game, str) or game not in GAME_NAMES:
+        raise ReplayError(
+            f"game: {safejson.shown(game)} is not a known game (games: {', '.join(GAME_NAMES)})"
+        )
+    if game == "gnav" and isinstance(record, dict) and record.get("profile") == "gnavspiel":
+        return "gnavspiel"  # MATCH_RECORD.md: the profile picks Gnavspiel's rules
+    return game
+
+
+def _karnaval(record: Any, name: str) -> dict[str, Any]:
+    """Replay a Karnaval record (KARNAVAL_RECORD.md)."""
+    from bot.games.karnaval.engine.record import RecordError, replay_record
+
     try:
         _, result = replay_record(record)
     except RecordError as exc:
@@ -73,28 +93,39 @@ def _karnaval(text: str) -> dict[str, Any] | None:
     return result
 
 
-def _gnav(text: str, name: str) -> dict[str, Any]:
-    """Replay a Gnav record (profiles norsk and tradisjonell, and gnavspiel's own engine)."""
-    from bot.games.gnav.engine.record import RecordError, parse_record, replay_record
+def _gnavspiel(record: Any, name: str) -> dict[str, Any]:
+    """Replay a Gnavspiel record (MATCH_RECORD.md, "Profile `gnavspiel`")."""
+    from bot.games.gnavspiel.engine.record import RecordError, replay_record
 
     try:
-        if not text.strip():
-            raise RecordError(f"{name}: empty file, no match record in it")
-        record = parse_record(text)
-        if looks_like_an_outcome(record):
-            raise RecordError(
-                f"{name} looks like an outcome (what gnav-bot replay prints), not a match record "
-                "(MATCH_RECORD.md)"
-            )
-        if isinstance(record, dict) and record.get("profile") == "gnavspiel":
-            from bot.games.gnavspiel.engine.record import replay_record as replay_gnavspiel
-
-            _, result = replay_gnavspiel(record)  # its RecordError is Gnav's (one wording)
-        else:
-            _, result = replay_record(record)
+        _, result = replay_record(record)
     except RecordError as exc:
         raise ReplayError(f"{GNAV_PREFIX}{exc}") from None
     return result
+
+
+def _gnav(record: Any, name: str) -> dict[str, Any]:
+    """Replay a Gnav record (profiles norsk and tradisjonell)."""
+    from bot.games.gnav.engine.record import RecordError, replay_record
+
+    try:
+        if looks_like_an_outcome(record):
+            raise RecordError(
+                f"{safejson.cut(name)} looks like an outcome (what gnav-bot replay prints), "
+                "not a match record (MATCH_RECORD.md)"
+            )
+        _, result = replay_record(record)
+    except RecordError as exc:
+        raise ReplayError(f"{GNAV_PREFIX}{exc}") from None
+    return result
+
+
+#: Each registered game's replay (a test checks that every game in GAME_NAMES has one).
+_REPLAY: dict[str, Callable[[Any, str], dict[str, Any]]] = {
+    "gnav": _gnav,
+    "gnavspiel": _gnavspiel,
+    "karnaval": _karnaval,
+}
 
 
 def looks_like_an_outcome(data: Any) -> bool:

@@ -34,6 +34,13 @@ def _set(path: tuple[Any, ...], value: Any) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _drop(key: str) -> Callable[[dict[str, Any]], None]:
+    def change(rec: dict[str, Any]) -> None:
+        del rec[key]
+
+    return change
+
+
 def _drop_last_action(rec: dict[str, Any]) -> None:
     rec["rounds"][0]["actions"].pop()
 
@@ -181,7 +188,25 @@ CASES: list[tuple[str, str, Callable[[dict[str, Any]], None], str]] = [
         "g1_too_many_players",
         "record_example",
         _set(("seats",), ["A", "B", "C", "D", "E", "F", "G"]),
-        "gnavspiel needs 2 to 6 players, not 7 (G1)",
+        "seats: gnavspiel needs 2 to 6 players, not 7 (G1)",
+    ),
+    (
+        "g1_seated_twice",
+        "record_example",
+        _set(("seats",), ["Ann", "Bob", "Ann"]),
+        'seats: "Ann" is seated twice',
+    ),
+    (
+        "c24_variants_null_is_not_a_list",
+        "record_example",
+        _set(("variants",), None),
+        'variants: a list of "stand" and "jack_taboo" (G10, C24)',
+    ),
+    (
+        "rounds_missing",
+        "record_example",
+        _drop("rounds"),
+        '"rounds" must be a list of rounds',
     ),
     (
         "c20_deals_zero",
@@ -224,6 +249,23 @@ def test_c24_stand_without_queen_or_king_is_refused() -> None:
     with pytest.raises(RecordError) as exc:
         replay_record(rec)
     assert str(exc.value) == 'round 1, action 2: Bob holds no Q or K: it may not "stand" (G10, C24)'
+
+
+def test_only_chips_deals_and_variants_are_optional() -> None:
+    """MATCH_RECORD.md: without `chips`, `deals` and `variants` (or `deals` null) a record
+    replays with the defaults; `variants` null and a missing `rounds` are refused above."""
+    rec = vector("record_example")
+    for key in ("chips", "deals", "variants"):
+        rec.pop(key, None)
+    rec["rounds"] = []
+    match, _ = replay_record(rec)
+    assert (match.settings.chips, match.settings.deals, match.settings.variants) == (
+        5,
+        0,
+        frozenset(),
+    )
+    rec["deals"] = None
+    replay_record(rec)
 
 
 @pytest.mark.parametrize("case", ["g5_only_the_dealer_draws", "g1_not_a_card"])

@@ -13,11 +13,18 @@ from typing import Any
 
 import pytest
 
-from bot.games.gnavspiel.engine.record import export_record, replay_record
+from bot.games.gnavspiel.engine.record import RecordError, export_record, replay_record
 from tests.games.gnav.engine.vectors import load_json, outcome_path, run_gnav_bot
 
 HERE = Path(__file__).resolve().parents[2] / "vectors" / "gnavspiel"
-RECORDS = sorted(p for p in HERE.rglob("*.json") if not p.name.endswith(".outcome.json"))
+RECORDS = sorted(
+    p
+    for p in HERE.rglob("*.json")
+    if not p.name.endswith(".outcome.json") and not p.name.startswith("invalid_")
+)
+#: Invalid records (`invalid_NAME.json`) with their checked strings (`invalid_NAME.expect`,
+#: one a line, the location first), as KARNAVAL_RECORD.md's vectors have them.
+INVALID = sorted(HERE.rglob("invalid_*.json"))
 #: Rule ids of the public vectors (their names are the shared folder's).
 PUBLIC_RULES = {
     "dealer_taboo_draw": "g5_c10_c11",
@@ -81,3 +88,36 @@ def test_vector_export_replays_identically(record: Path) -> None:
     finished = [r for r in got["rounds"] if r["end"] is not None]
     assert got2["rounds"] == finished
     assert got2["result"] == got["result"]
+
+
+def _expect(record: Path) -> list[str]:
+    lines = record.with_suffix(".expect").read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line]
+
+
+def test_invalid_vectors_are_present() -> None:
+    assert {p.stem for p in INVALID} >= {"invalid_seven_players"}
+    for record in INVALID:
+        assert record.with_suffix(".expect").exists(), record
+
+
+@pytest.mark.parametrize("record", INVALID, ids=[p.stem for p in INVALID])
+def test_invalid_vector_in_process(record: Path) -> None:
+    """`replay_record` refuses it with one line starting with the location, holding the words."""
+    words = _expect(record)
+    with pytest.raises(RecordError) as info:
+        replay_record(load_json(record))
+    line = str(info.value)
+    assert "\n" not in line and line.startswith(words[0])
+    for word in words:
+        assert word in line, (word, line)
+
+
+@pytest.mark.parametrize("record", INVALID, ids=[p.stem for p in INVALID])
+def test_invalid_vector_through_the_cli(record: Path) -> None:
+    """`gnav-bot replay` exits 2 with one stderr line holding the words, nothing on stdout."""
+    done = run_gnav_bot("replay", str(record))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.endswith("\n") and done.stderr.count("\n") == 1
+    for word in _expect(record):
+        assert word in done.stderr, (word, done.stderr)

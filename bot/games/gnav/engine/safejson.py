@@ -4,8 +4,10 @@
 an integer of more than 4,300 digits raises ValueError (CPython's int conversion limit), JSON
 nested about a thousand levels deep raises RecursionError, and a `\\ud800` escape yields a
 string with a lone surrogate that cannot be written as UTF-8. `loads` turns each into a
-`JsonError` with a short message; `shown` echoes a value in an error message, cut to
-`MAX_SHOWN` characters.
+`JsonError` with a short message. JSON is RFC 8259's: `NaN`, `Infinity` and `-Infinity`
+(which `json.loads` accepts) and a byte-order mark are refused too. `shown` and `cut` echo a
+value in an error message: at most `MAX_SHOWN` characters, a longer value cut to its first
+`MAX_SHOWN - 1` characters followed by "…" (docs/MATCH_RECORD.md, docs/KARNAVAL_RECORD.md).
 """
 
 from __future__ import annotations
@@ -24,14 +26,21 @@ class JsonError(ValueError):
     """JSON that cannot be used; the message is one short line."""
 
 
+def _no_constant(name: str) -> Any:
+    raise JsonError(f"not valid JSON: {name} is not a JSON value (RFC 8259)")
+
+
 def loads(text: str) -> Any:
-    """Parse `text` into plain data: no lone surrogates, at most `MAX_DEPTH` levels deep."""
+    """Parse `text` into plain data: RFC 8259 JSON (no `NaN`, `Infinity`, byte-order mark),
+    no lone surrogates, at most `MAX_DEPTH` levels deep."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise JsonError(
             f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except JsonError:
+        raise
     except RecursionError:
         raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
     except ValueError as exc:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."

@@ -3,16 +3,17 @@
 A record fixes chance (each deal and the whole stock, top first) and every decision, one action
 per decision. Folding it through the engine always gives the same outcome. Every problem is one
 `RecordError` line naming the round and action (1-based), worded as MATCH_RECORD.md's Errors
-section words it.
+section words it. A value of the record repeated in a line (a name, a card, a verb) is cut to
+80 characters, as `safejson.cut` shows it.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.games.gnav.engine.record import RecordError as _GnavRecordError
+from bot.games.gnav.engine.safejson import MAX_SHOWN, cut, shown
 from bot.games.gnavspiel.engine.cards import CARD_BY_NAME, CARD_NAMES
 from bot.games.gnavspiel.engine.errors import RuleError
 from bot.games.gnavspiel.engine.events import event_text
@@ -43,6 +44,14 @@ def _where(round_no: int, action_no: int | None = None) -> str:
     return f"round {round_no}, action {action_no}"
 
 
+def _clip(message: str, seats: Sequence[str]) -> str:
+    """An engine message with long seat names in it cut to what an error line may echo."""
+    for name in seats:
+        if len(name) > MAX_SHOWN:
+            message = message.replace(name, cut(name))
+    return message
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -52,15 +61,17 @@ def new_match_from_record(record: Any) -> Match:
     if not isinstance(record, Mapping):
         raise RecordError("a match record is a JSON object")
     if record.get("profile") != PROFILE:
-        raise RecordError(f'profile {json.dumps(record.get("profile"))} is not "gnavspiel"')
+        raise RecordError(f'profile {shown(record.get("profile"))} is not "gnavspiel"')
     seats = record.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
         raise RecordError('"seats" must be a list of player names')
     if len(set(seats)) != len(seats):
         dup = next(s for s in seats if seats.count(s) > 1)
-        raise RecordError(f'"{dup}" is seated twice')
+        raise RecordError(f'seats: "{cut(dup)}" is seated twice')
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
-        raise RecordError(f"gnavspiel needs 2 to 6 players, not {len(seats)} (G1)")
+        raise RecordError(
+            f"seats: gnavspiel needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(seats)} (G1)"
+        )
     chips = record.get("chips", DEFAULT_CHIPS)
     if not _whole(chips) or chips < 2:
         raise RecordError(
@@ -72,14 +83,12 @@ def new_match_from_record(record: Any) -> Match:
             "deals: the agreed number of deals is a whole number of at least 1, or null (C20)"
         )
     variants = record.get("variants", [])
-    if variants is None:
-        variants = []
-    if not isinstance(variants, list):
+    if not isinstance(variants, list):  # optional, but a list when given (null is not)
         raise RecordError('variants: a list of "stand" and "jack_taboo" (G10, C24)')
     for v in variants:
         if not isinstance(v, str) or v not in VARIANTS:
             raise RecordError(
-                f'variants: {json.dumps(v)} is not a gnavspiel variant (known: "stand",'
+                f'variants: {shown(v)} is not a gnavspiel variant (known: "stand",'
                 ' "jack_taboo") (G10, C24)'
             )
         if variants.count(v) > 1:
@@ -88,7 +97,7 @@ def new_match_from_record(record: Any) -> Match:
         raise RecordError('"dealer" is missing: the dealer of round 1')
     dealer = record["dealer"]
     if not isinstance(dealer, str) or dealer not in seats:
-        raise RecordError(f"dealer: {json.dumps(dealer)} is not seated")
+        raise RecordError(f"dealer: {shown(dealer)} is not seated")
     return Match(
         seats,
         chips=chips,
@@ -101,7 +110,7 @@ def new_match_from_record(record: Any) -> Match:
 def _card(value: Any, round_no: int) -> int:
     card = CARD_BY_NAME.get(value) if isinstance(value, str) else None
     if card is None:
-        raise RecordError(f"{_where(round_no)}: card {json.dumps(value)} is not a gnavspiel card")
+        raise RecordError(f"{_where(round_no)}: card {shown(value)} is not a gnavspiel card")
     return card
 
 
@@ -119,7 +128,7 @@ def _read_deal(match: Match, rnd: Any, round_no: int) -> tuple[list[int], list[i
     seats = match.seats
     want = {seats[s] for s in match.players_left}
     if set(deal) != want:
-        names = ", ".join(seats[s] for s in match.players_left)
+        names = ", ".join(cut(seats[s]) for s in match.players_left)
         raise RecordError(f"{where}: the deal must give one card to each player still in: {names}")
     cards = [NO_CARD] * match.n
     for name, value in deal.items():
@@ -145,14 +154,14 @@ def _pending(match: Match) -> str:
     seat = match.deciders()[0]
     words = [f'"{c.action}"' for c in match.choices(seat)]
     may = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
-    return f"{match.seats[seat]} is to choose {may}"
+    return f"{cut(match.seats[seat])} is to choose {may}"
 
 
 def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
     """Validate and replay a gnavspiel record; returns the match and its outcome JSON."""
     match = new_match_from_record(record)
-    rounds = record.get("rounds", [])
-    if not isinstance(rounds, list):
+    rounds = record.get("rounds")  # required (MATCH_RECORD.md): only chips, deals, variants
+    if not isinstance(rounds, list):  # are optional
         raise RecordError('"rounds" must be a list of rounds')
     seats = match.seats
     for i, rnd in enumerate(rounds, start=1):
@@ -167,7 +176,7 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
         try:
             match.start_deal(cards, stock)
         except RuleError as exc:
-            raise RecordError(f"{_where(i)}: {exc.message}") from None
+            raise RecordError(f"{_where(i)}: {_clip(exc.message, seats)}") from None
         actions = rnd.get("actions", [])
         if not isinstance(actions, list):
             raise RecordError(f"{_where(i)}: actions must be a list of [player, verb]")
@@ -182,14 +191,15 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
             name, verb = action
             if verb not in ACTIONS:
                 raise RecordError(
-                    f'{where}: "{verb}" is not a gnavspiel action (known: {", ".join(ACTIONS)})'
+                    f'{where}: "{cut(verb)}" is not a gnavspiel action'
+                    f" (known: {', '.join(ACTIONS)})"
                 )
             if name not in seats:
-                raise RecordError(f'{where}: "{name}" is not seated')
+                raise RecordError(f'{where}: "{cut(name)}" is not seated')
             try:
                 match.act(seats.index(name), verb)
             except RuleError as exc:
-                raise RecordError(f"{where}: {exc.message}") from None
+                raise RecordError(f"{where}: {_clip(exc.message, seats)}") from None
     return match, outcome(match)
 
 

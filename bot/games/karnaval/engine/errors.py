@@ -11,6 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+#: Most characters of a value an error message repeats (docs/KARNAVAL_RECORD.md, "Errors").
+MAX_SHOWN = 80
+
+
+def cut(text: str) -> str:
+    """A name as an error message repeats it: at most `MAX_SHOWN` characters, a longer one cut to
+    its first `MAX_SHOWN - 1` followed by "…"; never a lone surrogate or a line break."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\n", " ")
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def shown(text: str) -> str:
+    """A value (not a card, not a choice word) as an error message repeats it: in double quotes,
+    a backslash or quote in it escaped, then cut as `cut` cuts (the opening quote counts)."""
+    return cut('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
+
 
 class RuleError(Exception):
     """An action the rules forbid."""

@@ -46,6 +46,7 @@ from bot.games.karnaval.engine.errors import (
     NotYourTurn,
     RuleError,
     WrongPhase,
+    shown,
 )
 from bot.games.karnaval.engine.events import Event
 
@@ -318,7 +319,7 @@ def draw_winner(names: Sequence[str], rounds: Sequence[Mapping[int, str]]) -> in
             if not is_card(rnd[s]):
                 raise InvalidDraw(
                     "K1", "karnaval.error.draw_not_a_card", {"round": r, "card": rnd[s]},
-                    f"{_quote(rnd[s])} is not a card",
+                    f"{shown(rnd[s])} is not a card",
                 )  # fmt: skip
         over = over_counts(rnd.values())
         if over:
@@ -353,10 +354,6 @@ def draw_next(n: int, rounds: Sequence[Mapping[int, str]]) -> list[int]:
         if len(drawing) == 1:
             return []
     return drawing
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _both(cards: Sequence[str]) -> str:
@@ -477,13 +474,13 @@ class Karnaval:
                     raise InvalidDeal(
                         "K1", "karnaval.error.hand_not_a_card",
                         {"card": c, "player": self.names[s]},
-                        f"{_quote(c)} in {self.names[s]}'s hand is not a card",
+                        f"{shown(c)} in {self.names[s]}'s hand is not a card",
                     )  # fmt: skip
         for c in stock:
             if not is_card(c):
                 raise InvalidDeal(
                     "K1", "karnaval.error.stock_not_a_card", {"card": c},
-                    f"{_quote(c)} in the stock is not a card",
+                    f"{shown(c)} in the stock is not a card",
                 )  # fmt: skip
         for s in self.order:
             if len(hands[s]) != cards:
@@ -603,7 +600,7 @@ class Karnaval:
         if choice is not None and choice not in CHOICE_WORDS:
             raise IllegalPlay(
                 "record", "karnaval.error.unknown_choice", {"choice": choice},
-                f"unknown choice {_quote(choice)} (top, under, high, low, take)",
+                f"unknown choice {shown(choice)} (top, under, high, low, take)",
             )  # fmt: skip
         self._require_phase("play")
         d = self.current
@@ -626,7 +623,7 @@ class Karnaval:
         for c in cards:
             if not is_card(c):
                 raise IllegalPlay(
-                    "K1", "karnaval.error.not_a_card", {"card": c}, f"{_quote(c)} is not a card"
+                    "K1", "karnaval.error.not_a_card", {"card": c}, f"{shown(c)} is not a card"
                 )
         hand = list(d.held[seat])
         for c in cards:

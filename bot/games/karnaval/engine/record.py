@@ -3,16 +3,18 @@
 A record fixes chance (the draw, every deal's hands and stock) and the players' choices (bids,
 plays); replaying it through the engine always gives the same outcome. An invalid record is one
 `RecordError` whose message is the single error line: the location (`deal 2, play 5:`) and what
-is wrong, the first fault met in the order of checks the record format lays down.
+is wrong, the first fault met in the order of checks the record format lays down. A value of the
+record repeated in a line (a name, a card, a choice) is cut to 80 characters, as `errors.cut`
+shows it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.games.karnaval.engine.errors import RuleError
+from bot.games.karnaval.engine.errors import MAX_SHOWN, RuleError, cut, shown
 from bot.games.karnaval.engine.game import CHOICE_WORDS, Karnaval, draw_winner
 
 GAME = "karnaval"
@@ -52,7 +54,16 @@ def _is_str_list(value: Any) -> bool:
 
 
 def _names_list(names: list[str]) -> str:
+    names = [cut(n) for n in names]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _clip(message: str, names: Sequence[str]) -> str:
+    """An engine message with long player names in it cut to what an error line may echo."""
+    for name in names:
+        if len(name) > MAX_SHOWN:
+            message = message.replace(name, cut(name))
+    return message
 
 
 def new_match_from_record(record: Any) -> Karnaval:
@@ -90,7 +101,7 @@ def new_match_from_record(record: Any) -> Karnaval:
                 )
                 raise RecordError(line, exc) from None
             where = "draw" if r is None else f"draw, round {r}"
-            raise RecordError(f"{where}: {exc.message}", exc) from None
+            raise RecordError(f"{where}: {_clip(exc.message, seats)}", exc) from None
     return Karnaval(seats, rounds)
 
 
@@ -115,7 +126,8 @@ def replay_record(record: Any) -> tuple[Karnaval, dict[str, Any]]:
         if type(hands) is not dict:
             raise RecordError(bad_hands)
         if set(hands) != set(names):
-            raise RecordError(f"{at}: hands must be given for exactly {', '.join(order_names)}")
+            exactly = ", ".join(cut(name) for name in order_names)
+            raise RecordError(f"{at}: hands must be given for exactly {exactly}")
         if not all(_is_str_list(hands[p]) for p in order_names):
             raise RecordError(bad_hands)
         stock = deal.get("stock")
@@ -125,7 +137,7 @@ def replay_record(record: Any) -> tuple[Karnaval, dict[str, Any]]:
         try:
             k.start_deal(by_seat, stock)
         except RuleError as exc:
-            raise RecordError(f"{at}: {exc.message}", exc) from None
+            raise RecordError(f"{at}: {_clip(exc.message, names)}", exc) from None
         cards = k.deal_info(d_no - 1)["cards"]
         bids = deal.get("bids")
         if bids is None:
@@ -145,11 +157,13 @@ def replay_record(record: Any) -> tuple[Karnaval, dict[str, Any]]:
             turn = k.turn
             assert turn is not None
             if seat is None:
-                raise RecordError(f"{at}: it is {names[turn]}'s turn to bid, not {name}'s")
+                raise RecordError(
+                    f"{at}: it is {cut(names[turn])}'s turn to bid, not {cut(name)}'s"
+                )
             try:
                 k.bid(seat, number)
             except RuleError as exc:
-                raise RecordError(f"{at}: {exc.message}", exc) from None
+                raise RecordError(f"{at}: {_clip(exc.message, names)}", exc) from None
         if len(bids) > n:
             raise RecordError(f"{at}: too many bids ({len(bids)} for {n} players)")
         plays = deal.get("plays")
@@ -191,19 +205,16 @@ def _play_entry(k: Karnaval, where: str, entry: Any, seat_of: Mapping[str, int])
     cards = (entry[1],) if type(entry[1]) is str else tuple(entry[1])
     choice = entry[2] if len(entry) == 3 else None
     if choice is not None and choice not in CHOICE_WORDS:
-        raise RecordError(
-            f"{where}: unknown choice {json.dumps(choice, ensure_ascii=False)} "
-            "(top, under, high, low, take)"
-        )
+        raise RecordError(f"{where}: unknown choice {shown(choice)} (top, under, high, low, take)")
     turn = k.turn
     assert turn is not None
     seat = seat_of.get(name)
     if seat != turn:
-        raise RecordError(f"{where}: it is {k.names[turn]}'s turn, not {name}'s")
+        raise RecordError(f"{where}: it is {cut(k.names[turn])}'s turn, not {cut(name)}'s")
     try:
         k.play(turn, cards, choice)
     except RuleError as exc:
-        raise RecordError(f"{where}: {exc.message}", exc) from None
+        raise RecordError(f"{where}: {_clip(exc.message, k.names)}", exc) from None
 
 
 def outcome(k: Karnaval) -> dict[str, Any]:
