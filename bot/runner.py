@@ -34,7 +34,11 @@ class Platform(Protocol):
     """A chat platform adapter as the runner drives it."""
 
     name: str
-    notifier: Notifier
+
+    @property
+    def notifier(self) -> Notifier:
+        """What the service sends through."""
+        ...
 
     async def start(self, service: TableService) -> None:
         """Connect, register handlers and begin receiving updates (PlatformError on failure)."""

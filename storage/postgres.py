@@ -115,7 +115,7 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     )
 
 
-class _Connection(asyncpg.Connection):  # type: ignore[misc]
+class _Connection(asyncpg.Connection):
     """A pooled connection released without asyncpg's reset query (one round trip saved per
     use): this store leaves no session state behind (no LISTEN, no SET at run time, only
     transaction-scoped advisory locks; the migration's session lock is released by it)."""

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
-from bot.service.i18n import Catalog
+from bot.service.i18n import Catalog, Template
 
 #: A line of the round's log: a catalog key and its parameters (rendered per language).
 LogLine = tuple[str, dict[str, Any]]
@@ -92,14 +92,17 @@ class GameRules(Protocol):
     public_choices: bool
     #: The catalog key of that button's label ("My piece", "My hand").
     view_label: str
+
     #: The statistics counters, in display order. The service counts "matches" and "wins"
     #: itself at each match's end; `Outcome.round_stats` adds the game's own.
-    stat_counters: tuple[str, ...]
+    @property
+    def stat_counters(self) -> tuple[str, ...]: ...
     #: The game's own settings: a pydantic model whose fields declare the words people type
     #: (see bot/service/settings.py); its defaults are a new channel's.
-    settings_model: type[BaseModel]
+    @property
+    def settings_model(self) -> type[BaseModel]: ...
 
-    def messages(self, language: str) -> Mapping[str, str]:
+    def messages(self, language: str) -> Mapping[str, Template]:
         """The game's own catalog entries in `language` (keys under the game's name), merged
         into the service's catalogs; empty where they live in the service's catalogs."""
         ...

@@ -216,9 +216,8 @@ class Outbox:
         out = []
         now = self.clock.now()
         for intent in self._staged.pop(channel, ()):
-            screen = intent.screen
-            if callable(screen):
-                screen = screen()
+            staged = intent.screen
+            screen = staged() if callable(staged) else staged
             if screen is None:
                 continue  # the table is gone
             freeze = intent.freeze

@@ -39,7 +39,7 @@ class Queries:
         phase: Phase
         deciders: tuple[int, ...] = ()
         if table.status in ("lobby", "closed"):
-            phase = table.status  # type: ignore[assignment]
+            phase = table.status
         elif match is None or rules.finished(match):
             phase = "finished"
         elif rules.in_round(match):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from bot.service import tokens
 from bot.service.core import MAX_ALERT, MAX_TEXT, Reply, ServiceError, UnitOfWork
@@ -123,6 +124,15 @@ class TableService:
     def set_command_prefix(self, platform: str, prefix: str) -> None:
         """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
         self.work.set_command_prefix(platform, prefix)
+
+    @property
+    def default_game(self) -> str:
+        """The game of a new table when the channel chose none."""
+        return self.work.default_game
+
+    def settings_models(self) -> dict[str, Any]:
+        """Every registered game's own settings model, by name."""
+        return self.work.settings_models()
 
     def game_of(self, table: Table) -> GameRules:
         """The rules of the game `table` plays."""

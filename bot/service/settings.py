@@ -320,7 +320,7 @@ def game_settings(settings: TableSettings, game: str, model: type[BaseModel]) ->
     try:
         return model(**data)
     except ValidationError:
-        good = {}
+        good: dict[str, Any] = {}
         for k, v in data.items():
             try:
                 model(**{**good, k: v})

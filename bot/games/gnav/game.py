@@ -153,7 +153,7 @@ class GnavRules:
             if pos < len(match.order) - 1:
                 partner = match.order[pos + 1]
         try:
-            events = match.act(seat, action)  # type: ignore[arg-type]
+            events = match.act(seat, action)
         except RuleError as exc:
             raise _refusal(match, seat, action, exc) from exc
         out = Outcome()

@@ -421,8 +421,8 @@ def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
     p = names[e.seat] if 0 <= e.seat < len(names) else ""
     if kind == "drew":
         seats = e.numbers[1:]
-        cards = ", ".join(f"{names[s]} {card_text(c)}" for s, c in zip(seats, e.cards, strict=True))
-        return [("karnaval.ev.drew", {"round": e.numbers[0], "cards": cards})]
+        drawn = ", ".join(f"{names[s]} {card_text(c)}" for s, c in zip(seats, e.cards, strict=True))
+        return [("karnaval.ev.drew", {"round": e.numbers[0], "cards": drawn})]
     if kind == "first_player":
         return [("karnaval.ev.first_player", {"p": p})]
     if kind == "dealt":

@@ -209,7 +209,8 @@ def trick_state(trick: Sequence[Play], trump: str | None) -> TrickState:
     """Evaluate the (possibly unfinished, non-empty) trick on the table."""
     lead = trick[0]
     if len(lead.cards) == 2:  # K13, K14, KC3: the last take holds it
-        holder, holding = lead.seat, lead.cards
+        holder = lead.seat
+        holding: tuple[str, ...] = lead.cards
         for p in trick[1:]:
             if p.choice == "take":
                 holder, holding = p.seat, p.cards
@@ -334,11 +335,11 @@ def draw_winner(names: Sequence[str], rounds: Sequence[Mapping[int, str]]) -> in
             decided = r
         drawing = tied
     if decided is None:
-        tied = [names[s] for s in drawing]
-        who = ", ".join(tied[:-1]) + " and " + tied[-1]
+        named = [names[s] for s in drawing]
+        who = ", ".join(named[:-1]) + " and " + named[-1]
         raise InvalidDraw(
             "K2", "karnaval.error.draw_undecided",
-            {"round": None, "players": tied, "last": len(rounds)},
+            {"round": None, "players": named, "last": len(rounds)},
             f"{who} tie for lowest in round {len(rounds)} and must draw again",
         )  # fmt: skip
     return drawing[0]

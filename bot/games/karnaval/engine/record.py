@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from bot.games.karnaval.engine.errors import MAX_SHOWN, RuleError, cut, shown
 from bot.games.karnaval.engine.game import CHOICE_WORDS, Karnaval, draw_winner
@@ -49,7 +49,7 @@ def parse_record(text: str) -> Any:
         raise RecordError("file: not valid JSON (nested too deeply to read)") from None
 
 
-def _is_str_list(value: Any) -> bool:
+def _is_str_list(value: Any) -> TypeGuard[list[str]]:
     return type(value) is list and all(type(c) is str for c in value)
 
 
