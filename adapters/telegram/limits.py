@@ -182,5 +182,5 @@ class Lanes(BaseRateLimiter[int]):
 
 def _chat_key(chat_id: object) -> int | str:
     with contextlib.suppress(TypeError, ValueError):
-        return int(chat_id)  # type: ignore[call-overload, no-any-return]
+        return int(chat_id)  # type: ignore[call-overload]
     return str(chat_id)

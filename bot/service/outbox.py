@@ -295,9 +295,12 @@ class Outbox:
                 pass  # a newer private message of the same table follows
             else:
                 try:
-                    screen = m.screen
-                    if isinstance(screen, TableShot):
-                        screen = await self._render_shot(channel, screen)
+                    staged = m.screen
+                    screen = (
+                        await self._render_shot(channel, staged)
+                        if isinstance(staged, TableShot)
+                        else staged
+                    )
                     if screen is not None:
                         result = await self.notifier.tell(user, screen)
                         await self._on_told(user, result)
@@ -551,8 +554,9 @@ class Outbox:
             if not tasks:
                 with contextlib.suppress(Exception):
                     await self.flush()  # a failure is logged: they are marked by a later flush
-                busy = [*self._queues.values(), *self._private.values()]
-                if not any(b.task and not b.task.done() for b in busy):
+                busy = [q.task for q in self._queues.values()]
+                busy += [p.task for p in self._private.values()]
+                if not any(t and not t.done() for t in busy):
                     return
                 continue
             await asyncio.gather(*tasks, return_exceptions=True)
