@@ -110,14 +110,15 @@ def _play(args: argparse.Namespace) -> int:
             )
             return 2
         try:
+            notifier = ConsoleNotifier(console, "console:you")
             service = TableService(
                 repo,
-                ConsoleNotifier(console, "console:you"),
+                notifier,
                 rng=random.Random(args.seed),
                 bot_delay=bot_delay,
                 games=games,
             )
-            return await play(service, options, console)
+            return await play(service, options, console, notifier=notifier)
         finally:
             await repo.close()
 

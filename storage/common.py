@@ -129,6 +129,8 @@ def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
     }
     if screen.image is not None:
         data["image"] = _picture_json(screen.image)
+    if screen.log:
+        data["log"] = list(screen.log)
     return data
 
 
@@ -156,6 +158,7 @@ def _screen(data: dict[str, Any]) -> Screen | TableShot:
         None
         if image is None
         else Picture(image["filename"], base64.b64decode(image["data"]), image.get("alt", "")),
+        tuple(data.get("log", ())),  # stored without a log (none, or before logs existed)
     )
 
 

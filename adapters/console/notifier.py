@@ -1,11 +1,17 @@
-"""A `Notifier` for the terminal: public messages and the player's private pieces, printed.
+"""A `Notifier` for the terminal: public messages and the player's private screens, printed.
 
-A terminal cannot edit what it printed, so an edit of the table message prints only the lines
-that are new since that message was last shown. Nor can it show a picture: a message's picture
-(a score sheet) is printed as its text (`Picture.alt`), the PNG itself is not shown or written.
+A terminal cannot edit what it printed, so an edit of the table message prints only the
+entries of the round's log (`Screen.log`) that are new since that message was last shown. Nor
+can it show a picture: a message's picture (a score sheet) is printed as its text
+(`Picture.alt`), the PNG itself is not shown or written.
+
+The terminal's table is told, not polling: every message delivered here wakes whoever waits
+in `changed()` (the game loop of adapters/console/play.py), which then looks at the table once.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from rich.console import Console
 from rich.text import Text
@@ -19,50 +25,59 @@ class ConsoleNotifier:
     def __init__(self, console: Console, player: str) -> None:
         self.console = console
         self.player = player
-        self._shown: dict[str, list[str]] = {}
+        #: How many entries of its round's log each printed message has shown.
+        self._shown: dict[str, tuple[str, ...]] = {}
         self._count = 0
+        self._pushed: asyncio.Event | None = None
+        #: The local player's newest private screen (what they hold, their choices).
+        self.private: Screen | None = None
+
+    def _event(self) -> asyncio.Event:
+        if self._pushed is None:
+            self._pushed = asyncio.Event()
+        return self._pushed
+
+    def _push(self) -> None:
+        self._event().set()
+
+    async def changed(self) -> None:
+        """Wait until something was delivered since the last wait returned."""
+        event = self._event()
+        await event.wait()
+        event.clear()
 
     async def post(self, channel: str, screen: Screen) -> str | None:
         """Print a new message in full."""
         self._count += 1
         ref = str(self._count)
-        lines = screen.text.split("\n")
-        self._shown[ref] = lines
+        self._shown[ref] = screen.log
         self.console.print()
-        for line in lines:
+        for line in screen.text.split("\n"):
             self.console.print(Text(line))
         if screen.image is not None and screen.image.alt:
             for line in screen.image.alt.split("\n"):  # what the picture shows, as text
                 self.console.print(Text(line))
+        self._push()
         return ref
 
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Print the log lines the edit adds (the seat list and turn line are not repeated).
-
-        An edit that turns the message into another screen (a lobby edited once the first
-        round was dealt: the new round's message follows with those lines) prints nothing.
-        """
-        shown = self._shown.get(message_ref, [])
-        before = _log_part(shown)
-        lines = screen.text.split("\n")
-        after = _log_part(lines)
-        if lines[0] in shown and after[: len(before)] == before:
-            for line in after[len(before) :]:
+        """Print the entries the edit adds to the message's round log (the seats and the
+        turn line are not repeated). An edit that turns the message into another screen (a
+        lobby edited once the first round was dealt, a reveal once the table closed) adds no
+        entries, and prints nothing."""
+        before = self._shown.get(message_ref, ())
+        if screen.log[: len(before)] == before:
+            for line in screen.log[len(before) :]:
                 self.console.print(Text(line))
-        self._shown[message_ref] = lines
+            self._shown[message_ref] = screen.log
+        self._push()
         return True
 
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """Show a private message to the local player."""
         if user != self.player:
             return Delivery.UNREACHABLE
+        self.private = screen
         self.console.print(Text("🔒 " + screen.text.replace("\n", " · "), style="bold"))
+        self._push()
         return Delivery.DELIVERED
-
-
-def _log_part(lines: list[str]) -> list[str]:
-    """The round's log: the lines after the "—" separator, without the closing turn line."""
-    if "—" not in lines:
-        return []
-    log = lines[lines.index("—") + 1 :]
-    return [line for line in log if not line.startswith("▶ ")]

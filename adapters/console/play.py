@@ -19,47 +19,58 @@ from dataclasses import dataclass, field, replace
 from rich.console import Console
 from rich.text import Text
 
+from adapters.console.notifier import ConsoleNotifier
 from adapters.console.stdin import LineReader
 from bot.service.game import Choice
 from bot.service.i18n import Catalog, catalog
 from bot.service.service import TableService
-from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
+from bot.service.settings import (
+    SettingsError,
+    TableSettings,
+    apply_changes,
+    echo,
+    parse_changes,
+)
 from bot.service.table import TableKey, User
 from bot.service.views import TableView
 
 TABLE = TableKey("console", "local")
 
-#: The commands, in the order of the catalog's `console.words` groups.
-COMMANDS = ("stay", "swap", "piece", "rules", "help", "quit")
+#: The terminal's own commands, in the order of the catalog's `console.words` groups; the
+#: game's words (`<game>.console.words`) name its choices and `view` (what the seat holds).
+COMMANDS = ("rules", "help", "quit")
+VIEW = "view"
 
-#: English words work in every language; `next` is what Enter between rounds means.
-_ALIASES = {
-    "s": "stay",
-    "stay": "stay",
-    "w": "swap",
-    "swap": "swap",
-    "p": "piece",
-    "piece": "piece",
-    "n": "next",
-    "next": "next",
-    "q": "quit",
-    "quit": "quit",
-    "exit": "quit",
-    "h": "help",
-    "help": "help",
-    "?": "help",
-    "rules": "rules",
-}
+#: Words of every language; `next` is what Enter between rounds means.
+_ALIASES = {"n": "next", "next": "next", "?": "help"}
 
 
-def aliases(cat: Catalog) -> dict[str, str]:
-    """What can be typed in the catalog's language (its `console.words`), English too."""
+def _groups(cat: Catalog, key: str) -> list[str]:
+    return cat.t(key).split(" · ") if cat.has(key) else []
+
+
+def aliases(cat: Catalog, game: str = "") -> dict[str, str]:
+    """What can be typed in the catalog's language, English too: the terminal's commands
+    (`console.words`) and the game's words (`<game>.console.words`: `action: word word`)
+    for its choices and for `view`."""
     words = dict(_ALIASES)
-    groups = cat.t("console.words").split(" · ")
-    for command, group in zip(COMMANDS, groups, strict=True):
-        for word in group.split():
-            words[word.casefold()] = command
+    for source in (cat.fallback, cat):  # English first: the language's own words win
+        if source is None:
+            continue
+        for command, group in zip(COMMANDS, _groups(source, "console.words"), strict=True):
+            for word in group.split():
+                words[word.casefold()] = command
+        for group in _groups(source, f"{game}.console.words"):
+            target, _, typed = group.partition(":")
+            for word in typed.split():
+                words[word.casefold()] = target.strip()
     return words
+
+
+def help_text(cat: Catalog, game: str) -> str:
+    """The terminal's help at a table of `game`: the game's own, else the terminal's."""
+    own = f"{game}.console.help"
+    return cat.t(own if cat.has(own) else "console.help")
 
 
 @dataclass(slots=True)
@@ -114,8 +125,13 @@ async def play(
     options: PlayOptions,
     console: Console,
     reader: LineReader | None = None,
+    *,
+    notifier: ConsoleNotifier,
 ) -> int:
-    """Run the local table until the match ends, the player quits or the input ends."""
+    """Run the local table until the match ends, the player quits or the input ends.
+
+    `notifier` is the service's: what it is told wakes the game loop (a push, never a poll).
+    """
     me = User("console:you", options.name)
     reader = reader or LineReader(sys.stdin)
     timers = asyncio.create_task(service.run(), name="gnav-timers")
@@ -140,14 +156,14 @@ async def play(
                 if ignored:
                     text = options.cat().t("console.ignored", options=ignored)
                     console.print(Text(text, "bold"))
+                _help(service, table, console)
             await service.resume()
             table = await service.status(TABLE, me.key)
         if table is None or table.status == "closed":
             options.spoken = options.language
             words = _new_words(options, pause=reader.tty)
-            await _new_match(service, me, words)
-        console.print(Text(options.cat().t("console.help"), style="dim"))
-        return await _loop(service, me, console, reader, options.cat())
+            await _new_match(service, me, words, console)
+        return await _loop(service, me, console, reader, notifier)
     finally:
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
@@ -202,66 +218,122 @@ def _new_words(options: PlayOptions, *, pause: bool) -> list[str]:
 def _check_words(service: TableService, words: list[str], options: PlayOptions) -> None:
     """Refuse (SystemExit with one line) settings a new table would not take."""
     try:
-        apply_changes(
-            TableSettings(),
-            parse_changes(words),
-            game=service.default_game,
-            models=service.settings_models(),
-        )
+        models = {name: game.settings_model for name, game in service.games.items()}
+        apply_changes(TableSettings(), parse_changes(words), game=next(iter(models)), models=models)
     except SettingsError as exc:
         raise SystemExit(f"gnav-bot play: {options.cat().t(exc.code, **exc.params)}") from None
 
 
-async def _new_match(service: TableService, me: User, words: list[str]) -> None:
+async def _new_match(service: TableService, me: User, words: list[str], console: Console) -> None:
     # The terminal's own channel: its one person may set it up before the table opens, so
     # the table is the chosen game in the chosen language from its first message on.
     reply = await service.configure(TABLE, replace(me, admin=True), words)
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")
     await service.open(TABLE, me)
+    await service.drain()  # the lobby, then the help, then the first deal
+    table = await service.status(TABLE, me.key)
+    if table is not None:
+        _help(service, table, console)
     reply = await service.start(TABLE, me)
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")
+
+
+def _help(service: TableService, table: TableView, console: Console) -> None:
+    console.print(Text(help_text(service.texts(table), table.game), style="dim"))
 
 
 #: At most this many plain choices (no argument) are asked by their words ("stay or swap?");
 #: otherwise the choices are listed with numbers.
 _WORDS_MAX = 3
 
+#: The longest part of a typed line an answer repeats.
+_ECHO = 80
 
-def _question(cat: Catalog, choices: list[Choice]) -> str:
-    """The question of a turn: the choices' words, or a numbered list of their labels (`cat`:
+
+def _label(cat: Catalog, choice: Choice) -> str:
+    key, params = choice.label
+    return cat.t(key, **params) if key else choice.action
+
+
+def _question(cat: Catalog, choices: list[Choice], game: str = "") -> str:
+    """The question of a turn: the choices' words (where the game has a word for each of a
+    few plain choices, `<game>.console.words`), or a numbered list of their labels (`cat`:
     the table's catalog, the game's own texts included)."""
-    if len(choices) <= _WORDS_MAX and all(c.arg is None for c in choices):
-        words = [c.action for c in choices]
-        ask = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
-        return f"Your turn: {ask}? "
-    listed = "  ".join(f"{i}) {cat.t(c.label[0], **c.label[1])}" for i, c in enumerate(choices, 1))
-    return f"\nYour turn: {listed}\nType a number: "
+    shown = {}
+    for group in _groups(cat, f"{game}.console.words"):
+        target, _, typed = group.partition(":")
+        if typed.split():
+            shown[target.strip()] = typed.split()[0]  # the first word of the language's group
+    plain = len(choices) <= _WORDS_MAX and all(c.arg is None for c in choices)
+    if plain and all(c.action in shown for c in choices):
+        asked = [shown[c.action] for c in choices]
+        ask = asked[-1]
+        if len(asked) > 1:
+            ask = ", ".join(asked[:-1]) + cat.t("console.or") + ask
+        return cat.t("console.prompt.words", words=ask)
+    listed = "  ".join(f"{i}) {_label(cat, c)}" for i, c in enumerate(choices, 1))
+    return cat.t("console.prompt.choices", choices=listed)
 
 
-def _chosen(line: str, choices: list[Choice]) -> Choice | None:
-    """The choice a line names: its number in the list, or its word when only one has it."""
-    text = line.strip().casefold()
+def _chosen(
+    line: str,
+    choices: list[Choice],
+    cat: Catalog | None = None,
+    words: dict[str, str] | None = None,
+) -> Choice | None:
+    """The choice a line names: its number in the list, its label, its action's word (with
+    its argument: `bid 2`) when only one choice has it."""
+    text = " ".join(line.split()).casefold()
     if text.isascii() and text.isdigit() and 1 <= int(text) <= len(choices):
         return choices[int(text) - 1]
-    named = [c for c in choices if c.action == text]
+    if cat is not None:
+        labelled = [c for c in choices if _label(cat, c).casefold() == text]
+        if len(labelled) == 1:
+            return labelled[0]
+    word, _, arg = text.partition(" ")
+    action = (words or {}).get(word, word)
+    named = [c for c in choices if c.action == action and (c.arg or "").casefold() == arg]
     return named[0] if len(named) == 1 else None
+
+
+def _refusal(cat: Catalog, line: str, choices: list[Choice], game: str) -> str:
+    """What a line that is neither a choice nor a command answers: a number out of the list
+    says which numbers there are; anything else is not a command, then the game's help."""
+    text = line.strip()
+    shown = echo(text, _ECHO)
+    if choices and text.isascii() and text.isdigit():
+        return cat.t("console.out_of_range", line=shown, n=len(choices))
+    return f"{cat.t('console.not_command', line=shown)}\n{help_text(cat, game)}"
 
 
 #: `_ask` found the table moved on (a timeout, the next deal) before a line came.
 _MOVED_ON = object()
 
+#: The longest a question waits for a push before it looks at the table anyway: a last
+#: guard only (every change of the table is delivered, and wakes the question at once).
+_GUARD = 30.0
 
-async def _ask(service: TableService, reader: LineReader, seq: int) -> object:
-    """The next line (None at the end of the input), or _MOVED_ON once the table changed."""
+
+async def _ask(
+    service: TableService, notifier: ConsoleNotifier, reader: LineReader, me: User, seq: int
+) -> object:
+    """The next line (None at the end of the input), or _MOVED_ON once the table changed:
+    what the notifier is told wakes the question, which then looks at the table once."""
     read = asyncio.ensure_future(reader.readline())
     try:
         while True:
-            await asyncio.wait({read}, timeout=0.1)
+            told = asyncio.ensure_future(notifier.changed())
+            try:
+                await asyncio.wait({read, told}, timeout=_GUARD, return_when="FIRST_COMPLETED")
+            finally:
+                if not told.done():
+                    told.cancel()
+                    await asyncio.gather(told, return_exceptions=True)
             if read.done():
                 return read.result()
-            table = await service.status(TABLE)
+            table = await service.status(TABLE, me.key)
             if table is None or table.seq != seq:
                 return _MOVED_ON
     finally:
@@ -270,11 +342,19 @@ async def _ask(service: TableService, reader: LineReader, seq: int) -> object:
             await asyncio.gather(read, return_exceptions=True)
 
 
+async def _wait_told(notifier: ConsoleNotifier) -> None:
+    """Wait for the next thing the table says (a bot's move, the next deal, the end)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(notifier.changed(), _GUARD)
+
+
 async def _loop(
-    service: TableService, me: User, console: Console, reader: LineReader, cat: Catalog
+    service: TableService,
+    me: User,
+    console: Console,
+    reader: LineReader,
+    notifier: ConsoleNotifier,
 ) -> int:
-    words = aliases(cat)
-    help_text = cat.t("console.help")
     prompted_seq = -1
     while True:
         await service.drain()
@@ -284,67 +364,57 @@ async def _loop(
         if table is None or table.status == "closed":
             await service.drain()
             return 0
+        cat = service.texts(table)
+        words = aliases(cat, table.game)
         choices = list(table.choices)
         my_turn = bool(choices)
         if not my_turn and not (reader.tty and table.phase == "between"):
-            await asyncio.sleep(0.02)
+            await _wait_told(notifier)
             continue
         if table.seq != prompted_seq:
-            if my_turn:
-                piece = await service.my_piece(TABLE, me)
-                if {c.action for c in choices} <= set(words.values()):
-                    # Choices the terminal has words for, in the table's language.
-                    prompt = cat.t("console.prompt.turn", piece=piece.text)
-                else:
-                    prompt = f"{piece.text}  {_question(service.texts(table), choices)}"
-            else:
-                prompt = cat.t("console.prompt.next")
+            # The question only: what the seat holds was told (its private screen).
+            prompt = (
+                _question(cat, choices, table.game) if my_turn else cat.t("console.prompt.next")
+            )
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")
             prompted_seq = table.seq
-        answer = await _ask(service, reader, table.seq)
+        answer = await _ask(service, notifier, reader, me, table.seq)
         if answer is _MOVED_ON:
             console.print()
             continue
         line = answer if isinstance(answer, str) else None
         if line is not None and not reader.tty:
-            console.print(Text(line, style="italic"))  # echo what the pipe said
+            console.print(Text(echo(line, _ECHO), style="italic"))  # echo what the pipe said
         if line is None:
             console.print()
             console.print(Text(cat.t("console.input_ended"), "dim"))
             return 0
-        picked = _chosen(line, choices) if my_turn else None
+        picked = _chosen(line, choices, cat, words) if my_turn else None
         if picked is not None:
             reply = await service.act(TABLE, me, picked.action, arg=picked.arg)
             if not reply.ok:
                 console.print(Text(reply.text))
                 prompted_seq = -1
             continue
-        command = "next" if not line and not my_turn else words.get(line.casefold())
-        if command is None:
+        command = "next" if not line and not my_turn else words.get(line.strip().casefold())
+        if command is None or command not in (*COMMANDS, VIEW, "next"):
             if line:
-                console.print(Text(f"{cat.t('console.not_command', line=line)}\n{help_text}"))
+                console.print(Text(_refusal(cat, line, choices, table.game)))
             prompted_seq = -1
             continue
         if command == "quit":
             console.print(Text(cat.t("console.saved"), "dim"))
             return 0
         if command == "help":
-            console.print(Text(help_text))
-            prompted_seq = -1
-            continue
-        if command == "rules":
+            console.print(Text(help_text(cat, table.game)))
+        elif command == "rules":
             console.print(Text((await service.rules_help(TABLE)).text))
-            prompted_seq = -1
-            continue
-        if command == "piece":
+        elif command == VIEW:
             console.print(Text((await service.my_piece(TABLE, me)).text))
-            prompted_seq = -1
-            continue
-        if command == "next":
-            reply = await service.next_round(TABLE, me)
         else:
-            reply = await service.act(TABLE, me, command)
-        if not reply.ok:
+            reply = await service.next_round(TABLE, me)
+            if reply.ok:
+                continue
             console.print(Text(reply.text))
-            prompted_seq = -1
+        prompted_seq = -1

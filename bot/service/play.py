@@ -160,18 +160,21 @@ class Play:
         self.deadlines.arm(table)
         await self.work.save(table, stats=stats, finished=finished)
         # Committed: now people may be told: the public event first, then what it means for
-        # each player.
+        # each player: a seat whose own choices changed gets its whole private screen (which
+        # says what it holds too), the others the game's private lines.
+        choosing = self._choosing(table, moved)
         if new_round:
             self.screens.repost(table, freeze)
         elif round_over:
-            self.screens.repost(table, round_freeze)
+            # The round's last moves in its message, what they meant for each player ("from
+            # the bag you now hold XII"), and only then the reveal in a new message.
+            self.work.outbox.edit_table(table.key.key, round_freeze)
+            self._tell_outcomes(table, outcomes, skip=choosing)
+            outcomes = []
+            self.screens.repost(table, None)
         else:
             self.screens.show(table)
-        # Then what it means for each player: a seat whose own choices changed gets its whole
-        # private screen (which says what it holds too), the others the game's private lines.
-        choosing = self._choosing(table, moved)
-        for o in outcomes:
-            self._tell_private(table, o, skip=choosing)
+        self._tell_outcomes(table, outcomes, skip=choosing)
         self._tell_choices(table, choosing)
         self.deadlines.schedule(table)
 
@@ -227,11 +230,13 @@ class Play:
         key = table.key.key
         if round_freeze is None:
             self.work.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
+            self._tell_outcomes(table, outcomes, round_no=rounds_before)
         else:
+            # The round's last moves, what they meant for each player, then its reveal.
+            self.work.outbox.edit_table(key, round_freeze)
+            self._tell_outcomes(table, outcomes, round_no=rounds_before)
             table.message_no += 1
-            self.work.outbox.post_table(key, left_screen, round_freeze)
-        for o in outcomes:
-            self._tell_private(table, o, round_no=rounds_before)
+            self.work.outbox.post_table(key, left_screen, None)
         # Then the game's own account of the end, when it has one (optional: `result_lines`).
         account = getattr(rules, "result_lines", None)
         final = list(account(match, table.names, cat)) if winners and account else []
@@ -324,6 +329,17 @@ class Play:
             self.work.outbox.tell(
                 table.key.key, s.user, self.screens.private_screen(table, seat, cat)
             )
+
+    def _tell_outcomes(
+        self,
+        table: Table,
+        outcomes: Iterable[Outcome],
+        round_no: int | None = None,
+        skip: set[int] | frozenset[int] = frozenset(),
+    ) -> None:
+        """The game's private lines of each step, in order."""
+        for o in outcomes:
+            self._tell_private(table, o, round_no=round_no, skip=skip)
 
     def _tell_private(
         self,

@@ -53,6 +53,9 @@ class Screen:
     `image` is a picture posted with the message (a photo with the text as its caption, an
     attachment); it belongs to the message once posted: an edit changes its text and buttons
     only, and a platform without pictures shows the picture's `alt` text instead.
+    `log` is the round's log the text shows, one entry a line, in order: it only grows while
+    a message shows one round, so a platform that cannot edit (a terminal) prints the
+    entries it has not shown yet, without reading the text.
     """
 
     text: str
@@ -60,6 +63,7 @@ class Screen:
     literals: tuple[str, ...] = ()
     blocks: tuple[str, ...] = ()
     image: Picture | None = None
+    log: tuple[str, ...] = ()
 
 
 class Delivery(Enum):

@@ -46,6 +46,7 @@ class Screens:
         rows: list[tuple[Button, ...]] = []
         blocks: list[str] = []
         picture: Picture | None = None
+        log: tuple[str, ...] = ()
         s = table.settings
         if table.status == "lobby":
             rules = self.work.game_of(table)
@@ -76,6 +77,7 @@ class Screens:
             in_round = rules.in_round(match)
             if in_round or view == "round":
                 lines.extend(self._round_lines(table, cat))
+                log = tuple(table.rendered_log) if table.log else ()
             else:
                 lines.extend(rules.render_reveal(match, names, cat))
                 block = rules.render_block(match, names, cat)  # a score grid, after a deal
@@ -108,6 +110,7 @@ class Screens:
             literals=tuple(table.names),
             blocks=tuple(blocks),
             image=picture,
+            log=log,
         )
 
     def choice_rows(

@@ -24,9 +24,10 @@ async def test_high_card_is_played_to_its_end_in_the_terminal(tmp_path: Path) ->
     out = io.StringIO()
     console = Console(file=out, width=120, highlight=False, soft_wrap=True)
     repo = await SqliteRepository.open(tmp_path / "store.sqlite3")
+    notifier = ConsoleNotifier(console, "console:you")
     service = TableService(
         repo,
-        ConsoleNotifier(console, "console:you"),
+        notifier,
         rng=random.Random(5),
         bot_delay=0.0,
         games={"highcard": HighCard(), **all_games()},
@@ -36,7 +37,7 @@ async def test_high_card_is_played_to_its_end_in_the_terminal(tmp_path: Path) ->
     options = PlayOptions(players=3, name="Me", settings=("game=highcard",), new=True)
     try:
         with typed.open(encoding="utf-8") as stdin:
-            status = await play(service, options, console, LineReader(stdin))
+            status = await play(service, options, console, LineReader(stdin), notifier=notifier)
         table = await service.table_state(TableKey("console", "local"))
     finally:
         await repo.close()

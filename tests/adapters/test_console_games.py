@@ -58,9 +58,11 @@ def test_players_are_checked_against_the_game(tmp_path: Path) -> None:
 def test_few_plain_choices_are_asked_by_their_words_others_numbered() -> None:
     cat = with_game_messages(catalog("en"), [KarnavalRules().messages])
     plain = [Choice("stay", label=("button.stay", {})), Choice("swap", label=("button.swap", {}))]
-    assert _question(cat, plain).endswith("stay or swap? ")
+    assert _question(cat, plain, "gnav").endswith("stay or swap? ")
+    assert "1) Stay" in _question(cat, plain, "karnaval")  # no words of that game: numbered
     many = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(4)]
     asked = _question(cat, many)
     assert "1) Bid 0" in asked and "4) Bid 3" in asked
     assert _chosen("2", many) == many[1] and _chosen("5", many) is None
     assert _chosen("swap", plain) == plain[1] and _chosen("bid", many) is None
+    assert _chosen("bid 2", many) == many[2] and _chosen("Bid 3", many, cat) == many[3]

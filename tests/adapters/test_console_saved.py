@@ -89,17 +89,18 @@ async def test_new_with_settings_the_table_refuses_abandons_nothing(tmp_path: Pa
     typed = tmp_path / "typed.txt"
     typed.write_text("quit\n", encoding="utf-8")
 
+    notifier = ConsoleNotifier(console, "console:you")
+
     def service() -> TableService:
-        notifier = ConsoleNotifier(console, "console:you")
         return TableService(repo, notifier, rng=random.Random(1), bot_delay=0.0, games=all_games())
 
     try:
         first = PlayOptions(players=3, name="Olga", settings=("game=karnaval",), game="karnaval")
         with typed.open(encoding="utf-8") as stdin:
-            assert await play(service(), first, console, LineReader(stdin)) == 0
+            assert await play(service(), first, console, LineReader(stdin), notifier=notifier) == 0
         bad = PlayOptions(settings=("game=gnavspiel", "chips=99"), game="gnavspiel", new=True)
         with typed.open(encoding="utf-8") as stdin, pytest.raises(SystemExit) as refused:
-            await play(service(), bad, console, LineReader(stdin))
+            await play(service(), bad, console, LineReader(stdin), notifier=notifier)
         assert "chips" in str(refused.value) and "99" in str(refused.value)
         kept = await service().table_state(TABLE)
     finally:

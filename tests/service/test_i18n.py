@@ -313,4 +313,4 @@ def test_german_plurals_and_terminal_words() -> None:
     assert cat.t("result.unfinished", count=1).startswith("Die Bots haben noch 1 Runde ")
     assert cat.t("result.unfinished", count=2).startswith("Die Bots haben noch 2 Runden ")
     assert cat.t("rules.lives", count=1) == "1 Leben"
-    assert "bleiben" in cat.t("console.help") and "Jeg står" in cat.t("button.stay")
+    assert "bleiben" in cat.t("gnav.console.help") and "Jeg står" in cat.t("button.stay")
