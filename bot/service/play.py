@@ -168,6 +168,7 @@ class Play:
         elif round_over:
             # The round's last moves in its message, what they meant for each player ("from
             # the bag you now hold XII"), and only then the reveal in a new message.
+            assert round_freeze is not None  # rendered above for a round that ended
             self.work.outbox.edit_table(table.key.key, round_freeze)
             self._tell_outcomes(table, outcomes, skip=choosing)
             outcomes = []
