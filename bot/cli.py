@@ -118,7 +118,22 @@ def _play(args: argparse.Namespace) -> int:
                 bot_delay=bot_delay,
                 games=games,
             )
-            return await play(service, options, console, notifier=notifier)
+            web = None
+            if args.web:
+                from adapters.web.stack import start_web
+
+                web = await start_web(service, port=args.port or 0)
+
+                async def show_link(table_id: str) -> None:
+                    link = web.links.seat_link(table_id, "console:you")
+                    console.print(f"The table on the web (yours only): {link}")
+
+                options.on_table = show_link
+            try:
+                return await play(service, options, console, notifier=notifier)
+            finally:
+                if web is not None:
+                    await web.stop()
         finally:
             await repo.close()
 
@@ -264,6 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--bot-delay", type=float, default=None, help="seconds a bot waits before acting"
     )
+    play.add_argument(
+        "--web",
+        action="store_true",
+        help="also serve the table as a web page on 127.0.0.1 and print your link",
+    )
+    play.add_argument("--port", type=int, default=None, help="the web page's port (default: free)")
     play.set_defaults(func=_play)
 
     run = sub.add_parser(

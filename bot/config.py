@@ -37,6 +37,13 @@ class BotSettings(BaseSettings):
     discord_shard_count: int | None = Field(default=None, ge=1)
     discord_sync: Literal["auto", "always", "never"] = "auto"
 
+    # The web table (docs/web.md): off unless WEB_PORT is set.
+    web_port: int | None = Field(default=None, ge=0, le=65535)
+    web_listen: str = "127.0.0.1"
+    web_public_url: str | None = None  # the https address users reach (behind the proxy)
+    web_secret: SecretStr | None = None  # signs player links (same in every process)
+    telegram_webapp: str | None = None  # the Mini App's short name from BotFather
+
     # Storage
     gnav_db: str | None = None  # SQLite file (default: the user's data directory)
     gnav_database_url: SecretStr | None = None  # postgresql://... : the shared store

@@ -14,7 +14,7 @@ import logging
 import random
 import signal
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.config import BotSettings
 from bot.games.registry import all_games
@@ -166,16 +166,22 @@ async def run(
             loop.add_signal_handler(sig, stop.set)
     started: list[Platform] = []
     timers: asyncio.Task[None] | None = None
+    web: Any = None
     status = 0
     try:
         restored = await service.resume()
         log.info("restored %d table(s)", restored)
+        web = await start_web_table(settings, service)
         tune_garbage_collector()
         for p in platforms:
             if not await _start_unless_stopped(p, service, stop):
                 break
             started.append(p)
             log.info("%s is running", p.name)
+            if web is not None and p.name == "telegram":
+                # The Mini App's t.me link names the bot: known once the platform started.
+                app = getattr(p, "app", None)
+                web.links.telegram_bot = getattr(getattr(app, "bot", None), "username", None)
         else:
             timers = asyncio.create_task(service.run(), name="gnav-timers")
             await stop.wait()
@@ -192,6 +198,8 @@ async def run(
         if timers is not None:
             timers.cancel()
             await asyncio.gather(timers, return_exceptions=True)
+        if web is not None:
+            await web.stop()
         await service.shutdown()
         await repo.close()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -201,6 +209,27 @@ async def run(
         log.error("stopped: %s (the supervisor should restart the bot)", service.store_lost)
         return STORE_GAVE_UP if service.health.gave_up else 1
     return status
+
+
+async def start_web_table(settings: BotSettings, service: TableService) -> Any:
+    """Serve the web table (docs/web.md) when WEB_PORT is set; None when it is not."""
+    if settings.web_port is None:
+        return None
+    from adapters.web.stack import start_web
+
+    token = settings.telegram_token.get_secret_value() if settings.telegram_token else None
+    secret = settings.web_secret.get_secret_value() if settings.web_secret else None
+    web = await start_web(
+        service,
+        listen=settings.web_listen,
+        port=settings.web_port,
+        public_url=settings.web_public_url,
+        webapp=settings.telegram_webapp,
+        telegram_token=token,
+        secret=secret,
+    )
+    log.info("the web table is served on %s:%d (%s)", settings.web_listen, web.port, web.public_url)
+    return web
 
 
 async def _start_unless_stopped(p: Platform, service: TableService, stop: asyncio.Event) -> bool:

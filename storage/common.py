@@ -123,7 +123,10 @@ def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
         }
     data: dict[str, Any] = {
         "text": screen.text,
-        "buttons": [[[b.label, b.token, b.role] for b in row] for row in screen.buttons],
+        "buttons": [
+            [[b.label, b.token, b.role, *([b.url] if b.url else [])] for b in row]
+            for row in screen.buttons
+        ],
         "literals": list(screen.literals),
         "blocks": list(screen.blocks),
     }

@@ -65,7 +65,7 @@ ENGINE_FORBIDDEN = frozenset(
 #: record's text, and the hardened JSON reading it uses.
 ENGINE_ALLOWED_IN = {"json": {"record", "safejson"}}
 
-ADAPTERS = ("telegram", "discord", "console")
+ADAPTERS = ("telegram", "discord", "console", "web")
 
 
 @dataclass(frozen=True)

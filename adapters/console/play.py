@@ -14,6 +14,7 @@ import contextlib
 import os
 import shlex
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from rich.console import Console
@@ -92,6 +93,8 @@ class PlayOptions:
     given: tuple[str, ...] = field(default=())
     #: The language the table speaks, once known (a saved match keeps its own).
     spoken: str = ""
+    #: Called with the table's id once it is open or continued (`--web` prints the link).
+    on_table: Callable[[str], Awaitable[None]] | None = None
 
     def cat(self) -> Catalog:
         """The catalog of the table's language."""
@@ -163,6 +166,10 @@ async def play(
             options.spoken = options.language
             words = _new_words(options, pause=reader.tty)
             await _new_match(service, me, words, console)
+        if options.on_table is not None:
+            shown = await service.status(TABLE, me.key)
+            if shown is not None:
+                await options.on_table(shown.table_id)
         return await _loop(service, me, console, reader, notifier)
     finally:
         timers.cancel()

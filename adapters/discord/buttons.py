@@ -88,6 +88,12 @@ def build_view(screen: Screen) -> discord.ui.View | None:
     view = discord.ui.View(timeout=None)
     for r, row in enumerate(_discord_rows(screen.buttons)):
         for button in row:
+            if button.url:  # a link (the web table): no custom_id, nothing comes back
+                link: discord.ui.Button[Any] = discord.ui.Button(
+                    label=button.label[:MAX_LABEL] or "·", url=button.url, row=r
+                )
+                view.add_item(link)
+                continue
             style = _STYLES.get(button.role, discord.ButtonStyle.secondary)
             view.add_item(GnavButton(button.token, button.label, style, row=r))
     return view

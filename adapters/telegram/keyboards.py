@@ -12,12 +12,12 @@ import hashlib
 import hmac
 import re
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from adapters.telegram import texts
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES, catalog
-from bot.service.ports import Screen
+from bot.service.ports import Button, Screen
 from bot.service.table import TableKey
 
 #: Telegram's limit for a /start parameter: 1-64 characters of A-Z a-z 0-9 _ -.
@@ -77,19 +77,33 @@ def _action(token: str) -> str | None:
     return decoded.action if decoded else None
 
 
-def keyboard(screen: Screen, link: str | None = None) -> InlineKeyboardMarkup | None:
-    """The inline keyboard of a screen; `link` adds the private-chat button where it helps.
+def _button(b: Button, private: bool) -> InlineKeyboardButton:
+    """A service button: a callback button, or a link (the web table). In a private chat an
+    https link opens as a Mini App (`web_app`), which Telegram refuses in groups: there it is
+    a `url` button (the Mini App's own `t.me/<bot>/<app>` link)."""
+    if not b.url:
+        return InlineKeyboardButton(b.label, callback_data=b.token)
+    if private and b.url.startswith("https://") and not b.url.startswith("https://t.me/"):
+        return InlineKeyboardButton(b.label, web_app=WebAppInfo(b.url))
+    return InlineKeyboardButton(b.label, url=b.url)
+
+
+def keyboard(
+    screen: Screen, link: str | None = None, *, private: bool = False
+) -> InlineKeyboardMarkup | None:
+    """The inline keyboard of a screen; `link` adds the private-chat button where it helps;
+    `private`: the screen goes to a private chat (link buttons open as Mini Apps).
 
     None when the screen has no buttons (a frozen message: editing with no keyboard removes
     the old one).
     """
     rows: list[list[InlineKeyboardButton]] = []
     for row in screen.buttons:
-        out = [InlineKeyboardButton(b.label, callback_data=b.token) for b in row]
+        out = [_button(b, private) for b in row]
         rows.append(out)
         if link is None:
             continue
-        actions = {_action(b.token): b.label for b in row}
+        actions = {_action(b.token): b.label for b in row if b.token}
         if "view" in actions:
             # The round's "My piece" row: the link sits beside the popup it replaces.
             lang = _PIECE_LABELS.get(actions["view"], "en")

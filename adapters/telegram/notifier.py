@@ -260,7 +260,7 @@ class TelegramNotifier:
             await self.send_text(
                 user_id,
                 screen.text,
-                markup=keyboard(screen),
+                markup=keyboard(screen, private=True),
                 literals=screen.literals,
                 blocks=screen.blocks,
             )

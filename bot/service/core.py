@@ -29,6 +29,7 @@ from bot.service.ports import (
     FinishedMatch,
     Notifier,
     OutBatch,
+    PageLinks,
     Repository,
     Screen,
     StatDelta,
@@ -166,6 +167,11 @@ class UnitOfWork:
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on
         #: Telegram, "/gnav " + "stats" on Discord. Adapters set their own.
         self.command_prefix: dict[str, str] = {"console": ""}
+        #: Run after each table's commit with (table key, table id, version): the web table's
+        #: pushes (adapters/web/hub.py). A listener must not block (it schedules its work).
+        self.on_commit: list[Callable[[str, str, int], None]] = []
+        #: Addresses of the web table, when it is served (docs/web.md); None: no link buttons.
+        self.links: PageLinks | None = None
 
     def game_of(self, table: Table) -> GameRules:
         """The rules of the game `table` plays."""
@@ -305,6 +311,8 @@ class UnitOfWork:
             table.row_version = row.version
             self.cached[key] = table
             self.store_answered()
+            for listener in self.on_commit:
+                listener(key, table.table_id, row.version)
         self.outbox.accept(batch)
         if unstored:  # after what the store handed over: older, so first
             self.outbox.deliver(key, unstored)

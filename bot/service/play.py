@@ -121,7 +121,8 @@ class Play:
         if rules.public_choices:
             # The choices are on the table message: this is only what the seat may see.
             text = rules.piece_text(table.match, seat, cat)
-            return Reply(fit_text(text, MAX_ALERT), alert=True)
+            link = self.screens.seat_link_row(table, user.key, cat)
+            return Reply(fit_text(text, MAX_ALERT), alert=True, buttons=(link,) if link else ())
         screen = self.screens.private_screen(table, seat, cat)
         # A popup (Telegram) shows the text only; where the platform can, the buttons too.
         return Reply(screen.text, alert=True, buttons=screen.buttons)

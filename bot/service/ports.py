@@ -22,6 +22,9 @@ class Button:
     token: str
     #: How it looks: "primary", "secondary", "danger" or "success" (each platform's style).
     role: str = "secondary"
+    #: A link button: opens this address instead of sending a token (the web table's page);
+    #: `token` is then empty.
+    url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,20 @@ class Notifier(Protocol):
 
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """Send a private message to one player."""
+        ...
+
+
+class PageLinks(Protocol):
+    """Addresses of the web table (docs/web.md), for the link buttons the service shows."""
+
+    def table_link(self, table_id: str, platform: str) -> str | None:
+        """The public address of a table, as a chat of `platform` opens it (Telegram: the Mini
+        App's `t.me` link); None when there is none."""
+        ...
+
+    def seat_link(self, table_id: str, user: str) -> str | None:
+        """A player's own signed address of a table (to send to that player only); None when
+        there is none."""
         ...
 
 

@@ -104,6 +104,9 @@ class Screens:
                 rows.append((Button(cat.t("button.next"), self._token(table, "next"), "primary"),))
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
+        link = self._page_link(table)
+        if link is not None and buttons:
+            rows.append((Button(cat.t("button.web"), "", url=link),))
         return Screen(
             fit_lines(lines, MAX_TEXT, keep=blocks),
             tuple(rows) if buttons else (),
@@ -130,11 +133,28 @@ class Screens:
 
     def private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
         """What one seat sees privately: the game's text and, for a game whose choices are
-        private, the seat's choices as buttons carrying the seat's own version."""
+        private, the seat's choices as buttons carrying the seat's own version; and the
+        player's own link to the web table, when it is served."""
         rules = self.work.game_of(table)
         text = rules.piece_text(table.match, seat, cat)
         rows = () if rules.public_choices else tuple(self.choice_rows(table, [seat], cat))
+        link = self.seat_link_row(table, table.seats[seat].user, cat)
+        if link:
+            rows = (*rows, link)
         return Screen(text, rows, literals=tuple(table.names))
+
+    def _page_link(self, table: Table) -> str | None:
+        """The web table's public address for the table message (docs/web.md), while open."""
+        links = self.work.links
+        if links is None or table.status == "closed":
+            return None
+        return links.table_link(table.table_id, table.key.platform)
+
+    def seat_link_row(self, table: Table, user: str, cat: Catalog) -> tuple[Button, ...]:
+        """A player's own signed web-table link as a button row (empty without the web)."""
+        links = self.work.links
+        link = None if links is None else links.seat_link(table.table_id, user)
+        return () if link is None else (Button(cat.t("button.web_own"), "", url=link),)
 
     def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
         lines = self.work.game_of(table).render_status(table.match, table.names, cat)

@@ -15,7 +15,8 @@ The parts are objects of their own, each handed the parts it uses (docs/design.m
 - `lobby.py`: `Lobby`, open, join, leave, kick, settings, start, stop;
 - `timers.py`: `Timers`, the main loop firing due deadlines;
 - `queries.py`: `Queries`, status, stats, top, export, rules, help;
-- `lifecycle.py`: `Lifecycle`, resume after a start, chat migration, shutdown.
+- `lifecycle.py`: `Lifecycle`, resume after a start, chat migration, shutdown;
+- `pages.py`: `Pages`, the web table's per-viewer views (docs/web.md).
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from bot.service.game import GameRules, PrivateChoice
 from bot.service.i18n import Catalog
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobby
+from bot.service.pages import Pages, PageView
 from bot.service.play import Play
-from bot.service.ports import Clock, Notifier, Repository, Screen, StoreLost
+from bot.service.ports import Clock, Notifier, PageLinks, Repository, Screen, StoreLost
 from bot.service.queries import Queries
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey, User
@@ -81,6 +83,7 @@ class TableService:
         self.lobby = Lobby(self.work, self.screens, self.deadlines, self.play)
         self.timers = Timers(self.work, self.deadlines, self.play, self.lobby)
         self.queries = Queries(self.work, self.screens)
+        self.pages = Pages(self.work, self.screens)
         self.lifecycle = Lifecycle(self.work, self.screens, self.deadlines)
         # What the composition root and tests read of the service.
         self.repo = self.work.repo
@@ -260,6 +263,27 @@ class TableService:
         if row is None or row.status == "closed":
             return None
         return TableKey.parse(row.key)
+
+    # -- the web table ---------------------------------------------------------------------
+
+    async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
+        """The table `table_id` as `viewer` (a user key; None: a spectator) may see it on the
+        web table (docs/web.md); None when no table has that id."""
+        return await self.pages.page_view(table_id, viewer)
+
+    @property
+    def on_commit(self) -> list[Callable[[str, str, int], None]]:
+        """Listeners run after each table's commit with (table key, table id, version)."""
+        return self.work.on_commit
+
+    @property
+    def links(self) -> PageLinks | None:
+        """Addresses of the web table for link buttons (None: not served)."""
+        return self.work.links
+
+    @links.setter
+    def links(self, value: PageLinks | None) -> None:
+        self.work.links = value
 
     # -- queries ---------------------------------------------------------------------------
 

@@ -281,6 +281,29 @@ class GnavRules:
         key = "piece.sitting_out" if seat in match.sitting_out else "piece.hold"
         return cat.t(key, piece=piece_name(rank), round=len(match.history))
 
+    def web_view(
+        self, match: Match, seat: int | None, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """The web page's shapes (docs/web.md): `seat`'s own piece only (N1: hidden from the
+        others until the reveal), every seat's lives."""
+        out: dict[str, Any] = {
+            "columns": {
+                "head": ["", "♥"],
+                "rows": [
+                    [name, str(match.lives[i]) if match.in_match[i] else cat.t("seat.out")]
+                    for i, name in enumerate(names)
+                ],
+            }
+        }
+        if seat is not None and match.phase == "play" and 0 <= seat < len(names):
+            rank = match.hands[seat]
+            if rank != NO_PIECE:
+                out["own"] = {
+                    "title": "",
+                    "tiles": [{"id": "own", "text": piece_name(rank), "tone": "", "note": ""}],
+                }
+        return out
+
     def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
         """The rules summary of the table's profile, with its lives."""
         text = cat.t("rules.norsk", lives=cat.t("rules.lives", count=settings.lives))

@@ -282,6 +282,33 @@ class GnavspielRules:
             text += "\n" + cat.t("gnavspiel.piece.choices", choices=labels)
         return text
 
+    def web_view(
+        self, t: Table, seat: int | None, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """The web page's shapes (docs/web.md): `seat`'s own card only (G4), the pot, every
+        seat's chips and debt."""
+        m = t.m
+        dealer = names[m.log.dealer if m.log is not None else m.dealer]
+        out: dict[str, Any] = {
+            "facts": [cat.t("gnavspiel.status.title", deal=m.deal_no, dealer=dealer, pot=m.pot)],
+            "columns": {
+                "head": ["", "●", "−"],
+                "rows": [
+                    [name, str(m.chips[i]), str(m.debts[i]) if m.debts[i] else ""]
+                    for i, name in enumerate(names)
+                ],
+            },
+        }
+        if seat is not None and m.phase in ("play", "loan") and 0 <= seat < len(names):
+            card = m.hands[seat]
+            if card >= 0:
+                text = card_name(card)
+                out["own"] = {
+                    "title": "",
+                    "tiles": [{"id": "own", "text": text, "tone": "", "note": ""}],
+                }
+        return out
+
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary, with the table's chips, deals and variants."""
         s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()

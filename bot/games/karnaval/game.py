@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from bot.games.karnaval import strategy
+from bot.games.karnaval import strategy, web
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
 from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
 from bot.games.karnaval.engine.game import barred_bid, draw_next
@@ -353,6 +353,13 @@ class KarnavalRules:
             cards = k.deal_info(d.index)["cards"]
             text += "\n" + cat.t("karnaval.piece.barred", n=barred, cards=cards)
         return text
+
+    def web_view(
+        self, t: Table, seat: int | None, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
+        trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
+        return web.web_view(t.k, seat, names, cat, card_text)
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary (KARNAVAL.md)."""

@@ -1,0 +1,90 @@
+"""Karnaval on the web page: the viewer's hand as cards, the cards played to the table, the
+trump, bids and tricks per seat, and the score sheet as a real table (K20).
+
+The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, `columns`,
+`sheet`. Only the asking seat's own hand is ever put in (a spectator gets none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.games.karnaval.engine import Karnaval
+from bot.games.karnaval.engine.cards import JOKER, suit_of
+from bot.service.i18n import Catalog
+
+_RED = frozenset({"H", "D"})
+
+
+def _tone(card: str) -> str:
+    if card == JOKER:
+        return "wild"
+    return "red" if suit_of(card) in _RED else "black"
+
+
+def web_view(
+    k: Karnaval, seat: int | None, names: Sequence[str], cat: Catalog, text: Any
+) -> dict[str, Any]:
+    """The page's view of a Karnaval match for `seat` (None: a spectator). `text` is the
+    game's card-to-text function (`card_text`)."""
+    out: dict[str, Any] = {}
+    d = k.current
+    if d is not None:
+        trump = d.trump_card
+        if trump:
+            suit = cat.t(f"karnaval.suit.{suit_of(trump)}")
+            out["facts"] = [cat.t("karnaval.status.trump", card=text(trump), suit=suit)]
+        else:
+            out["facts"] = [cat.t("karnaval.status.no_trump")]
+        bids = dict(d.bids)
+        taken = d.taken(k.n)
+        out["columns"] = {
+            "head": ["", "↑", "✓"],
+            "rows": [
+                [names[s], "–" if bids.get(s) is None else str(bids[s]), str(taken[s])]
+                for s in k.order
+            ],
+        }
+        out["middle"] = {
+            "title": "",
+            "tiles": [
+                {"id": c, "text": text(c), "tone": _tone(c), "by": names[p.seat]}
+                for p in d.trick
+                for c in p.cards
+            ],
+        }
+        if seat is not None and 0 <= seat < k.n and not d.complete:
+            view = k.view_for(seat)
+            out["own"] = {
+                "title": "",
+                "tiles": [
+                    {
+                        "id": c["card"],
+                        "text": text(c["card"]),
+                        "tone": _tone(c["card"]),
+                        "note": "★" if c["trump"] else "",
+                    }
+                    for c in view["hand"]
+                ],
+            }
+    out["sheet"] = _sheet(k, names)
+    return out
+
+
+def _sheet(k: Karnaval, names: Sequence[str]) -> dict[str, Any]:
+    """The score sheet: a row per deal (bid / points), each quarter's totals (K20)."""
+    sheet = k.sheet()
+    rows: list[list[str]] = []
+    for row in sheet["rows"]:
+        if row["kind"] == "deal":
+            if all(b is None for b in row["bids"]):
+                continue
+            cells = [
+                "" if b is None else (f"{b}" if p is None else f"{b} · {p}")
+                for b, p in zip(row["bids"], row["points"], strict=True)
+            ]
+            rows.append([row["label"], *cells])
+        elif row["kind"] in ("quarter", "total") and any(t is not None for t in row["totals"]):
+            rows.append([row["label"], *("" if t is None else str(t) for t in row["totals"])])
+    return {"head": ["", *(names[s] for s in k.order)], "rows": rows}

@@ -1,0 +1,129 @@
+"""The web table's view: one viewer's page of a table, JSON-ready (docs/web.md).
+
+A page view is built like the chat's `TableView`, from the committed table under its lock: the
+public table message's lines, the viewer's own choices with their button tokens, and the game's
+optional `web_view(match, seat, names, cat)` for the viewer's seat only. A spectator (no viewer,
+or one who is not seated) gets the public part alone. Nothing else of the table is put in, so a
+page cannot show what its viewer may not see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.service import tokens
+from bot.service.core import UnitOfWork
+from bot.service.screens import Screens
+from bot.service.table import Table
+
+#: Table actions a proven viewer may press on the page (the chat's "view" button is the page).
+PAGE_TABLE_ACTIONS = frozenset({"join", "leave", "start", "next"})
+
+
+@dataclass(frozen=True, slots=True)
+class PageView:
+    """One viewer's view of one table: where it lives, its version, the viewer's seat, and the
+    JSON-ready `data` the page draws."""
+
+    key: str
+    table_id: str
+    version: int
+    seat: int | None
+    data: dict[str, Any]
+
+
+class Pages:
+    """Builds the web table's per-viewer views."""
+
+    def __init__(self, work: UnitOfWork, screens: Screens) -> None:
+        self.work = work
+        self.screens = screens
+
+    async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
+        """The table with `table_id` as `viewer` (a user key; None: a spectator) may see it;
+        None when no table has that id."""
+        key = await self._key_by_id(table_id)
+        if key is None:
+            return None
+        async with self.work.lock(key):
+            table = await self.work.load(key)
+            if table is None or table.table_id != table_id:
+                row = await self.work.repo.load_table_by_id(table_id)
+                if row is None:
+                    return None
+                table = Table.from_row(row, self.work.games)  # a closed table, not cached
+            return self._page(table, viewer)
+
+    async def _key_by_id(self, table_id: str) -> str | None:
+        for cached in self.work.cached.values():
+            if cached.table_id == table_id and cached.status != "closed":
+                return cached.key.key
+        row = await self.work.repo.load_table_by_id(table_id)
+        return None if row is None else row.key
+
+    def _page(self, table: Table, viewer: str | None) -> PageView:
+        rules = self.work.game_of(table)
+        cat = self.work.cat(table)
+        seat = table.seat_of(viewer) if viewer is not None else None
+        screen = self.screens.render(table)
+        match = table.match
+        in_round = match is not None and table.status == "playing" and rules.in_round(match)
+        deciders = tuple(rules.deciders(match)) if in_round else ()
+        actions: list[dict[str, Any]] = []
+        if seat is not None:  # a seated player only: a spectator's page has nothing to press
+            for row in screen.buttons:
+                for b in row:
+                    decoded = tokens.decode(b.token) if b.token else None
+                    if decoded is None or decoded.action not in PAGE_TABLE_ACTIONS:
+                        continue
+                    actions.append({"token": b.token, "label": b.label, "role": b.role})
+        choices: list[dict[str, Any]] = []
+        if seat is not None and seat in deciders:
+            version = table.seats[seat].seq
+            for c in self.work.choices(table, seat):
+                key, params = c.label
+                choices.append(
+                    {
+                        "token": tokens.encode(table.table_id, version, c.action, c.arg),
+                        "label": cat.t(key, **params),
+                        "role": c.role,
+                        "row": c.row,
+                        "arg": c.arg,
+                    }
+                )
+        own_view = getattr(rules, "web_view", None)
+        shapes: dict[str, Any] = {}
+        if own_view is not None and match is not None:
+            shapes = own_view(match, seat, table.names, cat)
+        deadline = table.deadline if table.deadline_kind == "turn" and in_round else None
+        data: dict[str, Any] = {
+            "table": table.table_id,
+            "game": table.game,
+            "status": table.status,
+            "version": table.row_version or 0,
+            "language": table.settings.language,
+            "text": screen.text,
+            "blocks": list(screen.blocks),
+            "seats": [
+                {
+                    "name": s.name,
+                    "bot": s.bot,
+                    "in": match is None or rules.in_match(match, i),
+                    "turn": i in deciders,
+                    "you": i == seat,
+                }
+                for i, s in enumerate(table.seats)
+            ],
+            "you": seat,
+            "deadline": deadline,
+            "now": self.work.clock.now(),
+            "choices": choices,
+            "actions": actions,
+            "shapes": shapes,
+            "words": {
+                k: cat.t(f"web.{k}")
+                for k in ("title", "hand", "table", "log", "sheet", "spectator", "denied", "closed")
+            },
+        }
+        return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)

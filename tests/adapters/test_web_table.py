@@ -1,0 +1,347 @@
+"""The web table (issue 21, docs/web.md) over real HTTP and WebSockets, without a browser:
+proofs (Telegram initData, signed links) refused when forged, expired, another bot's or for
+another table; a spectator has nothing to press; a press on the page goes through the service's
+path (and the same press in the chat at once applies once); pushes after every commit; nothing
+another player holds reaches a page over a whole Karnaval deal (K4: hands are private)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import aiohttp
+import pytest
+
+from adapters.web.auth import (
+    check_init_data,
+    check_link,
+    sign_init_data,
+    sign_link,
+)
+from adapters.web.stack import WebStack, start_web
+from bot.games.karnaval.game import card_text
+from bot.service.table import User
+from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+
+TOKEN = "123456:TEST-token-of-the-test-bot"
+OTHER_TOKEN = "654321:another-bot"
+
+
+def init_data(user_id: int, auth_date: float, token: str = TOKEN, start: str = "") -> str:
+    """initData as Telegram signs it."""
+    fields = {
+        "auth_date": str(int(auth_date)),
+        "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
+        "user": json.dumps({"id": user_id, "first_name": "Tele", "language_code": "en"}),
+    }
+    if start:
+        fields["start_param"] = start
+    return sign_init_data(fields, token)
+
+
+# ---------------------------------------------------------------- proofs, as functions
+def test_init_data_is_checked_as_telegram_documents() -> None:
+    now = 1_700_000_000.0
+    good = init_data(42, now - 60, start="abc123")
+    viewer = check_init_data(good, TOKEN, now)
+    assert viewer is not None and viewer.user == "telegram:42" and viewer.table_id == "abc123"
+    # One byte changed anywhere: refused.
+    at = good.index("first_name") + 2
+    forged = good[:at] + ("X" if good[at] != "X" else "Y") + good[at + 1 :]
+    assert check_init_data(forged, TOKEN, now) is None
+    assert check_init_data(good.replace("42", "43", 1), TOKEN, now) is None
+    # Older than a day, another bot's, empty, garbage: refused.
+    assert check_init_data(init_data(42, now - 86_401), TOKEN, now) is None
+    assert check_init_data(init_data(42, now, token=OTHER_TOKEN), TOKEN, now) is None
+    assert check_init_data("", TOKEN, now) is None
+    assert check_init_data("hash=00&user=%7B%7D", TOKEN, now) is None
+
+
+def test_signed_links_name_one_table_one_user_until_they_expire() -> None:
+    secret = b"s" * 32
+    proof = sign_link(secret, "tab1", "discord:7", 2_000)
+    assert check_link(secret, "tab1", proof, 1_999) == "discord:7"
+    assert check_link(secret, "tab1", proof, 2_001) is None  # expired
+    assert check_link(secret, "tab2", proof, 1_000) is None  # another table
+    assert check_link(b"t" * 32, "tab1", proof, 1_000) is None  # another bot's secret
+    tampered = proof.replace("discord:7", "discord:8")
+    assert check_link(secret, "tab1", tampered, 1_000) is None
+    later = proof.replace(f".{2_000:x}.", f".{9_000:x}.")
+    assert check_link(secret, "tab1", later, 1_000) is None
+    assert check_link(secret, "tab1", "garbage", 1_000) is None
+
+
+# ---------------------------------------------------------------- a served table
+class Served:
+    """A harness with the web table served on a free port."""
+
+    def __init__(self, harness: Harness, stack: WebStack, session: aiohttp.ClientSession):
+        self.h = harness
+        self.stack = stack
+        self.session = session
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.stack.port}"
+
+    async def page(self, table_id: str, **proof: str) -> Page:
+        ws = await self.session.ws_connect(f"{self.base}/ws")
+        await ws.send_str(json.dumps({"hello": {"table": table_id, **proof}}))
+        page = Page(ws)
+        page.hello = await page.next("hello")
+        await page.next("state")
+        return page
+
+
+class Page:
+    """One page's socket and everything it received."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.received: list[str] = []
+        self.hello: dict[str, Any] = {}
+        self.view: dict[str, Any] = {}
+
+    async def next(self, kind: str) -> dict[str, Any]:
+        while True:
+            text = await asyncio.wait_for(self.ws.receive_str(), 10)
+            self.received.append(text)
+            msg = json.loads(text)
+            if msg["type"] == "state":
+                self.view = msg["view"]
+            if msg["type"] == kind:
+                return msg
+
+    async def until(self, version_above: int) -> dict[str, Any]:
+        """Wait for a pushed state newer than `version_above`."""
+        while self.view.get("version", -1) <= version_above:
+            await self.next("state")
+        return self.view
+
+    async def at(self, version: int) -> dict[str, Any]:
+        """Wait for the pushed state of `version` (or a newer one)."""
+        while self.view.get("version", -1) < version:
+            await self.next("state")
+        return self.view
+
+    async def press(self, token: str) -> dict[str, Any]:
+        await self.ws.send_str(json.dumps({"press": token, "id": 1}))
+        return await self.next("reply")
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[Served]:
+    h = Harness()
+    stack = await start_web(h.service, telegram_token=TOKEN, secret="test secret")
+    async with aiohttp.ClientSession() as session:
+        yield Served(h, stack, session)
+    await stack.stop()
+
+
+async def _karnaval(s: Served) -> str:
+    svc = s.h.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.join(CHANNEL, BOB)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=1"])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await s.h.settle()
+    table = await s.h.table()
+    return table.table_id
+
+
+def _proof(link: str) -> str:
+    return parse_qs(urlsplit(link).query)["k"][0]
+
+
+async def test_a_seated_player_sees_their_hand_and_choices_a_spectator_nothing_to_press_K4(
+    served: Served,
+) -> None:
+    table_id = await _karnaval(served)
+    links = served.stack.links
+    alice = await served.page(table_id, link=_proof(links.seat_link(table_id, ALICE.key) or ""))
+    watcher = await served.page(table_id)
+    assert alice.hello["you"] and alice.hello["denied"] is None
+    assert watcher.hello["you"] is None and watcher.hello["denied"] is None
+    table = await served.h.table()
+    seat = table.seat_of(ALICE.key)
+    hand = table.match.k.view_for(seat)["hand"]
+    own = alice.view["shapes"]["own"]["tiles"]
+    assert [t["id"] for t in own] == [c["card"] for c in hand]
+    assert "own" not in watcher.view["shapes"]
+    assert watcher.view["choices"] == [] and watcher.view["actions"] == []
+    # The spectator's socket cannot press anything, not even a token copied from elsewhere.
+    rules = served.h.service.game_of(table)
+    decider = rules.deciders(table.match)[0]
+    mover = alice if decider == seat else None
+    if mover is not None:
+        token = alice.view["choices"][0]["token"]
+        refused = await watcher.press(token)
+        assert refused["ok"] is False
+        assert (await served.h.table()).row_version == table.row_version
+
+
+async def test_bad_proofs_are_refused_and_change_nothing(served: Served) -> None:
+    table_id = await _karnaval(served)
+    now = served.h.clock.now()
+    good = _proof(served.stack.links.seat_link(table_id, ALICE.key) or "")
+    before = (await served.h.table()).row_version
+    tampered = good[:-2] + ("AA" if not good.endswith("AA") else "BB")
+    for bad in (tampered, good.replace(ALICE.key, BOB.key)):
+        async with served.session.get(f"{served.base}/t/{table_id}?k={bad}") as resp:
+            assert resp.status == 403
+            assert "403" in await resp.text()
+        page = await served.page(table_id, link=bad)
+        assert page.hello["denied"] == 403 and page.hello["you"] is None
+        assert page.view["choices"] == [] and "own" not in page.view["shapes"]
+    # A link for another table, an expired one.
+    other = sign_link(served.stack.links.secret.secret, "zzzzzz", ALICE.key, int(now) + 99)
+    async with served.session.get(f"{served.base}/t/{table_id}?k={other}") as resp:
+        assert resp.status == 403
+    expired = sign_link(served.stack.links.secret.secret, table_id, ALICE.key, int(now) - 1)
+    async with served.session.get(f"{served.base}/t/{table_id}?k={expired}") as resp:
+        assert resp.status == 403
+    # initData: forged (one byte), expired, another bot's.
+    alice_id = 1
+    good_init = init_data(alice_id, now, start=table_id)
+    at = good_init.index("auth_date") + len("auth_date=") + 2
+    forged = good_init[:at] + str((int(good_init[at]) + 1) % 10) + good_init[at + 1 :]
+    for init in (
+        forged,
+        init_data(alice_id, now - 2 * 86_400, start=table_id),
+        init_data(alice_id, now, token=OTHER_TOKEN, start=table_id),
+    ):
+        page = await served.page(table_id, init=init)
+        assert page.hello["denied"] == 403 and page.view["choices"] == []
+    async with served.session.get(f"{served.base}/t/nosuch") as resp:
+        assert resp.status == 404
+    assert (await served.h.table()).row_version == before
+
+
+async def test_a_mini_app_user_is_taken_from_init_data_and_plays(served: Served) -> None:
+    """A Telegram player (user key telegram:<id>) opens the Mini App: the table comes from
+    `start_param`, the user from initData; their press applies like a chat press."""
+    svc = served.h.service
+    tele = User("telegram:77", "Tele")
+    tg_channel = type(CHANNEL)("telegram", "-100")
+    assert (await svc.open(tg_channel, tele)).ok
+    assert (await svc.configure(tg_channel, tele, ["bots=1"])).ok
+    assert (await svc.start(tg_channel, tele)).ok
+    await served.h.settle()
+    table = await served.h.table(tg_channel)
+    init = init_data(77, served.h.clock.now(), start=table.table_id)
+    ws = await served.session.ws_connect(f"{served.base}/ws")
+    await ws.send_str(json.dumps({"hello": {"table": None, "init": init}}))
+    page = Page(ws)
+    page.hello = await page.next("hello")
+    await page.next("state")
+    assert page.hello["table"] == table.table_id and page.hello["you"] == "Tele"
+    while not page.view["choices"]:
+        await served.h.settle()
+        await page.next("state")
+    version = page.view["version"]
+    choice = page.view["choices"][0]
+    reply = await page.press(choice["token"])
+    assert reply["ok"], reply
+    await page.until(version)
+    # The same token again: stale, refused (a choice never applies twice).
+    again = await page.press(choice["token"])
+    assert again["ok"] is False
+
+
+async def test_a_press_on_the_page_and_in_the_chat_at_once_applies_once(served: Served) -> None:
+    table_id = await _karnaval(served)
+    svc = served.h.service
+    for _ in range(50):
+        table = await served.h.table()
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if deciders and not table.seats[deciders[0]].bot:
+            break
+        await served.h.settle()
+    seat = deciders[0]
+    user = User(table.seats[seat].user, table.seats[seat].name)
+    page = await served.page(
+        table_id, link=_proof(served.stack.links.seat_link(table_id, user.key) or "")
+    )
+    token = page.view["choices"][0]["token"]
+    log_before = len(table.log)
+    page_press, chat_press = await asyncio.gather(
+        page.press(token), svc.press(CHANNEL, user, token)
+    )
+    assert [page_press["ok"], chat_press.ok].count(True) == 1, (page_press, chat_press)
+    after = await served.h.table()
+    assert len([line for line in after.log[log_before:] if line[0].endswith(".play")]) <= 1
+
+
+def _cards_in(text: str, cards: set[str]) -> set[str]:
+    """Which of `cards` a payload names, by id (`"QS"`) or as people read them (`Q♠`)."""
+    found = set()
+    for c in cards:
+        if re.search(rf'"{re.escape(c)}"', text) or card_text(c) in text:
+            found.add(c)
+    return found
+
+
+async def test_nothing_another_player_holds_reaches_a_page_over_a_whole_deal_K4(
+    served: Served,
+) -> None:
+    """Every payload Alice's page receives during a whole deal, searched for every card the
+    other players held at that moment and that was not public (played, the trump card, the
+    draw) nor
+    in Alice's own hand (the deck is double: she may hold the twin)."""
+    table_id = await _karnaval(served)
+    svc = served.h.service
+    links = served.stack.links
+    alice = await served.page(table_id, link=_proof(links.seat_link(table_id, ALICE.key) or ""))
+    bob = await served.page(table_id, link=_proof(links.seat_link(table_id, BOB.key) or ""))
+    checked = 0
+    secret_seen = 0
+    for _ in range(400):
+        table = await served.h.table()
+        k = table.match.k
+        d = k.current
+        if d is None or d.complete:
+            break
+        # Public: the cards played, the trump card, the draw for the first player (K2, KC4).
+        public = {c for p in d.plays for c in p.cards} | ({d.trump_card} if d.trump_card else set())
+        public |= {c for r in k.draw or [] for c in r.values()}
+        for page, me in ((alice, ALICE), (bob, BOB)):
+            seat = table.seat_of(me.key)
+            mine = set(d.held[seat])
+            others = {c for s in range(k.n) if s != seat for c in d.held[s]}
+            secret = others - mine - public
+            secret_seen += len(secret)
+            for text in page.received:
+                found = _cards_in(text, secret)
+                assert not found, (me.name, found)
+                checked += 1
+            page.received.clear()
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if deciders and not table.seats[deciders[0]].bot:
+            seat = deciders[0]
+            page = alice if table.seats[seat].user == ALICE.key else bob
+            reply = await page.press(page.view["choices"][0]["token"])
+            assert reply["ok"], reply
+        else:
+            await served.h.settle()
+        stored = (await served.h.table()).row_version or 0
+        await asyncio.gather(alice.at(stored), bob.at(stored))
+    assert checked > 20 and secret_seen > 50
+
+
+async def test_health_and_static_files_are_served(served: Served) -> None:
+    async with served.session.get(f"{served.base}/healthz") as resp:
+        assert resp.status == 200 and (await resp.json())["ok"] is True
+    total = 0
+    for name in ("index.html", "table.css", "table.js"):
+        async with served.session.get(f"{served.base}/static/{name}") as resp:
+            assert resp.status == 200
+            total += len(await resp.read())
+    assert total < 100_000  # the first view's weight (issue 21: under 100 KB)
+    async with served.session.get(f"{served.base}/static/..%2Fserver.py") as resp:
+        assert resp.status == 404
