@@ -1,21 +1,25 @@
 """How fast a game moves under the platforms' flood limits (issue 17): whole games through the
 real Telegram adapter (python-telegram-bot, the service, SQLite) against the local fake Bot API
 keeping Telegram's limits (`tests/fakes/telegram_api.FloodLimits`: 20 sends and edits per
-sliding minute per group, 1 a second per private chat, 30 a second per bot, a 429 beyond).
+sliding minute per group, about 1 a second per private chat (3 per 3 s), 30 a second per bot,
+a 429 beyond).
 
 Every player has started the bot and acts the moment a private message shows a button of
-their current choices (a random one of them, seeded). Printed per game and platform: the whole
-game's wall time, moves per minute, the delay from a press to the next decider's private screen
-(p50/p99), how stale the group's table message got (p99, and from each deal's last move to its
-result in the group), group calls in the busiest minute, 429s received, result posts lost, and
-bytes of state written per move in the first and last deal. The last line is one JSON object.
+their current choices (a random one of them, seeded). The table keeps its own next-deal delay
+(10 s, as a new group's table), scaled like the limits. Printed per game and platform: the
+whole game's wall time, moves per minute, the delay from a press to the next decider's private
+screen (p50/p99; a deal's first screen follows the next-deal timer, not a press: not counted),
+how stale the group's table message got (p99, and from each deal's last move to its result in
+the group), group calls in the busiest minute, 429s received, result posts lost, and bytes of
+state written per move in the first and last deal. The last line is one JSON object.
 
 `--scale 0.1` runs every limit ten times faster (a minute of the group's budget lasts 6 s) in
-the fake and in the bot alike, so a game bound by the budget ends ten times sooner; the figures
-are printed as measured and, for times, divided by the scale ("real-time equivalent": an upper
-bound, since the machine's own work is not faster at a smaller scale).
+the fake and in the bot alike, so a game bound by the budget ends ten times sooner; times are
+printed divided by the scale ("real-time equivalent": an upper bound, since the machine's own
+work and its hiccups are not faster at a smaller scale, they count ten times). `--scale 1`
+runs Telegram's limits as they are.
 
-    .venv/bin/python benchmarks/chat_pace.py --players 3 6 --scale 0.1
+    .venv/bin/python benchmarks/chat_pace.py --players 3 6 --scale 1
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ class Run:
 
     players: int
     scale: float
+    delay: int = 10
     wall: float = 0.0
     moves: int = 0
     private: list[float] = field(default_factory=list)
@@ -76,6 +81,8 @@ class Run:
     lags: list[float] = field(default_factory=list)
     busiest: int = 0
     refused: int = 0
+    refused_group: int = 0
+    refused_private: int = 0
     lost: int = 0
     deals: int = 0
     bytes_first: float = 0.0
@@ -100,7 +107,10 @@ class Run:
             "deal_end_shown_max_s": round(max(self.deal_end, default=0.0) / s, 2),
             "deal_end_shown_p50_s": round(_pct(self.deal_end, 50) / s, 2),
             "group_calls_busiest_minute": self.busiest,
+            "next_deal_delay_s": round(self.delay / s, 1),
             "refused_429": self.refused,
+            "refused_429_group": self.refused_group,
+            "refused_429_private": self.refused_private,
             "posts_lost": self.lost,
             "state_bytes_per_move_first_deal": round(self.bytes_first),
             "state_bytes_per_move_last_deal": round(self.bytes_last),
@@ -121,9 +131,9 @@ def _newest_dm(tg: FakeTelegram, user: FakeUser) -> FakeMessage | None:
     return None
 
 
-async def play(players: int, scale: float, seed: int) -> Run:
+async def play(players: int, scale: float, seed: int, delay: int | None = None) -> Run:
     """One whole Karnaval game of `players` people, instant, on Telegram's limits."""
-    run = Run(players, scale)
+    run = Run(players, scale, round(10 * scale) if delay is None else delay)
     flood = FloodLimits(scale=scale)
     limits = TelegramLimits(scale=scale, poll_timeout=1, drain_timeout=30.0 * scale + 5)
     with tempfile.TemporaryDirectory() as tmp:
@@ -155,7 +165,8 @@ async def _game(
     for p in people[1:]:
         bench.say(p, group, "/gnav_join")
         await bench.wait_table(group, p.first_name, timeout=120)
-    bench.say(people[0], group, "/gnav_settings bots=0 delay=0")
+    # The table's own next-deal delay (10 s), scaled like the limits: a new group's game.
+    bench.say(people[0], group, f"/gnav_settings bots=0 delay={run.delay}")
     await bench.idle()
     calls_before = len(tg.calls())
     start = loop.time()
@@ -163,7 +174,7 @@ async def _game(
     tk = TableKey("telegram", str(group.id))
     pressed: set[tuple[int, int, frozenset[str]]] = set()
     last_press = start
-    waiting_since: dict[int, float] = {}
+    first_of_deal = True
     finished = 0
     ends: dict[int, float] = {}
     saves_at_deal: dict[int, int] = {}
@@ -178,6 +189,7 @@ async def _game(
                     ends[n] = last_press
                     saves_at_deal[n] = len(repo.saves)
                 finished = done
+                first_of_deal = True
         if table is not None and table.status == "closed":
             break
         acted = False
@@ -197,7 +209,10 @@ async def _game(
             if not mine:
                 continue
             now = loop.time()
-            run.private.append(now - max(last_press, waiting_since.pop(user.id, start)))
+            if first_of_deal:  # a deal's first screen follows its timer, not a press
+                first_of_deal = False
+            else:
+                run.private.append(now - last_press)
             tg.user_presses(user, tg.private_chat(user), msg.message_id, rng.choice(mine))
             last_press = loop.time()
             run.moves += 1
@@ -215,6 +230,8 @@ async def _game(
         if c.method.lower() in FLOODED_METHODS and c.params.get("chat_id") == group.id
     ]
     run.refused = sum(1 for c in calls if c.status == 429)
+    run.refused_group = sum(n for chat, n in tg.flood_refusals.items() if chat < 0)
+    run.refused_private = sum(n for chat, n in tg.flood_refusals.items() if chat > 0)
     window = 60 * run.scale
     times = [c.time for c in group_calls if c.ok]
     j = 0
@@ -262,12 +279,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[3, 6])
     parser.add_argument("--scale", type=float, default=0.1, help="limits' time scale (1: real)")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--delay", type=int, default=None, help="next-deal delay, s (default: 10 x scale)"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     out: dict[str, Any] = {}
     for n in args.players:
         started = time.monotonic()
-        run = asyncio.run(play(n, args.scale, args.seed))
+        run = asyncio.run(play(n, args.scale, args.seed, args.delay))
         fig = run.figures()
         out[f"karnaval_{n}p_telegram"] = fig
         print(
@@ -279,6 +299,7 @@ def main() -> None:
             f"group stale p99 {fig['group_stale_p99_s']} s, deal end shown p50 "
             f"{fig['deal_end_shown_p50_s']} s max {fig['deal_end_shown_max_s']} s; busiest "
             f"minute {fig['group_calls_busiest_minute']} group calls; 429s {fig['refused_429']}; "
+            f"(group {fig['refused_429_group']}, private {fig['refused_429_private']}); "
             f"posts lost {fig['posts_lost']}; state bytes/move first deal "
             f"{fig['state_bytes_per_move_first_deal']} "
             f"last {fig['state_bytes_per_move_last_deal']}",

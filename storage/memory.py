@@ -157,7 +157,9 @@ class MemoryRepository:
             (r for r in self.outbox.values() if r["table_key"] == key), key=lambda r: r["id"]
         )
         if any(
-            r["claimed_by"] not in (None, claim.owner) and r["claimed_until"] > claim.now
+            r["claimed_by"] not in (None, claim.owner)
+            and r["claimed_until"] > claim.now
+            and not self._dead(r["claimed_by"], claim.now)
             for r in rows
         ):
             return None  # another owner delivers this table's messages
@@ -235,7 +237,9 @@ class MemoryRepository:
         held = {
             r["table_key"]
             for r in self.outbox.values()
-            if r["claimed_by"] is not None and r["claimed_until"] > claim.now
+            if r["claimed_by"] is not None
+            and r["claimed_until"] > claim.now
+            and not self._dead(r["claimed_by"], claim.now)
         }
         keys: list[str] = []
         for r in sorted(self.outbox.values(), key=lambda r: r["id"]):
@@ -269,6 +273,15 @@ class MemoryRepository:
             if len(out) >= limit:
                 break
         return out
+
+    def _dead(self, owner: str, now: float) -> bool:
+        """Known dead: its heartbeat ended (a process that stopped cleanly is not known)."""
+        until = self.processes.get(owner)
+        return until is not None and until <= now
+
+    async def live_processes(self, now: float) -> list[str]:
+        """The owners whose heartbeat says they live at `now`."""
+        return [o for o, t in self.processes.items() if t > now]
 
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Say `owner` lives until `until` (None: it stops); how many others live now."""

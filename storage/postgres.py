@@ -397,10 +397,12 @@ class PostgresRepository:
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
+        # A claim of a process whose heartbeat ended holds nothing: its lease ends with it.
         keys = await self._pool.fetch(
-            "SELECT table_key FROM outbox GROUP BY table_key "
-            "HAVING bool_and(claimed_by IS NULL OR claimed_until <= $1) "
-            "ORDER BY min(id) LIMIT $2",
+            "SELECT o.table_key FROM outbox o LEFT JOIN processes p ON p.owner = o.claimed_by "
+            "GROUP BY o.table_key HAVING bool_and(o.claimed_by IS NULL "
+            "OR o.claimed_until <= $1 OR p.alive_until <= $1) "
+            "ORDER BY min(o.id) LIMIT $2",
             claim.now,
             limit,
         )
@@ -431,6 +433,11 @@ class PostgresRepository:
             list(keys) if keys is not None else None,
         )
         return [r["key"] for r in rows]
+
+    async def live_processes(self, now: float) -> list[str]:
+        """The owners whose heartbeat says they live at `now`."""
+        rows = await self._pool.fetch("SELECT owner FROM processes WHERE alive_until > $1", now)
+        return [r["owner"] for r in rows]
 
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Record that `owner` lives until `until` (None: stopping); how many others live."""
@@ -581,13 +588,20 @@ async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch |
     rows = await conn.fetch(_PENDING, key, CLAIM_BATCH)
     if not rows:
         return None
-    # Claims are taken oldest first, so a running lease shows among the oldest rows.
-    if any(
-        r["claimed_by"] is not None
+    # Claims are taken oldest first, so a running lease shows among the oldest rows; it holds
+    # unless its owner is known dead (its heartbeat ended).
+    holders = {
+        r["claimed_by"]
+        for r in rows
+        if r["claimed_by"] is not None
         and r["claimed_by"] != claim.owner
         and r["claimed_until"] > claim.now
-        for r in rows
-    ):
+    }
+    if holders and await conn.fetchval(
+        "SELECT count(*) FROM processes WHERE owner = ANY($1::text[]) AND alive_until <= $2",
+        list(holders),
+        claim.now,
+    ) < len(holders):
         return None
     if any(r["kind"] == "tell" and r["claimed_by"] != claim.owner for r in rows):
         await conn.execute(

@@ -717,6 +717,12 @@ class SqliteRepository:
         await self._submit(apply, compound=True)
         return list(result)
 
+    async def live_processes(self, now: float) -> list[str]:
+        """The owners whose heartbeat says they live at `now` (a store of one process: a row
+        of another is one that died; `resume` takes everything over)."""
+        rows = await self._fetchall("SELECT owner FROM processes WHERE alive_until > ?", (now,))
+        return [str(r[0]) for r in rows]
+
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Record that `owner` lives until `until` (None: stopping); how many others live."""
         result = [0]

@@ -52,40 +52,59 @@ _MEMORY = 4096
 @dataclass(frozen=True, slots=True)
 class LaneLimits:
     """Telegram's budgets: `group` calls per `group_window` s in a group, `private` per
-    `private_window` s in a private chat, `overall` per `overall_window` s for the bot.
-    `margin` (a fraction) widens each window: Telegram counts from when calls arrive."""
+    `private_window` s in a private chat (about one a second, short bursts allowed), `overall`
+    per `overall_window` s for the bot. `margin` (a fraction) widens each window.
+
+    `reserve`: calls of a group's window that a table message's edit never takes (`ready`
+    keeps them for posts, so a deal's result goes out at once); edits are also spread evenly
+    (one per `group_window / group` s at most), so the budget is never spent in a burst that
+    would leave the group without a call for most of a minute."""
 
     group: int = 20
     group_window: float = 60.0
-    private: int = 1
-    private_window: float = 1.0
+    private: int = 3
+    private_window: float = 3.0
     overall: int = 30
     overall_window: float = 1.0
     margin: float = 0.02
+    reserve: int = 3
 
 
 class _Lane:
-    """One destination's recent calls (oldest first) and how long a 429 paused it."""
+    """One destination's calls: when recent ones were answered (oldest first), how many are
+    under way, and how long a 429 paused it. A call counts from its answer: Telegram counts
+    it from its arrival, which is earlier, so the window kept here is never shorter."""
 
-    __slots__ = ("limit", "paused_until", "sent", "window")
+    __slots__ = ("busy", "limit", "paused_until", "sent", "window")
 
     def __init__(self, limit: int, window: float) -> None:
         self.limit = limit
         self.window = window
         self.sent: deque[float] = deque()
+        self.busy = 0
         self.paused_until = 0.0
 
-    def wait(self, now: float) -> float:
-        """Seconds until one more call fits (0: now)."""
+    def wait(self, now: float, limit: int | None = None, spacing: float = 0.0) -> float:
+        """Seconds until one more call fits `limit` (the lane's own by default) and comes
+        `spacing` s after the last one (0: now; a call under way: a short while)."""
+        limit = self.limit if limit is None else limit
         while self.sent and self.sent[0] <= now - self.window:
             self.sent.popleft()
         wait = self.paused_until - now
-        if self.limit > 0 and len(self.sent) >= self.limit:
-            wait = max(wait, self.sent[-self.limit] + self.window - now)
+        if self.sent and spacing > 0:
+            wait = max(wait, self.sent[-1] + spacing - now)
+        if limit > 0:
+            if spacing > 0 and self.busy:
+                wait = max(wait, self.window / max(limit, 1) / 10)
+            if len(self.sent) + self.busy >= limit:
+                if len(self.sent) >= limit:
+                    wait = max(wait, self.sent[-limit] + self.window - now)
+                else:  # calls under way fill it: they are answered soon
+                    wait = max(wait, self.window / max(limit, 1) / 10)
         return max(0.0, wait)
 
     def idle(self, now: float) -> bool:
-        return self.wait(now) == 0 and not self.sent
+        return self.wait(now) == 0 and not self.sent and not self.busy
 
 
 class Lanes(BaseRateLimiter[int]):
@@ -113,31 +132,49 @@ class Lanes(BaseRateLimiter[int]):
                 for key in [k for k, v in self._chats.items() if v.idle(now)]:
                     del self._chats[key]
             lim = self.limits
-            group = isinstance(chat, str) or chat < 0
+            group = _group(chat)
             limit = lim.group if group else lim.private
             window = (lim.group_window if group else lim.private_window) * (1 + lim.margin)
             lane = self._chats[chat] = _Lane(limit, window)
         return lane
 
     async def ready(self, chat_id: int | str) -> None:
-        """Return once a call to `chat_id` would go at once (its lane and the bot's have
-        room); it takes nothing: the call that follows spends the budget."""
+        """Return once an edit of a table message in `chat_id` may go: its lane has room
+        beyond the calls kept for posts (`reserve`), the last call is one even step back,
+        and the bot has room. It takes nothing: the call that follows spends the budget."""
         loop = asyncio.get_running_loop()
-        lane = self._lane(_chat_key(chat_id))
-        while (wait := max(lane.wait(loop.time()), self._overall.wait(loop.time()))) > 0:
+        key = _chat_key(chat_id)
+        lane = self._lane(key)
+        limit, spacing = lane.limit, 0.0
+        if _group(key) and lane.limit > 0:
+            limit = max(1, lane.limit - self.limits.reserve)
+            spacing = lane.window / lane.limit
+        while True:
+            now = loop.time()
+            wait = max(lane.wait(now, limit, spacing), self._overall.wait(now))
+            if wait <= 0:
+                return
             await asyncio.sleep(wait)
 
     async def _take(self, lanes: tuple[_Lane, ...]) -> None:
-        """Wait until every lane has room, then spend one call of each."""
+        """Wait until every lane has room, then count a call under way in each."""
         loop = asyncio.get_running_loop()
         while True:
             now = loop.time()
             wait = max(lane.wait(now) for lane in lanes)
             if wait <= 0:
                 for lane in lanes:
-                    lane.sent.append(now)
+                    lane.busy += 1
                 return
             await asyncio.sleep(wait)
+
+    @staticmethod
+    def _done(lanes: tuple[_Lane, ...]) -> None:
+        """A call was answered: it counts from now."""
+        now = asyncio.get_running_loop().time()
+        for lane in lanes:
+            lane.busy -= 1
+            lane.sent.append(now)
 
     async def process_request(
         self,
@@ -169,15 +206,21 @@ class Lanes(BaseRateLimiter[int]):
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
-                self.floods[key] = self.floods.get(key, 0) + 1
-                after = exc._retry_after.total_seconds()  # int or timedelta in PTB 22
-                log.info(
-                    "telegram: %s to %s refused for %.1f s; sent again then", endpoint, key, after
-                )
-                if len(lanes) > 1:  # the chat's lane pauses; no other chat, no answer waits
-                    lanes[0].paused_until = max(lanes[0].paused_until, loop.time() + after)
-                else:
-                    await asyncio.sleep(after)
+                flood = exc
+            finally:
+                self._done(lanes)  # answered, refused or failed: it counts all the same
+            self.floods[key] = self.floods.get(key, 0) + 1
+            after = flood._retry_after.total_seconds()  # int or timedelta in PTB 22
+            log.info("telegram: %s to %s refused for %.1f s; sent again then", endpoint, key, after)
+            if len(lanes) > 1:  # the chat's lane pauses; no other chat, no answer waits
+                lanes[0].paused_until = max(lanes[0].paused_until, loop.time() + after)
+            else:
+                await asyncio.sleep(after)
+
+
+def _group(chat: int | str) -> bool:
+    """A group, a supergroup or a channel (a private chat's id is a user's, positive)."""
+    return isinstance(chat, str) or chat < 0
 
 
 def _chat_key(chat_id: object) -> int | str:

@@ -66,7 +66,7 @@ class TelegramLimits:
 
     overall_per_second: float = 30.0  # messages a second over all chats
     group_per_minute: float = 20.0  # messages a minute in one group
-    chat_interval: float = 1.0  # seconds between two messages to one private chat
+    chat_interval: float = 1.0  # seconds per message to one private chat (bursts of 3)
     poll_timeout: int = 30  # long-polling timeout of getUpdates, seconds
     concurrent_updates: int = 64  # updates handled at once (one lock per table keeps order)
     drain_timeout: float = 15.0  # on stop: seconds to deliver what commands queued
@@ -107,8 +107,9 @@ class TelegramPlatform:
             LaneLimits(
                 group=int(lim.group_per_minute),
                 group_window=60.0 * lim.scale,
-                private=1 if lim.chat_interval > 0 else 0,
-                private_window=lim.chat_interval * lim.scale,
+                # About one a second, in bursts of up to three.
+                private=3 if lim.chat_interval > 0 else 0,
+                private_window=3 * lim.chat_interval * lim.scale,
                 overall=int(lim.overall_per_second),
                 overall_window=lim.scale,
             )

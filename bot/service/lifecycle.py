@@ -38,6 +38,7 @@ class Lifecycle:
         one: this process starts quietly (it serves whatever it is asked, and takes timers
         and messages over from processes that die). Returns how many tables were restored.
         """
+        await self.work.outbox.bury_dead()  # a killed predecessor's claims end now
         now = self.work.clock.now()
         others = await self.work.repo.heartbeat(self.work.outbox.owner, now, now + ALIVE_FOR)
         # A store of one process (SQLite, locked for `run`) has no other: a row left by the

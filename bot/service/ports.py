@@ -363,7 +363,12 @@ class Repository(Protocol):
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds (their
-        deliverer died or never claimed them), up to `limit` tables, oldest first."""
+        deliverer died or never claimed them), up to `limit` tables, oldest first. A claim of
+        a process known dead (its heartbeat ended) holds nothing, whatever its lease."""
+        ...
+
+    async def live_processes(self, now: float) -> list[str]:
+        """The owners whose heartbeat says they live at `now`."""
         ...
 
     async def claim_timers(

@@ -313,8 +313,8 @@ async def test_flood_control_is_retried_by_the_rate_limiter(
 
 @pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_the_fake_keeps_telegrams_flood_limits_per_group_private_chat_and_bot() -> None:
-    """With `FloodLimits`, a group takes 20 sends and edits per minute, a private chat one per
-    second, the bot 30 per second; the next is refused with the time left, another chat is
+    """With `FloodLimits`, a group takes 20 sends and edits per minute, a private chat three per
+    three seconds, the bot 30 per second; the next is refused with the time left, another chat is
     not affected, and answers to a press are never limited. (Windows are long here, so the
     machine's speed cannot let a call slip into the next one.)"""
     long = FloodLimits(group_window=3600, private_window=3600, overall=1000)
@@ -332,7 +332,8 @@ async def test_the_fake_keeps_telegrams_flood_limits_per_group_private_chat_and_
             assert 3500 < flood.value._retry_after.total_seconds() <= 3600
             assert tg.flood_refusals[busy.id] == 1
             await bot.send_message(calm.id, "another group")  # its own budget
-            await bot.send_message(alice.id, "a private one")
+            for i in range(3):  # a short burst, then about one a second
+                await bot.send_message(alice.id, f"private {i}")
             with pytest.raises(RetryAfter):
                 await bot.send_message(alice.id, "a second within the private window")
             pressed = tg.user_presses(alice, busy, first.message_id, "x", strict=False)

@@ -44,7 +44,8 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
   server says ``Not Found: method not found``).
 * No flood control happens by itself unless ``flood=FloodLimits(...)`` is given: then
   every call that puts a message in a chat (sends and edits, as Telegram counts them) is
-  counted per chat over a sliding window and for the whole bot, and one beyond a limit is
+  counted per chat over a sliding window and for the whole bot (20 a minute in a group, 3 per
+  3 s in a private chat, 30 a second for the bot), and one beyond a limit is
   answered ``429`` with the ``retry_after`` left until the window allows it (the answers to
   queries, reads and getUpdates are never limited).  ``FloodLimits.scale`` shrinks every
   window (0.1: a minute lasts 6 s) so a benchmark of real limits ends in minutes; its
@@ -1387,7 +1388,8 @@ FLOODED_METHODS: Final = frozenset(
 class FloodLimits:
     """Telegram's flood limits as the fake enforces them: at most ``group`` messages per
     ``group_window`` seconds in one group (sends and edits together), ``private`` per
-    ``private_window`` in one private chat, ``overall`` per ``overall_window`` for the bot.
+    ``private_window`` in one private chat (Telegram: "about one a second; short bursts may
+    go over it"), ``overall`` per ``overall_window`` for the bot.
 
     Windows slide (a call counts for exactly one window after it), and every window is
     multiplied by ``scale``: 0.1 runs Telegram's limits ten times faster.
@@ -1395,8 +1397,8 @@ class FloodLimits:
 
     group: int = 20
     group_window: float = 60.0
-    private: int = 1
-    private_window: float = 1.0
+    private: int = 3  # about one a second, short bursts allowed (Telegram's FAQ)
+    private_window: float = 3.0
     overall: int = 30
     overall_window: float = 1.0
     scale: float = 1.0

@@ -1,0 +1,101 @@
+"""Recovery is immediate (issue 17): a process killed with SIGKILL between a commit and its
+delivery, then a restart on the same store (SQLite, PostgreSQL). What the dead process
+committed goes out at once, not after its lease: the restarted service's clock is frozen at the
+restart, so no lease can run out; its end comes from the dead process's stopped heartbeat (a
+process of this host whose id no longer runs) or, alone on the store, from being alone. The
+table message and the decider's private message show the committed state, and a press on the
+current buttons is accepted."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.games.registry import all_games
+from bot.service.service import TableService
+from tests.service.fakes import FakeClock
+from tests.service.recovery_child import KEY, PEOPLE, open_store
+from tests.service.test_outbox_crash import AnyRefNotifier
+from tests.storage.conftest import fresh_pg_schema
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A store spec for the child and the restart (see recovery_child)."""
+    if request.param == "sqlite":
+        yield f"sqlite:{tmp_path / 'gnav.sqlite3'}"
+        return
+    async with fresh_pg_schema() as schema:
+        yield f"postgres:{schema}"
+
+
+def _killed_after_commit(spec: str) -> int:
+    """Run the child until its undelivered press is committed, then SIGKILL it; the table's
+    version it committed."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.service.recovery_child", spec],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    version = None
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:  # blocks until the child says it committed (or dies)
+            if line.startswith("COMMITTED"):
+                version = int(line.split()[1])
+                os.kill(child.pid, signal.SIGKILL)
+                break
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()  # reaped: its process id no longer runs
+    assert version is not None, child.stderr.read() if child.stderr else "no output"
+    return version
+
+
+async def test_a_restart_after_sigkill_shows_the_committed_state_at_once(store: str) -> None:
+    committed = _killed_after_commit(store)
+    repo = await open_store(store)
+    notifier = AnyRefNotifier()
+    clock = FakeClock(time.time())  # frozen: no lease of the dead process ever runs out
+    service = TableService(repo, notifier, clock=clock, bot_delay=60.0, games=all_games())
+    started = time.monotonic()
+    try:
+        assert await service.resume() == 1
+        await service.outbox.drain()
+        table = await service.table_state(KEY)
+        # What the child committed, stored once more on a shared store (the restored notice).
+        assert table.row_version in (committed, committed + 1)
+        # The table message shows the committed table.
+        posted = [m for m in notifier.messages.values() if m.channel == KEY.key]
+        assert posted and posted[-1].screen.text.endswith(service.render(table).text)
+        # The decider's private message shows the committed state: its buttons are the
+        # current choices, and pressing one is accepted.
+        choices = {p: await service.choices_of(p) for p in PEOPLE}
+        person = next(p for p in PEOPLE if choices[p])
+        current = {c.token for c in choices[person]}
+        screens = notifier.private_screens.get(person.key, [])
+        assert screens, "the decider's private message was not delivered"
+        shown = [b.token for row in screens[-1].buttons for b in row]
+        assert shown and set(shown) <= current
+        reply = await service.press(KEY, person, shown[0])
+        assert reply.ok, reply.text
+        # A last guard only: the checks above wait for nothing but the store.
+        assert time.monotonic() - started < 10
+    finally:
+        await service.shutdown()
+        await asyncio.sleep(0)
+        await repo.close()
