@@ -88,6 +88,7 @@ def _play(args: argparse.Namespace) -> int:
         lives=args.lives,
         profile=args.profile,
         language=args.language,
+        level=args.level,
         name=args.name,
         game=game,
         new=args.new,
@@ -157,6 +158,7 @@ _PLAY_DEFAULTS: dict[str, Any] = {
     "profile": "norsk",
     "game": "gnav",
     "language": "en",
+    "level": "normal",
     "name": _login_name,
 }
 
@@ -271,6 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--language", choices=["en", "nb", "ru", "pt", "de"], help="announcements (default en)"
+    )
+    play.add_argument(
+        "--level",
+        choices=["easy", "normal", "strong"],
+        help="how the bot seats play (default normal; easy slips now and then, strong thinks "
+        "ahead by sampling where the game has it)",
     )
     play.add_argument("--name", help="your name at the table (default: your login name)")
     play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")

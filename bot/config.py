@@ -50,6 +50,12 @@ class BotSettings(BaseSettings):
 
     # Behaviour
     gnav_bot_delay: float = Field(default=1.5, ge=0, le=30)
+    # Bot seats of a stronger level think away from the event loop (bot/service/thinking.py):
+    # in this many worker processes (0: threads of this process), at most this many at once,
+    # each within this many seconds.
+    gnav_think_processes: int = Field(default=1, ge=0, le=64)
+    gnav_think_concurrent: int = Field(default=2, ge=1, le=64)
+    gnav_think_seconds: float = Field(default=0.25, gt=0, le=10)
     # How long to keep trying a platform that cannot be reached at start (no network yet).
     startup_retry_seconds: float = Field(default=900, ge=0)
     # How long one store outage may last before the bot gives up and exits with status 75

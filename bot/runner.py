@@ -22,6 +22,7 @@ from bot.runtime import tune_garbage_collector
 from bot.service.ports import Notifier, PlatformError, Repository, StoreError
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
+from bot.service.thinking import Thinking
 
 log = logging.getLogger("gnav_bot")
 
@@ -157,6 +158,11 @@ async def run(
         bot_delay=settings.gnav_bot_delay,
         games=all_games(),
         store_give_up=settings.gnav_store_give_up or None,
+        thinking=Thinking(
+            processes=settings.gnav_think_processes,
+            concurrent=settings.gnav_think_concurrent,
+            seconds=settings.gnav_think_seconds,
+        ),
     )
     stop = stop_event or asyncio.Event()
     service.on_store_lost = stop.set  # the store went away: stop, and exit non-zero

@@ -82,6 +82,7 @@ class PlayOptions:
     lives: int = 3
     profile: str = "norsk"
     language: str = "en"
+    level: str = "normal"
     name: str = "You"
     #: The game of a new table (a saved match keeps its own).
     game: str = "gnav"
@@ -201,6 +202,7 @@ def _ignored(table: TableView, me: User, options: PlayOptions) -> list[str]:
         "profile": table.settings.of(table.game).get("rules", table.game),
         "game": table.game,
         "language": table.settings.language,
+        "level": table.settings.level,
         "name": table.seats[seat].name if seat is not None else None,
     }
     out = []
@@ -217,6 +219,7 @@ def _new_words(options: PlayOptions, *, pause: bool) -> list[str]:
         *(options.settings or (f"lives={options.lives}", f"rules={options.profile}")),
         f"bots={options.players - 1}",
         f"language={options.language}",
+        f"level={options.level}",
         "timeout=600",
         f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
     ]

@@ -20,11 +20,12 @@ from adapters.discord.interactions import (
     user_of,
 )
 from bot.service.i18n import LANGUAGE_NAMES, LANGUAGES
-from bot.service.settings import RANGES
+from bot.service.settings import CHOICES, RANGES
 
 _TIMEOUT = RANGES["turn_timeout"]
 _DELAY = RANGES["next_round_delay"]
 _BOTS = RANGES["bots"]
+_LEVEL_CHOICES = [app_commands.Choice(name=v, value=v) for v in CHOICES["level"]]
 _LANGUAGE_CHOICES = [app_commands.Choice(name=LANGUAGE_NAMES[c], value=c) for c in LANGUAGES]
 #: Autocomplete must be answered within 3 s too: give up on the seat list before that.
 _AUTOCOMPLETE_WAIT = 1.5
@@ -118,11 +119,12 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         rules="Rules of the table's game (norsk, tradisjonell, gnavspiel...)",
         game="The game the next table plays",
         bots="Bot seats added at the start",
+        level="How the bot seats play: easy, normal or strong",
         delay="Seconds before the next round is dealt",
         language="Language of the table",
         changes="Settings as text, e.g. lives=5 timeout=90",
     )
-    @app_commands.choices(language=_LANGUAGE_CHOICES)
+    @app_commands.choices(language=_LANGUAGE_CHOICES, level=_LEVEL_CHOICES)
     async def settings(
         interaction: discord.Interaction[Any],
         lives: int | None = None,
@@ -130,6 +132,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         rules: str | None = None,
         game: str | None = None,
         bots: app_commands.Range[int, _BOTS[0], _BOTS[1]] | None = None,
+        level: str | None = None,
         delay: app_commands.Range[int, _DELAY[0], _DELAY[1]] | None = None,
         language: str | None = None,
         changes: str | None = None,
@@ -140,6 +143,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
             "rules": rules,
             "game": game,
             "bots": bots,
+            "level": level,
             "delay": delay,
             "language": language,
         }

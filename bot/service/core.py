@@ -45,6 +45,7 @@ from bot.service.settings import (
     load_settings,
 )
 from bot.service.table import Table, TableKey, User
+from bot.service.thinking import Thinking
 from bot.service.views import TableView
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ class UnitOfWork:
         max_parallel: int = 32,
         owner: str | None = None,
         store_give_up: float | None = None,
+        thinking: Thinking | None = None,
     ) -> None:
         self.repo = repo
         #: Other processes may change tables (PostgreSQL): a cached table is checked against
@@ -130,6 +132,8 @@ class UnitOfWork:
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()
         self.bot_delay = bot_delay
+        #: Where bot seats think at their table's level, away from the event loop.
+        self.thinking = thinking or Thinking()
         self.lobby_idle = lobby_idle
         self.max_timeouts = max_timeouts
         # Deadlines handled at once: enough for commits to share a transaction, few enough

@@ -152,6 +152,12 @@ class GameRules(Protocol):
         """A bot seat's choice, from public knowledge and its own cards only."""
         ...
 
+    # Optional: `bot_thinking(match, seat, rng, level, seconds) -> Choice | Callable[[],
+    # Choice]` decides at a table's bot level (easy, normal, strong): the choice when it is
+    # decided at once, else a job holding a snapshot of what the seat may know (never the
+    # live match; picklable, so it may run in another process) to run away from the event
+    # loop within `seconds` (None: its own count of work only). See thinking.py.
+
     def forfeit(self, match: Any, seat: int) -> Outcome:
         """`seat` leaves the match."""
         ...

@@ -51,7 +51,8 @@ class Screens:
         if table.status == "lobby":
             rules = self.work.game_of(table)
             lines.append(rules.lobby_title(self.work.own_settings(table.game, s), cat))
-            lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots))
+            level = cat.t(f"level.{s.level}")
+            lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots, level=level))
             for i, seat in enumerate(table.seats, 1):
                 host = cat.t("lobby.host_mark") if seat.user == table.host else ""
                 lines.append(f"{i}. {seat.name}{host}")
@@ -215,4 +216,5 @@ class Screens:
             language=s.language,
             delay=s.next_round_delay,
             bots=s.bots,
+            level=s.level,
         )

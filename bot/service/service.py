@@ -39,6 +39,7 @@ from bot.service.ports import Clock, Notifier, PageLinks, Repository, Screen, St
 from bot.service.queries import Queries
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey, User
+from bot.service.thinking import Thinking
 from bot.service.timers import Timers
 from bot.service.views import TableView
 
@@ -62,6 +63,7 @@ class TableService:
         max_parallel: int = 32,
         owner: str | None = None,
         store_give_up: float | None = None,
+        thinking: Thinking | None = None,
     ) -> None:
         self.work = UnitOfWork(
             repo,
@@ -75,6 +77,7 @@ class TableService:
             max_parallel=max_parallel,
             owner=owner,
             store_give_up=store_give_up,
+            thinking=thinking,
         )
         self.screens = Screens(self.work)
         self.work.render_table = self.screens.render_table
@@ -352,8 +355,10 @@ class TableService:
         return await self.lifecycle.migrate_chat(platform, old_chat, new_chat)
 
     async def shutdown(self) -> None:
-        """Let the messages under way go out, and say this process stops."""
+        """Let the messages under way go out, and say this process stops (the bot seats'
+        thinking pool stopped too)."""
         await self.lifecycle.shutdown()
+        self.work.thinking.close()
 
     async def drain(self) -> None:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""

@@ -48,6 +48,9 @@ class TableSettings(BaseModel):
         default=10, ge=0, le=300, json_schema_extra=words("delay", "next_round_delay")
     )
     bots: int = Field(default=0, ge=0, le=19, json_schema_extra=words("bots"))
+    level: Literal["easy", "normal", "strong"] = Field(
+        default="normal", json_schema_extra=words("level")
+    )  # how the bot seats play (thinking.py)
     games: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def of(self, game: str) -> dict[str, Any]:
@@ -56,7 +59,7 @@ class TableSettings(BaseModel):
 
 
 #: Generic fields people may type (`games` is not typed: it holds the games' own settings).
-GENERIC = ("game", "turn_timeout", "language", "next_round_delay", "bots")
+GENERIC = ("game", "turn_timeout", "language", "next_round_delay", "bots", "level")
 
 #: The longest piece of what people typed that an error message repeats.
 MAX_ECHO = 40
@@ -376,4 +379,4 @@ RANGES: dict[str, tuple[int, int]] = {
     s.name: (s.low, s.high) for s in specs(TableSettings, "table") if s.kind == "number"
 }
 #: Choices of the generic settings.
-CHOICES: dict[str, tuple[str, ...]] = {"language": LANGUAGES}
+CHOICES: dict[str, tuple[str, ...]] = {"language": LANGUAGES, "level": ("easy", "normal", "strong")}

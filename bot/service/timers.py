@@ -165,7 +165,9 @@ class Timers:
         bots = [s for s in deciders if table.seats[s].bot]
         if kind == "bot" and bots:
             turn = bots[0]
-            choice = rules.bot_choice(match, turn, self.work.rng)
+            # The table's level may think away from the loop (thinking.py): other tables go on.
+            level = table.settings.level
+            choice = await self.work.thinking.choose(rules, match, turn, self.work.rng, level)
             outcome = rules.act(match, turn, choice.action, choice.arg)
             table.seats[turn].mark = ACTED
             table.log.extend(outcome.log)

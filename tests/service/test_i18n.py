@@ -39,7 +39,8 @@ CALLS = (
 PIECES = ("Gjøk", "Dragon", "Katt", "Hest", "Hus", "Potte", "Ugle", "Narr")
 #: Templates that may read exactly as in English (symbols, names, numbers).
 SAME_AS_ENGLISH = frozenset(
-    {"seat.lives", "seat.dealer_mark", "reveal.hand", "bot.name", "button.start"}
+    # "normal" (the bot level) is the word in Norwegian, Portuguese and German too.
+    {"seat.lives", "seat.dealer_mark", "reveal.hand", "bot.name", "button.start", "level.normal"}
 )
 BUTTON_MAX = 30
 

@@ -22,6 +22,9 @@ from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog
 
+#: How often an `easy` bot seat takes the second-best choice.
+EASY_SLIP = 0.25
+
 #: Events whose first seat dealt a refusal (statistics: "refusals dealt").
 _REFUSALS = frozenset({"forbi", "hugg_av", "kiss", "gjok"})
 #: Events whose asker (last seat) loses a life on the spot (N13, N14, N17).
@@ -176,6 +179,20 @@ class GnavRules:
     def bot_choice(self, match: Match, seat: int, rng: random.Random) -> Choice:
         """The bot strategy's choice from public knowledge and its own piece."""
         return _STAY if decide(BotView.from_match(match, seat), rng) == "stay" else _SWAP
+
+    def bot_thinking(
+        self, match: Match, seat: int, rng: random.Random, level: str, seconds: float | None
+    ) -> Choice:
+        """A bot seat's choice at a table's level (issue 22), decided at once (a threshold):
+        `easy` now and then (`EASY_SLIP`) takes the other of stay and swap where both are
+        legal (a casual player's second-best); `strong` plays as `normal`, because sampling
+        has not been shown to beat the tuned thresholds (benchmarks/strategy.py)."""
+        pick = self.bot_choice(match, seat, rng)
+        if level == "easy" and rng.random() < EASY_SLIP:
+            other = _SWAP if pick == _STAY else _STAY
+            if other.action in match.legal_actions(seat):
+                return other
+        return pick
 
     def _collect(
         self, match: Match, events: list[Event], out: Outcome, asker: int | None = None

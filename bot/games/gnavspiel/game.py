@@ -23,6 +23,9 @@ from bot.games.gnavspiel.strategy import choose
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog, Template, game_texts
 
+#: How often an `easy` bot seat takes a choice other than the strategy's.
+EASY_SLIP = 0.25
+
 _ROLES = {
     "pass": "secondary",
     "offer": "primary",
@@ -148,6 +151,22 @@ class GnavspielRules:
         """The strategy's choice (public knowledge and its own card)."""
         c = choose(t.m, seat)
         return Choice(c.action, c.arg)
+
+    def bot_thinking(
+        self, t: Table, seat: int, rng: random.Random, level: str, seconds: float | None
+    ) -> Choice:
+        """A bot seat's choice at a table's level (issue 22), decided at once (thresholds):
+        `easy` now and then (`EASY_SLIP`) takes another legal choice (a casual player's
+        second-best: with two choices, the other one); `strong` plays as `normal`, because
+        sampling has not been shown to beat the tuned thresholds
+        (benchmarks/gnavspiel_strategy.py)."""
+        pick = self.bot_choice(t, seat, rng)
+        if level == "easy" and rng.random() < EASY_SLIP:
+            others = [c for c in t.m.choices(seat) if (c.action, c.arg) != (pick.action, pick.arg)]
+            if others:
+                c = others[rng.randrange(len(others))]
+                return Choice(c.action, c.arg)
+        return pick
 
     def forfeit(self, t: Table, seat: int) -> Outcome:
         """The seat leaves: from now on it acts by the timeout rule and declines a loan."""

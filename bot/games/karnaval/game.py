@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
-from bot.games.karnaval import strategy, web
+from bot.games.karnaval import search, strategy, web
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
 from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
 from bot.games.karnaval.engine.game import barred_bid, draw_next
@@ -175,6 +175,18 @@ class KarnavalRules:
         cards only."""
         c = strategy.choose(t.k, seat, rng)
         return self._choice(c.action, c.arg)
+
+    def bot_thinking(
+        self, t: Table, seat: int, rng: random.Random, level: str, seconds: float | None
+    ) -> Choice | Callable[[], Choice]:
+        """A bot seat's choice at a table's level (issue 22): `normal` at once; `easy` and
+        `strong` (bot/games/karnaval/search.py) as a job to run away from the service's loop,
+        within `seconds` (None: the worlds counted only). The job holds a snapshot of what
+        the seat may know, never the live match."""
+        if level not in ("easy", "strong"):
+            return self.bot_choice(t, seat, rng)
+        thought = search.think(t.k, seat, rng, level, search.Budget(seconds=seconds))
+        return partial(_thought_choice, thought)
 
     def forfeit(self, t: Table, seat: int) -> Outcome:
         """The seat cannot leave (the score sheet keeps its column): the bot strategy plays it
@@ -500,3 +512,9 @@ def _round_stats(k: Karnaval) -> dict[int, dict[str, int]]:
             stats[s]["points"] = totals[s]
             stats[s]["best_total"] = totals[s]
     return stats
+
+
+def _thought_choice(thought: search.Thought) -> Choice:
+    """Run a snapshot decision (in any process) and word it as the service's choice."""
+    c = thought.run()
+    return KarnavalRules._choice(c.action, c.arg)

@@ -1,0 +1,152 @@
+"""Bot levels (issue 22): `level=easy|normal|strong` per table, shown in the lobby and the
+settings; bot seats of a thinking level decide away from the event loop, at most `concurrent`
+at once, so another table's commands go on meanwhile; the same seed and count of work give
+the same match."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from typing import Any
+
+from bot.service.game import Choice
+from bot.service.table import TableKey, User
+from bot.service.thinking import Thinking
+from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+
+OTHER = TableKey("test", "chat2")
+
+
+async def test_level_is_a_table_setting_shown_in_the_lobby(harness: Harness) -> None:
+    svc = harness.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    table = await harness.table()
+    assert table.settings.level == "normal"  # today's bots
+    reply = await svc.configure(CHANNEL, ALICE, ["level=strong"])
+    assert reply.ok, reply.text
+    assert "bot level strong" in reply.text
+    table = await harness.table()
+    assert table.settings.level == "strong"
+    await harness.settle()
+    assert "bots play strong" in harness.notifier.last(CHANNEL.key).screen.text
+    bad = await svc.configure(CHANNEL, ALICE, ["level=expert"])
+    assert not bad.ok and "easy, normal, strong" in bad.text
+
+
+async def test_the_lobby_names_the_level_in_the_table_language(harness: Harness) -> None:
+    svc = harness.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["language=nb", "level=easy"])).ok
+    await harness.settle()
+    assert "botene spiller lett" in harness.notifier.last(CHANNEL.key).screen.text
+
+
+async def _strong_table(h: Harness) -> list[tuple[str, str | None]]:
+    """A Karnaval table of Alice and two strong bots, run until Alice must act; the steps."""
+    svc = h.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    words = ["game=karnaval", "bots=2", "level=strong"]
+    assert (await svc.configure(CHANNEL, ALICE, words)).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    for _ in range(50):
+        await h.settle()
+        table = await h.table()
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if deciders and not table.seats[deciders[0]].bot:
+            break
+        if not deciders:
+            h.clock.advance(table.settings.next_round_delay + 1)
+    k = (await h.table()).match.k
+    return [(f"{s}", str(b)) for s, b in k.current.bids] + [
+        (str(p.seat), " ".join(p.cards)) for p in k.current.plays
+    ]
+
+
+async def test_strong_bots_play_through_the_thinking_pool_repeatably() -> None:
+    """The strong Karnaval bots act (off the loop, counted worlds, no clock) and the same
+    seed gives the same steps."""
+    first = await _strong_table(Harness(seed=5))
+    second = await _strong_table(Harness(seed=5))
+    assert first and first == second
+
+
+class _Gate:
+    """A game whose bot thinks until the test lets it: each job waits for `release`."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.started = 0
+        self.lock = threading.Lock()
+
+    def bot_choice(self, match: Any, seat: int, rng: random.Random) -> Choice:
+        return Choice("plain")
+
+    def bot_thinking(
+        self, match: Any, seat: int, rng: random.Random, level: str, seconds: float | None
+    ) -> Any:
+        def job() -> Choice:
+            with self.lock:
+                self.started += 1
+            self.release.wait(timeout=30)
+            return Choice("thought", level)
+
+        return job
+
+
+async def test_a_thinking_bot_never_stalls_another_tables_commands(harness: Harness) -> None:
+    svc = harness.service
+    gate = _Gate()
+    thinking = svc.work.thinking
+    task = asyncio.create_task(thinking.choose(gate, None, 0, random.Random(1), "strong"))  # type: ignore[arg-type]
+    while gate.started == 0:  # the job runs in the pool
+        await asyncio.sleep(0.001)
+    reply = await svc.open(OTHER, BOB)  # another table, while the bot still thinks
+    assert reply.ok and not task.done()
+    gate.release.set()
+    assert await task == Choice("thought", "strong")
+    # `normal` is the plain bot choice, decided at once.
+    assert await thinking.choose(gate, None, 0, random.Random(1), "normal") == Choice("plain")  # type: ignore[arg-type]
+
+
+async def test_concurrent_thinking_is_bounded() -> None:
+    thinking = Thinking(concurrent=1)
+    gate = _Gate()
+    rng = random.Random(1)
+    one = asyncio.create_task(thinking.choose(gate, None, 0, rng, "easy"))  # type: ignore[arg-type]
+    two = asyncio.create_task(thinking.choose(gate, None, 1, rng, "easy"))  # type: ignore[arg-type]
+    while gate.started == 0:
+        await asyncio.sleep(0.001)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert gate.started == 1  # the second waits for a free place
+    gate.release.set()
+    assert [c.arg for c in await asyncio.gather(one, two)] == ["easy", "easy"]
+    assert gate.started == 2
+    thinking.close()
+
+
+async def test_easy_and_strong_choices_are_legal_in_every_game(harness: Harness) -> None:
+    """Each game's `bot_thinking` answers with one of the seat's choices at every level."""
+    svc = harness.service
+    for game, bots in (("gnav", 2), ("gnavspiel", 2), ("karnaval", 2)):
+        key = TableKey("test", f"levels-{game}")
+        assert (await svc.open(key, ALICE)).ok
+        assert (await svc.configure(key, ALICE, [f"game={game}", f"bots={bots}"])).ok
+        assert (await svc.start(key, ALICE)).ok
+        await harness.settle()
+        table = await harness.table(key)
+        rules = svc.game_of(table)
+        if not rules.in_round(table.match):
+            harness.clock.advance(table.settings.next_round_delay + 1)
+            await harness.settle()
+            table = await harness.table(key)
+        (seat, *_) = rules.deciders(table.match)
+        legal = {c.key for c in rules.choices(table.match, seat)}
+        for level in ("easy", "normal", "strong"):
+            for seed in range(4):
+                rng = random.Random(seed)
+                pick = await svc.work.thinking.choose(rules, table.match, seat, rng, level)
+                assert pick.key in legal, (game, level, pick)
+        await svc.stop(key, User(ALICE.key, ALICE.name, admin=True))
