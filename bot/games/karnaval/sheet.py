@@ -10,10 +10,12 @@ None), never the match itself.
   marked `*` for the premium (+60) and `!` for the penalty (-60), and the game totals; a legend
   line explains the marks. `compact=True` leaves out the quarters not begun yet; a block over
   `max_chars` (1800 by default, for Discord's 2000) sheds rules, then old deal rows.
-- `sheet_png(sheet)`: the same grid drawn with Pillow in its own scalable font (no system font):
-  names in a shaded header, bid and points cells, quarter rows shaded with the quarter's sum and
-  its premium (green) or penalty (red) beside the total, the totals with the winners
-  highlighted. The output is deterministic: the same sheet gives the same bytes.
+- `sheet_png(sheet)`: the same grid drawn with Pillow in the bundled DejaVu Sans (Latin, Greek,
+  Cyrillic), the system's fonts for the scripts it lacks where present (CJK...), names as
+  written (long ones on two lines, never two headers alike) in a shaded header, bid and points
+  cells, quarter rows shaded with the quarter's sum and its premium (green) or penalty (red)
+  beside the total, the totals with the winners highlighted. The output is deterministic: the
+  same sheet gives the same bytes (with the same fonts on the system).
 
 `words` translate the few words drawn (English by default).
 """
@@ -21,9 +23,11 @@ None), never the match itself.
 from __future__ import annotations
 
 import io
+import os
 import unicodedata
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 #: Words of the sheet, overridable per language.
@@ -185,77 +189,218 @@ _PENALTY = (200, 35, 51)
 _FAINT = (108, 117, 125)
 _PAPER = (255, 255, 255)
 
-#: Russian letters for fonts without them (the default Pillow font is Latin only).
-_TRANSLIT = {
-    "а": "a",
-    "б": "b",
-    "в": "v",
-    "г": "g",
-    "д": "d",
-    "е": "e",
-    "ё": "e",
-    "ж": "zh",
-    "з": "z",
-    "и": "i",
-    "й": "y",
-    "к": "k",
-    "л": "l",
-    "м": "m",
-    "н": "n",
-    "о": "o",
-    "п": "p",
-    "р": "r",
-    "с": "s",
-    "т": "t",
-    "у": "u",
-    "ф": "f",
-    "х": "kh",
-    "ц": "ts",
-    "ч": "ch",
-    "ш": "sh",
-    "щ": "shch",
-    "ъ": "",
-    "ы": "y",
-    "ь": "",
-    "э": "e",
-    "ю": "yu",
-    "я": "ya",
-}
+#: The font shipped with the package (Latin, Greek, Cyrillic and many symbols; its licence is
+#: fonts/LICENSE-DejaVu).
+BUNDLED_FONT = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
+#: Fonts of the system used, in this order, for characters the bundled font lacks, found by file
+#: name under `FONT_DIRS` (Debian: fonts-noto-cjk, fonts-wqy-microhei, fonts-droid-fallback,
+#: fonts-noto-extra, fonts-symbola). Color emoji fonts (bitmaps of one size) are not used.
+SYSTEM_FONTS = (
+    "NotoSansCJK-Regular.ttc",
+    "NotoSansCJKsc-Regular.otf",
+    "NotoSansCJKjp-Regular.otf",
+    "NotoSansCJKkr-Regular.otf",
+    "wqy-microhei.ttc",
+    "wqy-zenhei.ttc",
+    "DroidSansFallbackFull.ttf",
+    "NotoSansArabic-Regular.ttf",
+    "NotoSansHebrew-Regular.ttf",
+    "NotoSansDevanagari-Regular.ttf",
+    "NotoSansThai-Regular.ttf",
+    "NotoSansSymbols2-Regular.ttf",
+    "Symbola.ttf",
+)
+#: Where the system's fonts are looked for.
+FONT_DIRS = (
+    "/usr/share/fonts",
+    "/usr/local/share/fonts",
+    "~/.local/share/fonts",
+    "~/.fonts",
+    "/Library/Fonts",
+    "/System/Library/Fonts",
+)
+#: Characters dropped from a name in the picture: controls, format and zero-width characters,
+#: private use, unassigned; variation selectors and skin-tone modifiers (they only change the
+#: look of the emoji before them).
+_PICTURE_DROP = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+_MODIFIERS = frozenset(range(0xFE00, 0xFE10)) | frozenset(range(0x1F3FB, 0x1F400))
 
 
-@lru_cache(maxsize=8)
-def _font(size: int) -> Any:
+@lru_cache(maxsize=1)
+def font_files() -> tuple[str, ...]:
+    """The font files drawn with, in order: the bundled one, then the system's `SYSTEM_FONTS`
+    that are present (the first file found of each name)."""
+    found: dict[str, str] = {}
+    wanted = set(SYSTEM_FONTS)
+    for top in FONT_DIRS:
+        for folder, _, files in sorted(os.walk(os.path.expanduser(top))):
+            for name in sorted(wanted.intersection(files)):
+                found.setdefault(name, os.path.join(folder, name))
+    return (str(BUNDLED_FONT), *(found[n] for n in SYSTEM_FONTS if n in found))
+
+
+@lru_cache(maxsize=64)
+def _font(size: int, index: int = 0) -> Any:
+    """Font `index` of `font_files()` at `size` pixels."""
     from PIL import ImageFont
 
-    return ImageFont.load_default(size=size)
+    return ImageFont.truetype(font_files()[index], size)
 
 
-@lru_cache(maxsize=4096)
-def _has_glyph(size: int, ch: str) -> bool:
-    font = _font(size)
-    if not hasattr(font, "getmask"):
-        return ch.isascii()
-    missing = bytes(font.getmask("\uffff"))
-    return ch == " " or bytes(font.getmask(ch)) != missing
+@lru_cache(maxsize=64)
+def _notdef(size: int, index: int) -> bytes:
+    """What font `index` draws for a character it lacks (a private-use code point)."""
+    return bytes(_font(size, index).getmask("\U0010fffd"))
 
 
-def drawable(text: str, size: int) -> str:
-    """`text` with what the font cannot draw replaced: accents dropped, Russian transliterated,
-    emoji and other symbols removed, anything else as "?"."""
-    out = []
-    for ch in clean_name(text):
-        if _has_glyph(size, ch):
-            out.append(ch)
-            continue
-        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
-        if base and all(_has_glyph(size, c) for c in base):
-            out.append(base)
-        elif ch.lower() in _TRANSLIT:
-            t = _TRANSLIT[ch.lower()]
-            out.append(t.capitalize() if ch.isupper() else t)
+@lru_cache(maxsize=8192)
+def font_for(ch: str, size: int = 16) -> int | None:
+    """The first font of `font_files()` that has a glyph for `ch`, or None."""
+    if ch.isspace():
+        return 0
+    for index in range(len(font_files())):
+        if bytes(_font(size, index).getmask(ch)) != _notdef(size, index):
+            return index
+    return None
+
+
+def picture_name(name: str) -> str:
+    """A name as the picture draws it: composed (NFC), without the characters in `_PICTURE_DROP`
+    nor emoji modifiers, spaces collapsed; letters, CJK and emoji are kept as written."""
+    text = unicodedata.normalize("NFC", name)
+    kept = "".join(
+        ch
+        for ch in text
+        if unicodedata.category(ch) not in _PICTURE_DROP and ord(ch) not in _MODIFIERS
+    )
+    return " ".join(kept.split())
+
+
+def missing_glyphs(text: str, size: int = 16) -> str:
+    """The characters of `text` that no font of `font_files()` can draw (drawn as code boxes)."""
+    return "".join(dict.fromkeys(ch for ch in text if font_for(ch, size) is None))
+
+
+def _runs(text: str, size: int) -> list[tuple[int | None, str]]:
+    """`text` cut into runs drawn with one font each (None: a code box per character)."""
+    runs: list[tuple[int | None, str]] = []
+    for ch in text:
+        index = font_for(ch, size)
+        if runs and runs[-1][0] == index and index is not None:
+            runs[-1] = (index, runs[-1][1] + ch)
         else:
-            out.append("?")
-    return "".join(out)
+            runs.append((index, ch))
+    return runs
+
+
+def _box_font(size: int) -> Any:
+    return _font(max(6, round(size * 0.5)))
+
+
+def _box_rows(ch: str) -> tuple[str, str]:
+    """The two rows of hexadecimal digits of a code box: U+1F389 is "1F3" over "89"."""
+    code = f"{ord(ch):04X}"
+    half = (len(code) + 1) // 2
+    return code[:half], code[half:]
+
+
+def text_length(text: str, size: int) -> float:
+    """The width in pixels of `text` drawn at `size`, each run in its own font."""
+    total = 0.0
+    for index, run in _runs(text, size):
+        if index is None:
+            small = _box_font(size)
+            total += sum(max(small.getlength(r) for r in _box_rows(ch)) + 4 for ch in run)
+        else:
+            total += _font(size, index).getlength(run)
+    return total
+
+
+def draw_text(
+    draw: Any, xy: tuple[float, float], text: str, fill: Any, size: int, anchor: str = "mm"
+) -> None:
+    """Draw `text` with its vertical middle at y, its left (l), middle (m) or right (r) at x
+    (`anchor` as Pillow's, the first letter), each run in the first font that has its glyphs; a
+    character no font has is drawn as a box with its code point, so that names stay apart."""
+    x, y = xy
+    if anchor[0] != "l":
+        width = text_length(text, size)
+        x -= width if anchor[0] == "r" else width / 2
+    for index, run in _runs(text, size):
+        if index is not None:
+            font = _font(size, index)
+            draw.text((x, y), run, fill=fill, font=font, anchor="lm")
+            x += font.getlength(run)
+            continue
+        small = _box_font(size)
+        for ch in run:
+            top, bottom = _box_rows(ch)
+            w = max(small.getlength(r) for r in (top, bottom)) + 4
+            h = size * 0.9
+            draw.rectangle((x + 0.5, y - h / 2, x + w - 1.5, y + h / 2), outline=fill)
+            draw.text((x + w / 2 - 0.5, y - h / 4), top, fill=fill, font=small, anchor="mm")
+            draw.text((x + w / 2 - 0.5, y + h / 4), bottom, fill=fill, font=small, anchor="mm")
+            x += w
+
+
+def _cut_to(text: str, room: float, size: int, tail: str = "") -> str:
+    """`text` + `tail` within `room` pixels: `text` cut and ended with "…" when it must be."""
+    if text_length(text + tail, size) <= room:
+        return text + tail
+    while text and text_length(text + "…" + tail, size) > room:
+        text = text[:-1]
+    return text.rstrip() + "…" + tail
+
+
+def _wrap(text: str, room: float, size: int, tail: str = "") -> tuple[str, ...]:
+    """`text` + `tail` in one line, or two (broken at a space or a hyphen where one fits, the
+    second cut with "…" if it must be), within `room` pixels."""
+    if text_length(text + tail, size) <= room:
+        return (text + tail,)
+    breaks = [i + 1 for i, ch in enumerate(text) if ch in " -"]
+    first = next(
+        (text[:b] for b in reversed(breaks) if text_length(text[:b].rstrip(), size) <= room),
+        None,
+    )
+    if first is None:  # no break fits: as many characters as fit
+        first = text
+        while len(first) > 1 and text_length(first, size) > room:
+            first = first[:-1]
+    rest = text[len(first) :].strip()
+    first = first.strip()
+    if not rest:
+        return (_cut_to(first, room, size, tail),)
+    return (first, _cut_to(rest, room, size, tail))
+
+
+def header_cells(players: Sequence[str], room: float, size: int) -> list[tuple[str, ...]]:
+    """Each player's name as the header draws it within `room` pixels at `size` (or the smaller
+    size `header_size` gives): one line, or two when it is long, never two players alike. Names
+    that would look the same (cut alike, or alike once cleaned) get their seat number added."""
+    small = header_size(size)
+    names = [picture_name(p) or "?" for p in players]
+    cells = [_wrap(n, room, small) if text_length(n, size) > room else (n,) for n in names]
+    for _ in range(2):  # a second pass when a suffix made two cells alike again
+        seen: dict[tuple[str, ...], list[int]] = {}
+        for i, cell in enumerate(cells):
+            seen.setdefault(cell, []).append(i)
+        clashes = [group for group in seen.values() if len(group) > 1]
+        if not clashes:
+            break
+        for group in clashes:
+            for i in group:
+                tail = f" ({i + 1})"
+                cells[i] = (
+                    _wrap(names[i], room, small, tail)
+                    if text_length(names[i] + tail, size) > room
+                    else (names[i] + tail,)
+                )
+    return cells
+
+
+def header_size(size: int) -> int:
+    """The size of a name that does not fit on one line at `size`."""
+    return max(7, round(size * 0.8))
 
 
 def sheet_png(
@@ -265,36 +410,32 @@ def sheet_png(
     compact: bool = False,
     words: Mapping[str, str] | None = None,
 ) -> bytes:
-    """The score sheet as a PNG picture (bytes)."""
+    """The score sheet as a PNG picture (bytes). Names are drawn as written (`header_cells`):
+    the bundled font, then the system's for what it lacks, a code box for what none has."""
     from PIL import Image, ImageDraw
 
     w = {**WORDS, **(words or {})}
     fs = max(8, round(16 * scale))
     small_fs = max(7, round(12 * scale))
-    font, small = _font(fs), _font(small_fs)
     rows = _rows(sheet, compact)
-    players = [drawable(p, fs) or "?" for p in sheet["players"]]
-    n = len(players)
+    n = len(sheet["players"])
 
-    def tw(text: str, f: Any = font) -> int:
-        left, _, right, _ = f.getbbox(text) if text else (0, 0, 0, 0)
-        return int(right - left)
+    def tw(text: str, size: int = fs) -> int:
+        return int(text_length(text, size) + 0.999)
 
     pad = round(8 * scale)
     row_h = round(26 * scale)
-    head_h = round(30 * scale)
     sub_h = round(20 * scale)
     label_w = max(tw(str(r["label"])) for r in rows) + 2 * pad
-    bid_w = max(tw("12"), tw(w["bid"], small)) + 2 * pad
-    pts_w = max(tw("-1000"), tw(w["points"], small)) + 2 * pad
-    name_room = round(160 * scale)
-    names = []
-    for p in players:
-        cut = p
-        while tw(cut) > name_room - 2 * pad and len(cut) > 1:
-            cut = cut[:-1]
-        names.append(cut)
-    pair_w = max(bid_w + pts_w, max(tw(x) for x in names) + 2 * pad, round(110 * scale))
+    bid_w = max(tw("12"), tw(w["bid"], small_fs)) + 2 * pad
+    pts_w = max(tw("-1000"), tw(w["points"], small_fs)) + 2 * pad
+    name_room = round(160 * scale) - 2 * pad
+    cells = header_cells(sheet["players"], name_room, fs)
+    name_fs = [fs if len(c) == 1 and tw(c[0]) <= name_room else header_size(fs) for c in cells]
+    two_lines = any(len(c) > 1 for c in cells)
+    head_h = round((44 if two_lines else 30) * scale)
+    widest = max(tw(line, size) for c, size in zip(cells, name_fs, strict=True) for line in c)
+    pair_w = max(bid_w + pts_w, widest + 2 * pad, round(110 * scale))
     pts_w = pair_w - bid_w
     legend_h = round(28 * scale)
     width = label_w + n * pair_w + 1
@@ -302,23 +443,29 @@ def sheet_png(
     img = Image.new("RGB", (width, height), _PAPER)
     draw = ImageDraw.Draw(img)
 
-    def text(x: float, y: float, s: str, fill: tuple[int, int, int], f: Any = font, anchor="mm"):
-        draw.text((x, y), s, fill=fill, font=f, anchor=anchor)
+    def text(
+        x: float, y: float, s: str, fill: tuple[int, int, int], size: int = fs, anchor: str = "mm"
+    ) -> None:
+        draw_text(draw, (x, y), s, fill, size, anchor)
 
     def col_x(i: int) -> int:
         return label_w + i * pair_w
 
-    # Header: names, then "bid pts" under each.
+    # Header: names (one line or two), then "bid pts" under each.
     draw.rectangle((0, 0, width - 1, head_h + sub_h), fill=_HEAD)
-    for i, name in enumerate(names):
-        text(col_x(i) + pair_w / 2, head_h / 2, name, _INK)
-        text(col_x(i) + bid_w / 2, head_h + sub_h / 2, w["bid"], _FAINT, small)
-        text(col_x(i) + bid_w + pts_w / 2, head_h + sub_h / 2, w["points"], _FAINT, small)
+    for i, (cell, size) in enumerate(zip(cells, name_fs, strict=True)):
+        line_h = head_h / (len(cell) + 1)
+        for k, line in enumerate(cell):
+            y_mid = head_h / 2 if len(cell) == 1 else line_h * (k + 1) - line_h / 4 + k * line_h / 2
+            text(col_x(i) + pair_w / 2, y_mid, line, _INK, size)
+        text(col_x(i) + bid_w / 2, head_h + sub_h / 2, w["bid"], _FAINT, small_fs)
+        text(col_x(i) + bid_w + pts_w / 2, head_h + sub_h / 2, w["points"], _FAINT, small_fs)
     totals_row = next((r for r in rows if r["kind"] == "total"), None)
     best = None
     if totals_row and all(t is not None for t in totals_row["totals"]):
         best = max(totals_row["totals"])
 
+    font = _font(fs)
     y = head_h + sub_h
     for r in rows:
         kind = r["kind"]
@@ -328,7 +475,7 @@ def sheet_png(
         elif kind == "total":
             draw.rectangle((0, top, width - 1, bottom), fill=_TOTAL)
         mid = (top + bottom) / 2
-        text(pad, mid, drawable(str(r["label"]), fs), _INK, anchor="lm")
+        text(pad, mid, str(r["label"]), _INK, anchor="lm")
         for i in range(n):
             x0 = col_x(i)
             if kind == "deal":
@@ -348,7 +495,7 @@ def sheet_png(
                 elif pe:
                     note, color = f"{s}; {pe}", _PENALTY
                 if note:
-                    text(x0 + pad / 2, mid, note, color, small, anchor="lm")
+                    text(x0 + pad / 2, mid, note, color, small_fs, anchor="lm")
                 _bold(draw, (x0 + pair_w - pad, mid), str(total), color if note else _INK, font)
             else:
                 total = r["totals"][i]
@@ -374,8 +521,8 @@ def sheet_png(
     draw.rectangle((0, 0, width - 1, grid_bottom), outline=_RULE)
     # Legend.
     ly = grid_bottom + legend_h / 2
-    text(pad, ly, w["premium"], _PREMIUM, small, anchor="lm")
-    text(pad + tw(w["premium"], small) + 3 * pad, ly, w["penalty"], _PENALTY, small, anchor="lm")
+    text(pad, ly, w["premium"], _PREMIUM, small_fs, anchor="lm")
+    text(pad + tw(w["premium"], small_fs) + 3 * pad, ly, w["penalty"], _PENALTY, small_fs, "lm")
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
     return buf.getvalue()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 import io
+import os
 import random
 import re
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -18,10 +20,15 @@ from bot.games.karnaval.engine.game import Karnaval
 from bot.games.karnaval.engine.record import replay_record
 from bot.games.karnaval.sheet import (
     clean_name,
-    drawable,
     fit,
+    font_files,
+    header_cells,
+    header_size,
+    missing_glyphs,
+    picture_name,
     sheet_png,
     sheet_text,
+    text_length,
     text_width,
 )
 from tests.games.karnaval.test_strategy import _play
@@ -116,7 +123,6 @@ def test_names_are_cleaned_and_cut_by_display_width() -> None:
     assert clean_name("Zoë 😀\u200d x") == "Zoë x"
     assert fit("李小龍", 5) == "李小 "
     assert text_width(fit("abc", 6)) == 6
-    assert drawable("Анна José 😀", 16) == "Anna Jose"
 
 
 def test_the_picture_opens_and_changes_with_a_score() -> None:
@@ -165,3 +171,59 @@ def test_a_long_block_sheds_rules_then_old_deals_to_fit_discord() -> None:
     assert [x for x in short.splitlines() if x.startswith("   12|")] == [
         x for x in full.splitlines() if x.startswith("   12|")
     ]
+
+
+# --------------------------------------------------------------------- names in the picture
+#: Names the built-in Pillow font drew as "Vasya", "??" (both Chinese names alike), nothing (the
+#: emoji) and "Olga Petrovna-Dlin" (cut).
+NAMES = ["Вася", "李雷", "韩梅梅", "🎉🎈", "Ольга Петровна-Длинная", "Zoë 😀"]
+_RULE_INK = (52, 58, 64)
+_HEAD_FILL = (222, 226, 230)
+
+
+def _header_crops(png: bytes, n: int) -> list[bytes]:
+    """The name cells of the header, cut from the picture between its heavy vertical rules."""
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    rules = [x for x in range(img.width) if img.getpixel((x, 3)) == _RULE_INK]
+    bottom = next(y for y in range(3, img.height) if img.getpixel((rules[1] - 3, y)) == _RULE_INK)
+    edges = rules[-(n + 1) :]
+    assert len(edges) == n + 1
+    # Above the "bid pts" line (20 px at scale 1), which is the same under every name.
+    return [img.crop((a + 1, 1, b, bottom - 20)).tobytes() for a, b in pairwise(edges)]
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_k20_the_picture_draws_russian_cjk_and_emoji_names_apart(n: int) -> None:
+    """Issue 19: names are drawn as written (the bundled DejaVu Sans for Cyrillic, the
+    system's Noto Sans CJK for Chinese, a code box for an emoji no font has), a long name on two
+    lines rather than cut, and no two header cells alike; no "?" stands for a letter."""
+    k = _play(70 + n, n, _first_choice)
+    sheet = k.sheet()
+    sheet["players"] = NAMES[:n]
+    cells = sheet_header_cells(sheet)
+    assert len(set(cells)) == n
+    for name, cell in zip(NAMES, cells, strict=False):
+        assert "?" not in "".join(cell)
+        assert "".join(cell).replace(" ", "") == picture_name(name).replace(" ", "")
+    assert cells[0] == ("Вася",)
+    assert missing_glyphs("Вася Ольга Петровна-Длинная Zoë Αλέξανδρος") == ""
+    if os.environ.get("CI") == "true" or len(font_files()) > 1:  # .ci/run installs the CJK font
+        assert missing_glyphs("李雷韩梅") == "", font_files()
+    crops = _header_crops(sheet_png(sheet), n)
+    assert len(set(crops)) == n  # every header cell differs from every other
+    blank = Image.new("RGB", (1, 1), _HEAD_FILL).tobytes()
+    for crop in crops:
+        assert crop.replace(blank, b"") != b""  # something is drawn in each
+
+
+def test_k20_names_alike_once_cleaned_or_cut_get_their_seat_number() -> None:
+    long = "Александра Константиновна Великолепная-"
+    cells = header_cells(["Anna\u200b", "Anna", long + "Первая", long + "Вторая"], 144, 16)
+    assert cells[0] == ("Anna (1)",) and cells[1] == ("Anna (2)",)
+    assert len(set(cells)) == 4 and all(len(c) <= 2 for c in cells)
+    assert all(text_length(line, header_size(16)) <= 144 for c in cells[2:] for line in c)
+
+
+def sheet_header_cells(sheet: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The header cells as `sheet_png` draws them at scale 1 (160 px less its padding)."""
+    return header_cells(sheet["players"], 160 - 16, 16)
