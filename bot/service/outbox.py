@@ -6,12 +6,17 @@ commit renders them (`take`) and stores them in the same transaction as the tabl
 (`Repository.save_table(messages=...)`), claiming them for this process. Only then are they
 delivered: one task per table sends them in order through the `Notifier` and marks them done
 (`Repository.finish_messages`, which also claims whatever else the table has waiting, from any
-process). Messages whose deliverer died are claimed again once its lease ran out (`sweep`), so
+process). Messages whose deliverer died are claimed again once its lease ran out or its
+heartbeat ended (`sweep`; a restart ends those of a killed process of its host at once), so
 whatever was committed goes out once the bot is back: at most once more, never lost.
 
-Edits of the table message coalesce: an edit is skipped when a newer edit of the same message
-(or a new table message freezing it) is already waiting. After a crash only the newest private
-message per (table, user) is sent, so nobody is left with an out-of-date piece.
+Each destination has its own lane: a table's channel (its posts and table message, in order)
+and each person's private chat (`_PrivateLane`: their private messages from any table, in
+order, never behind a channel). What a channel's table message shows and when it is sent
+(latest state wins: an edit waits for the channel's budget and is merged into a newer one;
+unchanged edits skipped; the old message frozen) is the policy of `table_message.py`; this
+module stores, claims, orders, retries and marks. After a crash only the newest private
+message per (table, user) is sent, so nobody is left with an out-of-date screen.
 
 Edits of the table message are stored as shots of the table (`TableShot`): the committing
 process sends its rendering from the commit; anyone else (another process, this one after a
@@ -42,7 +47,6 @@ from typing import TYPE_CHECKING, TypeAlias
 from bot.service.ports import (
     Claim,
     Delivery,
-    MessageGone,
     Notifier,
     OutBatch,
     OutMessage,
@@ -51,6 +55,7 @@ from bot.service.ports import (
     StoreUnavailable,
     TableShot,
 )
+from bot.service.table_message import OnPosted, RenderShot, Shown, TableMessage, TableMessages
 
 if TYPE_CHECKING:
     from bot.service.ports import Clock, Repository
@@ -60,22 +65,14 @@ log = logging.getLogger(__name__)
 #: A screen, a shot of the table (rendered at delivery), or a function deciding at the commit
 #: which of the two shows the table (so several edits staged by one command become one); it
 #: may give a shot with its rendering at the commit, which this process then sends.
-Shown: TypeAlias = Screen | TableShot
 LazyScreen: TypeAlias = Shown | Callable[[], Shown | tuple[TableShot, Screen] | None]
-#: Renders a table shot when it is delivered (None: the table it shows is gone).
-RenderShot = Callable[[str, TableShot], Awaitable[Screen | None]]
 
-#: Called with (table key, new message ref) after a table message was posted.
-OnPosted = Callable[[str, str], Awaitable[None]]
 #: Called with (user key, delivery) after a private message.
 OnTold = Callable[[str, Delivery], Awaitable[None]]
 
 #: How long a claim on a table's outbox lasts without renewal (each batch renews it); after
 #: it, another process (or this one restarted) delivers what is left.
 LEASE = 15.0
-
-#: Renderings at the commit kept per table for its delivery (more are rendered anew).
-RENDERED_KEPT = 8
 
 
 def _at(shot: TableShot, version: int) -> TableShot:
@@ -124,23 +121,14 @@ class _Queue:
 
     messages: deque[OutMessage] = field(default_factory=deque)
     last_id: int = 0  # the newest message queued (a claim repeats what is already here)
-    ref: str | None = None
-    ref_known: bool = False
-    #: The hash of what this process last showed in the table message `ref` when it rendered
-    #: it at delivery (an identical edit rendered at delivery is skipped; a hash, not the
-    #: screen: a table's memory stays small). None: not known.
-    shown: int | None = None
+    #: The table message: what it shows and what waits to be shown in it (its policy's).
+    view: TableMessage = field(default_factory=TableMessage)
     more: bool = False  # the last claim stopped at its size: more may wait in the store
     #: Taken over from a dead process: its leases on the rest of this outbox do not count.
     takeover: bool = False
-    #: Shots of the table rendered at their commit by this process (the store keeps only the
-    #: shot): sent as rendered, so each message shows its own moment; the newest few only.
-    rendered: dict[TableShot, Screen] = field(default_factory=dict)
     #: A batch came with private messages only: the table's deliverer still finishes it (a
     #: shared store's claim is renewed and what else waits is claimed).
     finish: bool = False
-    #: When the oldest state merged into the next edit was committed (None: none merged).
-    stale_since: float | None = None
     task: asyncio.Task[None] | None = None
 
 
@@ -173,9 +161,10 @@ class Outbox:
         self.owner = owner or process_id()
         _HERE.add(self.owner)
         self.lease = lease
-        self._on_posted = on_posted
         self._render_shot = render_shot
         self._on_told = on_told
+        #: The table message's policy (merge, skip unchanged, freeze, the channel's budget).
+        self.policy = TableMessages(notifier, render_shot, on_posted, clock)
         self._staged: dict[str, list[_Intent]] = {}
         self._queues: dict[str, _Queue] = {}
         #: No other process delivers this store's messages (SQLite, locked for `run`).
@@ -187,9 +176,8 @@ class Outbox:
         self._flushing: asyncio.Task[None] | None = None
         #: Seconds from commit to send of each message sent (benchmarks), newest last.
         self.lags: deque[float] = deque(maxlen=200_000)
-        #: How far behind the game a channel's message was when sent: from the commit of the
-        #: oldest state it shows or merged away (benchmarks), newest last.
-        self.stale: deque[float] = deque(maxlen=200_000)
+        #: How far behind the game each channel message went out (benchmarks).
+        self.stale = self.policy.stale
         #: Private lanes, per user key: never behind a channel's messages.
         self._private: dict[str, _PrivateLane] = {}
 
@@ -203,9 +191,9 @@ class Outbox:
     def set_ref(self, channel: str, ref: str | None) -> None:
         """The table message currently edited in place, as stored with the table (a hint
         until the outbox store says otherwise)."""
-        q = self._queues.setdefault(channel, _Queue())
-        if not q.ref_known:
-            q.ref = ref
+        view = self._queues.setdefault(channel, _Queue()).view
+        if not view.ref_known:
+            view.ref = ref
 
     def edit_table(self, channel: str, screen: LazyScreen) -> None:
         """Show `screen` in the table message; replaces an edit staged by the same command."""
@@ -258,10 +246,7 @@ class Outbox:
         return out
 
     def _keep_rendered(self, channel: str, shot: TableShot, screen: Screen) -> None:
-        kept = self._queues.setdefault(channel, _Queue()).rendered
-        kept[shot] = screen
-        while len(kept) > RENDERED_KEPT:
-            del kept[next(iter(kept))]
+        self._queues.setdefault(channel, _Queue()).view.keep_rendered(shot, screen)
 
     def unstored(self, channel: str, messages: list[OutMessage]) -> list[OutMessage]:
         """`messages` when they need no row in the store, else none: edits of an open table
@@ -348,10 +333,10 @@ class Outbox:
             return
         q = self._queues.setdefault(batch.table_key, _Queue())
         idle = not q.messages and (q.task is None or q.task.done())
-        if idle and (not q.ref_known or not self.alone):
+        if idle and (not q.view.ref_known or not self.alone):
             # Another process may have posted or edited since: what it shows is not known.
             # (Alone, what this process knows is newer than the store's: it stores refs lazily.)
-            q.ref, q.ref_known, q.shown = batch.ref, True, None
+            q.view.adopt(batch.ref)
         q.more = q.more or batch.more
         q.takeover = q.takeover or takeover
         for m in batch.messages:
@@ -407,16 +392,14 @@ class Outbox:
             done: list[int] = []
             posted = False
             for i, m in enumerate(pending):
-                if await self._due(channel, q, m, pending[i + 1 :]):
+                later = pending[i + 1 :]
+                if await self.policy.due(channel, q.view, m, later, lambda: list(q.messages)):
                     try:
-                        posted |= await self._send(channel, q, m)
+                        posted |= await self.policy.send(channel, q.view, m)
                     except Exception:  # a platform failure must not stop the table's queue
                         log.exception("sending to %s failed", channel)
-                    now = self.clock.now()
-                    self.lags.append(max(0.0, now - m.created_at))
-                    oldest = m.created_at if q.stale_since is None else q.stale_since
-                    self.stale.append(max(0.0, now - min(oldest, m.created_at)))
-                    q.stale_since = None
+                    self.lags.append(max(0.0, self.clock.now() - m.created_at))
+                    self.policy.sent(q.view, m)
                 if m.id:  # a message with a row (those delivered from memory have none)
                     done.append(m.id)
             if self.alone and not q.more and not q.takeover:
@@ -435,11 +418,11 @@ class Outbox:
                 claim = Claim(claim.owner, float("inf"), claim.until)
             try:
                 nxt = await self.repo.finish_messages(
-                    channel, earlier + done, claim, ref=q.ref, set_ref=set_ref
+                    channel, earlier + done, claim, ref=q.view.ref, set_ref=set_ref
                 )
             except Exception as exc:
                 if set_ref and self.alone:
-                    self._refs.setdefault(channel, q.ref)  # stored by the next flush
+                    self._refs.setdefault(channel, q.view.ref)  # stored by the next flush
                 if earlier:
                     self._unacked.setdefault(channel, [])[:0] = earlier
                 # Not marked done: once the lease runs out they are claimed again (sent at
@@ -465,7 +448,7 @@ class Outbox:
             self._unacked.setdefault(channel, []).extend(done)
         if posted:
             q = self._queues[channel]
-            self._refs[channel] = q.ref
+            self._refs[channel] = q.view.ref
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
 
@@ -504,85 +487,6 @@ class Outbox:
             if not isinstance(exc, StoreUnavailable):  # the service reports outages once
                 log.warning("marking %d delivered messages failed: %s", len(ids), exc)
             return False
-        return True
-
-    async def _due(self, channel: str, q: _Queue, m: OutMessage, later: list[OutMessage]) -> bool:
-        """Whether `m` is to be sent now: an edit of the table message waits for the
-        channel's budget, then goes only if nothing newer was committed meanwhile (latest
-        state wins: the newer one shows it, merged)."""
-        if m.kind != "edit":
-            return True
-        if not self._superseded(m, later):
-            ready = getattr(self.notifier, "ready", None)
-            if ready is not None:
-                await ready(channel)
-            if not self._superseded(m, list(q.messages)):
-                return True
-        if q.stale_since is None or m.created_at < q.stale_since:
-            q.stale_since = m.created_at
-        return False
-
-    @staticmethod
-    def _superseded(m: OutMessage, later: list[OutMessage]) -> bool:
-        """An edit a newer edit (or a freeze) replaces."""
-        if m.kind == "edit":
-            for n in later:
-                if n.kind == "edit":
-                    return True
-                if n.kind == "post_table":
-                    return n.freeze is not None
-        return False
-
-    async def _shown(self, channel: str, q: _Queue, shown: Shown) -> Screen | None:
-        """The screen to send: a table shot as rendered at its commit by this process, else
-        rendered now (None: its table is gone, or its message is no longer the newest)."""
-        if isinstance(shown, Screen):
-            return shown
-        rendered = q.rendered.pop(shown, None)
-        if rendered is not None:
-            for older in [s for s in q.rendered if s.version < shown.version]:
-                del q.rendered[older]  # shots merged into this one: never sent
-            return rendered
-        return await self._render_shot(channel, shown)
-
-    async def _send(self, channel: str, q: _Queue, m: OutMessage) -> bool:
-        """Send one message; True when a new table message was posted."""
-        n = self.notifier
-        # Rendered now (not at its commit): it may show what the message shows already.
-        fresh = isinstance(m.screen, TableShot) and m.screen not in q.rendered
-        screen = await self._shown(channel, q, m.screen)
-        if screen is None:
-            return False  # a shot of a table that is gone: nothing to show
-        if m.kind == "edit":
-            if q.ref is None:
-                return await self._post_table_message(channel, q, screen)
-            shown = hash(screen) if fresh else None
-            if shown is not None and shown == q.shown:
-                return False  # it shows that already (a shot of an unchanged table)
-            try:
-                await n.edit(channel, q.ref, screen)
-                q.shown = shown
-            except MessageGone:
-                # Someone deleted the table message: post it again.
-                return await self._post_table_message(channel, q, screen)
-            return False
-        if m.kind == "post_table":
-            freeze = None if m.freeze is None else await self._shown(channel, q, m.freeze)
-            if q.ref is not None and freeze is not None:
-                try:
-                    await n.edit(channel, q.ref, freeze)
-                except Exception:  # the old message may be gone: post the new one anyway
-                    log.warning("freezing the old table message in %s failed", channel)
-            return await self._post_table_message(channel, q, screen)
-        await n.post(channel, screen)
-        return False
-
-    async def _post_table_message(self, channel: str, q: _Queue, screen: Screen) -> bool:
-        """Post `screen` as the table message edited from now on."""
-        ref = await self.notifier.post(channel, screen)
-        q.ref, q.ref_known, q.shown = ref, True, None
-        if ref is not None:
-            await self._on_posted(channel, ref)
         return True
 
     async def drain(self) -> None:

@@ -1,0 +1,170 @@
+"""The table message's policy: what a channel is shown, and when (issue 17).
+
+What a chat shows of a table is *state*, not a stream of events: "latest state wins". An edit
+of the table message waits for its channel's budget (`Notifier.ready`, where the platform has
+one) and then goes only if nothing newer was committed meanwhile: every state committed while
+the budget was spent is merged into the newest, and a state never follows a newer one. An edit
+that would show what the message shows already is skipped; a new table message freezes the old
+one first (its buttons removed). Posts (a reveal, a deal's result, a picture) are events: sent
+in order, never merged. This module decides; `bot/service/outbox.py` stores, claims, orders,
+retries and marks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from bot.service.ports import Clock, MessageGone, Notifier, OutMessage, Screen, TableShot
+
+log = logging.getLogger(__name__)
+
+#: A screen, or a shot of the table (rendered at delivery).
+Shown: TypeAlias = Screen | TableShot
+#: Renders a table shot when it is delivered (None: the table it shows is gone).
+RenderShot = Callable[[str, TableShot], Awaitable[Screen | None]]
+#: Called with (table key, new message ref) after a table message was posted.
+OnPosted = Callable[[str, str], Awaitable[None]]
+
+#: Renderings at the commit kept per table for its delivery (more are rendered anew).
+RENDERED_KEPT = 8
+
+
+@dataclass(slots=True)
+class TableMessage:
+    """One table's message as this process knows it."""
+
+    ref: str | None = None
+    ref_known: bool = False
+    #: The hash of what this process last showed in the message `ref` when it rendered it at
+    #: delivery (an identical edit rendered at delivery is skipped; a hash, not the screen: a
+    #: table's memory stays small). None: not known.
+    shown: int | None = None
+    #: Shots of the table rendered at their commit by this process (the store keeps only the
+    #: shot): sent as rendered, so each message shows its own moment; the newest few only.
+    rendered: dict[TableShot, Screen] = field(default_factory=dict)
+    #: When the oldest state merged into the next edit was committed (None: none merged).
+    stale_since: float | None = None
+
+    def adopt(self, ref: str | None) -> None:
+        """The store's reference (another process may have posted or edited since: what the
+        message shows is not known)."""
+        self.ref, self.ref_known, self.shown = ref, True, None
+
+    def keep_rendered(self, shot: TableShot, screen: Screen) -> None:
+        """Keep `screen`, the rendering at its commit of `shot`, to send as it is."""
+        self.rendered[shot] = screen
+        while len(self.rendered) > RENDERED_KEPT:
+            del self.rendered[next(iter(self.rendered))]
+
+
+class TableMessages:
+    """The policy: when an edit goes (budget, merge), what a message shows, freezes, posts."""
+
+    def __init__(
+        self, notifier: Notifier, render_shot: RenderShot, on_posted: OnPosted, clock: Clock
+    ) -> None:
+        self.notifier = notifier
+        self.clock = clock
+        self._render_shot = render_shot
+        self._on_posted = on_posted
+        #: How far behind the game a channel's message was when sent: from the commit of the
+        #: oldest state it shows or merged away (benchmarks), newest last.
+        self.stale: deque[float] = deque(maxlen=200_000)
+
+    @staticmethod
+    def superseded(m: OutMessage, later: list[OutMessage]) -> bool:
+        """An edit a newer edit (or a new table message freezing it) replaces."""
+        if m.kind == "edit":
+            for n in later:
+                if n.kind == "edit":
+                    return True
+                if n.kind == "post_table":
+                    return n.freeze is not None
+        return False
+
+    async def due(
+        self,
+        channel: str,
+        tm: TableMessage,
+        m: OutMessage,
+        later: list[OutMessage],
+        arrived: Callable[[], list[OutMessage]],
+    ) -> bool:
+        """Whether `m` is to be sent now. An edit of the table message waits for the
+        channel's budget, then goes only if nothing newer came meanwhile (`arrived`: what was
+        committed while it waited); else it is merged into the newer one."""
+        if m.kind != "edit":
+            return True
+        if not self.superseded(m, later):
+            ready = getattr(self.notifier, "ready", None)
+            if ready is not None:
+                await ready(channel)
+            if not self.superseded(m, arrived()):
+                return True
+        if tm.stale_since is None or m.created_at < tm.stale_since:
+            tm.stale_since = m.created_at
+        return False
+
+    def sent(self, tm: TableMessage, m: OutMessage) -> None:
+        """Note how far behind the game `m` (and what was merged into it) went out."""
+        now = self.clock.now()
+        oldest = m.created_at if tm.stale_since is None else min(tm.stale_since, m.created_at)
+        self.stale.append(max(0.0, now - oldest))
+        tm.stale_since = None
+
+    async def screen(self, channel: str, tm: TableMessage, shown: Shown) -> Screen | None:
+        """The screen to send: a table shot as rendered at its commit by this process, else
+        rendered now (None: its table is gone, or its message is no longer the newest)."""
+        if isinstance(shown, Screen):
+            return shown
+        rendered = tm.rendered.pop(shown, None)
+        if rendered is not None:
+            for older in [s for s in tm.rendered if s.version < shown.version]:
+                del tm.rendered[older]  # shots merged into this one: never sent
+            return rendered
+        return await self._render_shot(channel, shown)
+
+    async def send(self, channel: str, tm: TableMessage, m: OutMessage) -> bool:
+        """Send a channel's message (an edit, a new table message, a post); True when a new
+        table message was posted."""
+        n = self.notifier
+        # Rendered now (not at its commit): it may show what the message shows already.
+        fresh = isinstance(m.screen, TableShot) and m.screen not in tm.rendered
+        screen = await self.screen(channel, tm, m.screen)
+        if screen is None:
+            return False  # a shot of a table that is gone: nothing to show
+        if m.kind == "edit":
+            if tm.ref is None:
+                return await self._post_table_message(channel, tm, screen)
+            shown = hash(screen) if fresh else None
+            if shown is not None and shown == tm.shown:
+                return False  # it shows that already (a shot of an unchanged table)
+            try:
+                await n.edit(channel, tm.ref, screen)
+                tm.shown = shown
+            except MessageGone:
+                # Someone deleted the table message: post it again.
+                return await self._post_table_message(channel, tm, screen)
+            return False
+        if m.kind == "post_table":
+            freeze = None if m.freeze is None else await self.screen(channel, tm, m.freeze)
+            if tm.ref is not None and freeze is not None:
+                try:
+                    await n.edit(channel, tm.ref, freeze)
+                except Exception:  # the old message may be gone: post the new one anyway
+                    log.warning("freezing the old table message in %s failed", channel)
+            return await self._post_table_message(channel, tm, screen)
+        await n.post(channel, screen)
+        return False
+
+    async def _post_table_message(self, channel: str, tm: TableMessage, screen: Screen) -> bool:
+        """Post `screen` as the table message edited from now on."""
+        ref = await self.notifier.post(channel, screen)
+        tm.ref, tm.ref_known, tm.shown = ref, True, None
+        if ref is not None:
+            await self._on_posted(channel, ref)
+        return True
