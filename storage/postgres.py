@@ -137,13 +137,24 @@ _AWAY = (
 )
 
 
+#: Interface errors that are not a connection's trouble. The others ("connection is closed",
+#: "cannot switch to state ...; another operation is in progress") come from a connection the
+#: server ended under a query: the pool never shares a connection between two operations.
+_MISCONFIGURED = (
+    asyncpg.exceptions.ClientConfigurationError,
+    asyncpg.exceptions.UnsupportedClientFeatureError,
+    asyncpg.exceptions.UnsupportedServerFeatureError,
+)
+
+
 def unavailable_reason(exc: BaseException) -> str | None:
     """Why `exc` means the PostgreSQL server is away (one line), or None when it does not:
     the network (refused, reset, unreachable), a connection closed under a query, a
     connection or statement timeout, or a server that is shutting down, starting or full."""
-    if isinstance(exc, asyncpg.InterfaceError) and "closed" not in str(exc):
-        return None  # a misuse of a connection, not an outage
+    if isinstance(exc, _MISCONFIGURED):
+        return None  # the client's settings, not an outage
     reached = (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.InterfaceError)
+    reached += (asyncpg.exceptions.InternalClientError,)  # a state the server's end confused
     if isinstance(exc, (*reached, asyncpg.PostgresConnectionError)):
         return f"the PostgreSQL store cannot be reached: {one_line(exc)}"
     if isinstance(exc, _AWAY):

@@ -453,6 +453,8 @@ class SqliteRepository:
         repo._identity = identity
         repo._lock_file = lock_file
         repo._busy_ms = int(busy_timeout * 1000)
+        # A disk already short of the room the WAL may take: checkpoint after every commit.
+        repo._short_of_space = repo._free_space() < repo.space_needed()
         return repo
 
     # -- reads ------------------------------------------------------------------------------
@@ -870,25 +872,20 @@ class SqliteRepository:
 
         A write that aborts the transaction (an operational error while applying it) fails
         alone: the transaction is rolled back and the rest of the batch retried without it.
-        A failure to begin or to commit fails the whole batch (raised).
+        A failure to begin or to commit fails the whole batch (raised), as does a full disk
+        or an I/O error while applying a write. A full disk is met by a checkpoint that folds
+        the WAL into the database and cuts it back, and the batch is tried once more.
         """
-        outcomes: list[Exception | None] = [None] * len(batch)
-        pending = list(range(len(batch)))
-        try:
-            while pending:
-                aborted_by = self._transaction(batch, pending, outcomes)
-                if aborted_by is None:
-                    break
-                error = outcomes[aborted_by]
-                if error is not None and _away_kind(error) is not None:
-                    raise error  # the disk, not this write: the rest would fail as well
-                log.warning("SQLite write failed, retrying the rest: %s", error)
-                pending.remove(aborted_by)
-        except Exception as exc:
-            if _away_kind(exc) == "full":
+        for attempt in (1, 2):
+            try:
+                outcomes = self._commit_writes(batch)
+                break
+            except Exception as exc:
+                if _away_kind(exc) != "full":
+                    raise
                 self._short_of_space = True
-                self._checkpoint()  # what the WAL holds goes home: room for the next try
-            raise
+                if not self._checkpoint() or attempt == 2:
+                    raise
         if self._short_of_space:
             # Writing again after a full disk: the WAL is folded into the database and cut
             # back after each commit until the disk has the room the store needs.
@@ -896,18 +893,35 @@ class SqliteRepository:
             self._short_of_space = self._free_space() < self.space_needed()
         return outcomes
 
-    def _checkpoint(self) -> None:
+    def _commit_writes(self, batch: list[_Write]) -> list[Exception | None]:
+        outcomes: list[Exception | None] = [None] * len(batch)
+        pending = list(range(len(batch)))
+        while pending:
+            aborted_by = self._transaction(batch, pending, outcomes)
+            if aborted_by is None:
+                break
+            error = outcomes[aborted_by]
+            if error is not None and _away_kind(error) is not None:
+                raise error  # the disk, not this write: the rest would fail as well
+            log.warning("SQLite write failed, retrying the rest: %s", error)
+            pending.remove(aborted_by)
+        return outcomes
+
+    def _checkpoint(self) -> bool:
         """On the writer thread: checkpoint the WAL and truncate it (readers in the way are
-        waited for briefly only; the next commit tries again)."""
+        waited for briefly only; the next commit tries again). Whether it was done."""
         conn = self._writer
-        with contextlib.suppress(sqlite3.Error):
+        try:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             conn.execute("PRAGMA busy_timeout = 200")
             try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+        except sqlite3.Error:
+            return False
+        return row is not None and row[0] == 0  # not blocked by a reader
 
     def _free_space(self) -> int:
         """Bytes free for this process on the store's disk (0 when it cannot be told)."""
