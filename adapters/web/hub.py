@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import orjson
 
 from bot.service.pages import PageView
+from bot.service.ports import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +171,8 @@ class Hub:
             for table_id, (key, version) in list(self.known.items()):
                 try:
                     stored = await self.version_of(key)
+                except StoreUnavailable:
+                    break  # the store is away (the service logs that once): next round
                 except Exception:
                     log.exception("reading the version of %s failed", key)
                     continue

@@ -1,10 +1,14 @@
 """A command while the store is away, on Telegram and Discord: the person gets the one clear
 line (nothing changed, try again soon), a text command and a button alike, and play goes on
-once the store is back. The store is the real PostgreSQL store behind a cut network.
+once the store is back; the web server's /healthz says 503 meanwhile. The store is the real
+PostgreSQL store behind a cut network.
 """
 
 from __future__ import annotations
 
+import aiohttp
+
+from adapters.web.stack import start_web
 from bot.service.i18n import catalog
 from tests.adapters.test_discord_play import (
     EPHEMERAL,
@@ -17,6 +21,7 @@ from tests.adapters.test_discord_play import (
 )
 from tests.adapters.test_telegram_bench import Bench
 from tests.fakes.telegram_api import FakeTelegram
+from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
 from tests.storage.gate import gated_postgres
 
 CLEAR = catalog("en").t("error.store_unavailable")
@@ -70,3 +75,27 @@ async def test_discord_command_and_button_while_the_store_is_away_get_the_clear_
         assert (await answered(world, await slash(world, world.carl, "join"))) != CLEAR
         table = await bot.table(world.channel)
         assert [s.name for s in table.seats] == ["alice", "carl"]
+
+
+async def test_healthz_says_503_with_the_reason_while_the_store_is_away() -> None:
+    async with gated_postgres() as (repo, gate):
+        harness = Harness(repo=repo)  # type: ignore[arg-type]
+        stack = await start_web(harness.service, secret="test secret", watch_interval=0.01)
+        try:
+            async with aiohttp.ClientSession() as session:
+                url = f"http://127.0.0.1:{stack.port}/healthz"
+                assert (await harness.service.open(CHANNEL, ALICE)).ok
+                async with session.get(url) as resp:
+                    assert resp.status == 200 and (await resp.json())["store"] == "ok"
+                await gate.close()
+                assert not (await harness.service.join(CHANNEL, BOB)).ok
+                async with session.get(url) as resp:
+                    body = await resp.json()
+                assert resp.status == 503 and body["store"] == "unavailable"
+                assert "PostgreSQL store" in body["reason"] and body["waited"] == {"command": 1}
+                await gate.open()
+                assert (await harness.service.join(CHANNEL, BOB)).ok
+                async with session.get(url) as resp:
+                    assert resp.status == 200 and (await resp.json())["outages"] == 1
+        finally:
+            await stack.stop()
