@@ -122,8 +122,12 @@ class Pages:
             "actions": actions,
             "shapes": shapes,
             "words": {
-                k: cat.t(f"web.{k}")
-                for k in ("title", "hand", "table", "log", "sheet", "spectator", "denied", "closed")
+                **{
+                    k: cat.t(f"web.{k}")
+                    for k in ("title", "hand", "table", "log", "sheet", "spectator", "denied")
+                },
+                "closed": cat.t("web.closed"),
+                "left": cat.t("web.left", seconds="{seconds}"),  # filled in by the page
             },
         }
         return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)

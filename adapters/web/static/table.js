@@ -129,7 +129,8 @@ export function render(root, view, ctx) {
 
   const seats = $('ul', 'seats');
   for (const s of view.seats || []) {
-    const li = $('li', '', (s.turn ? '▶ ' : '') + s.name + (s.bot ? ' 🤖' : ''));
+    const li = $('li', '', (s.turn ? '▶ ' : '') + s.name);
+    if (s.bot) li.append($('small', 'bot', ' bot'));
     if (s.turn) li.classList.add('turn');
     if (s.you) li.classList.add('you');
     if (!s.in) li.classList.add('out');
@@ -140,6 +141,7 @@ export function render(root, view, ctx) {
   if (view.deadline) {
     const clock = $('div', 'clock');
     clock.dataset.deadline = String(view.deadline - (ctx.clockOffset || 0));
+    clock.dataset.left = words.left || '{seconds} s';
     play.append(clock);
   }
   const choices = view.choices || [];
@@ -186,7 +188,7 @@ function tick(root) {
   const clock = root.querySelector('.clock');
   if (!clock) return;
   const left = Math.max(0, Math.round(Number(clock.dataset.deadline) - Date.now() / 1000));
-  clock.textContent = `⏱ ${left} s`;
+  clock.textContent = clock.dataset.left.replace('{seconds}', String(left));
 }
 
 // ---------------------------------------------------------------- a live table
@@ -227,6 +229,7 @@ function live(root) {
         state.kind = msg.denied ? 'denied' : msg.you ? '' : 'spectator';
       } else if (msg.type === 'state') {
         state.view = msg.view;
+        window.gnavView = msg.view; // what the page shows, for tools and tests
         state.clockOffset = msg.view.now - Date.now() / 1000;
         state.busy = false;
         draw();

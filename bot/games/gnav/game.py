@@ -316,7 +316,7 @@ class GnavRules:
             rank = match.hands[seat]
             if rank != NO_PIECE:
                 out["own"] = {
-                    "title": "",
+                    "title": cat.t(self.view_label),
                     "tiles": [{"id": "own", "text": piece_name(rank), "tone": "", "note": ""}],
                 }
         return out

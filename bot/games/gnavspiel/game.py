@@ -323,7 +323,7 @@ class GnavspielRules:
             if card >= 0:
                 text = card_name(card)
                 out["own"] = {
-                    "title": "",
+                    "title": cat.t(self.view_label),
                     "tiles": [{"id": "own", "text": text, "tone": "", "note": ""}],
                 }
         return out
