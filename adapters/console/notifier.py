@@ -7,6 +7,11 @@ can it show a picture: a message's picture (a score sheet) is printed as its tex
 
 The terminal's table is told, not polling: every message delivered here wakes whoever waits
 in `changed()` (the game loop of adapters/console/play.py), which then looks at the table once.
+
+Private messages travel in a lane of their own (the outbox never holds them behind the
+table's), but a terminal shows one story: a private line is printed after the public message
+delivered next (the public event it belongs to: the deal, the swap, the round's last moves
+before its reveal), or when the game loop has nothing more coming (`show_private`).
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ class ConsoleNotifier:
     def __init__(self, console: Console, player: str) -> None:
         self.console = console
         self.player = player
-        #: How many entries of its round's log each printed message has shown.
+        #: The entries of its round's log each printed message has shown.
         self._shown: dict[str, tuple[str, ...]] = {}
+        #: Private screens told and not yet printed.
+        self._told: list[Screen] = []
         self._count = 0
         self._pushed: asyncio.Event | None = None
         #: The local player's newest private screen (what they hold, their choices).
@@ -57,6 +64,7 @@ class ConsoleNotifier:
         if screen.image is not None and screen.image.alt:
             for line in screen.image.alt.split("\n"):  # what the picture shows, as text
                 self.console.print(Text(line))
+        self.show_private()
         self._push()
         return ref
 
@@ -66,10 +74,12 @@ class ConsoleNotifier:
         lobby edited once the first round was dealt, a reveal once the table closed) adds no
         entries, and prints nothing."""
         before = self._shown.get(message_ref, ())
-        if screen.log[: len(before)] == before:
-            for line in screen.log[len(before) :]:
-                self.console.print(Text(line))
+        added = screen.log[len(before) :] if screen.log[: len(before)] == before else ()
+        for line in added:
+            self.console.print(Text(line))
+        if added:
             self._shown[message_ref] = screen.log
+            self.show_private()  # what the new entries meant for the local player
         self._push()
         return True
 
@@ -78,6 +88,12 @@ class ConsoleNotifier:
         if user != self.player:
             return Delivery.UNREACHABLE
         self.private = screen
-        self.console.print(Text("🔒 " + screen.text.replace("\n", " · "), style="bold"))
+        self._told.append(screen)
         self._push()
         return Delivery.DELIVERED
+
+    def show_private(self) -> None:
+        """Print the private screens told since the last public message."""
+        for screen in self._told:
+            self.console.print(Text("🔒 " + screen.text.replace("\n", " · "), style="bold"))
+        self._told.clear()

@@ -68,10 +68,15 @@ def aliases(cat: Catalog, game: str = "") -> dict[str, str]:
     return words
 
 
+def _own(cat: Catalog, game: str, key: str) -> str:
+    """The game's own wording of a terminal message (`<game>.<key>`) where it has one."""
+    own = f"{game}.{key}"
+    return own if cat.has(own) else key
+
+
 def help_text(cat: Catalog, game: str) -> str:
     """The terminal's help at a table of `game`: the game's own, else the terminal's."""
-    own = f"{game}.console.help"
-    return cat.t(own if cat.has(own) else "console.help")
+    return cat.t(_own(cat, game, "console.help"))
 
 
 @dataclass(slots=True)
@@ -343,6 +348,7 @@ async def _ask(
                     await asyncio.gather(told, return_exceptions=True)
             if read.done():
                 return read.result()
+            notifier.show_private()
             table = await service.status(TABLE, me.key)
             if table is None or table.seq != seq:
                 return _MOVED_ON
@@ -368,6 +374,7 @@ async def _loop(
     prompted_seq = -1
     while True:
         await service.drain()
+        notifier.show_private()  # nothing more is coming: what was told last is printed
         if getattr(console, "output_gone", False):
             return 0
         table = await service.status(TABLE, me.key)
@@ -384,7 +391,9 @@ async def _loop(
         if table.seq != prompted_seq:
             # The question only: what the seat holds was told (its private screen).
             prompt = (
-                _question(cat, choices, table.game) if my_turn else cat.t("console.prompt.next")
+                _question(cat, choices, table.game)
+                if my_turn
+                else cat.t(_own(cat, table.game, "console.prompt.next"))
             )
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")

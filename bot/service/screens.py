@@ -101,8 +101,11 @@ class Screens:
                     rows.extend(self.choice_rows(table, deciders, cat))
                 rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))
             elif not rules.finished(match):
-                lines.append(cat.t("next.in", seconds=s.next_round_delay))
-                rows.append((Button(cat.t("button.next"), self._token(table, "next"), "primary"),))
+                # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
+                nxt = self.work.game_key(cat, table.game, "next.in")
+                lines.append(cat.t(nxt, seconds=s.next_round_delay))
+                label = cat.t(self.work.game_key(cat, table.game, "button.next"))
+                rows.append((Button(label, self._token(table, "next"), "primary"),))
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
         link = self._page_link(table)

@@ -4,6 +4,7 @@ choices (typing the number plays it), built from the game's choices alone."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,72 @@ def test_few_plain_choices_are_asked_by_their_words_others_numbered() -> None:
     assert _chosen("2", many) == many[1] and _chosen("5", many) is None
     assert _chosen("swap", plain) == plain[1] and _chosen("bid", many) is None
     assert _chosen("bid 2", many) == many[2] and _chosen("Bid 3", many, cat) == many[3]
+
+
+def _lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def _typed(tmp_path: Path, typed: str, *args: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["GNAV_DB"] = str(tmp_path / "play.db")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "play",
+            "--seed",
+            "3",
+            "--name",
+            "Me",
+            "--bot-delay",
+            "0",
+            *args,
+        ],
+        input=typed,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+    return _lines(done)
+
+
+def test_gnav_what_the_bag_gave_is_told_before_the_reveal_N14(tmp_path: Path) -> None:
+    # Seed 3, three seats: the person deals round 1 and swaps with the bag.
+    lines = _typed(tmp_path, "swap\n" * 6 + "quit\n", "--players", "3")
+    bag = next(i for i, line in enumerate(lines) if "From the bag you now hold" in line)
+    reveal = lines.index("👀 Reveal of round 1")
+    assert lines[bag - 1] == "👀 Reveal!" and bag < reveal, lines[bag - 3 : reveal + 2]
+
+
+def test_gnavspiel_the_dealers_draw_before_the_reveal_and_words_of_a_deal_G5_C23(
+    tmp_path: Path,
+) -> None:
+    # Seed 3, three seats: the person deals deal 1 and draws (choice 3), then always the first.
+    lines = _typed(
+        tmp_path, "3\n" + "1\n" * 80 + "quit\n", "--profile", "gnavspiel", "--players", "3"
+    )
+    text = "\n".join(lines)
+    reveal = lines.index("Deal 1: reveal")
+    drew = lines.index("Me draws from the stock.")
+    told = next(i for i, line in enumerate(lines) if "You drew" in line)
+    assert drew < told < reveal
+    # A loan is asked after the reveal that made the person pay, never before it.
+    for i, line in enumerate(lines):
+        if "1) Borrow 1 chip" in line:
+            since = lines[max(j for j in range(i) if "Your turn" in lines[j]) : i]
+            assert any(x.startswith("Me has") and "pays 1 chip" in x for x in since), since
+    assert "1 chips" not in text and "· 1 chip" in text
+    assert "Next round" not in text and "Next deal in 1 s" in text
+    assert "the next round" not in text
+    # C23: what the winner takes adds up (the pot and the debts collected).
+    assert "chips in all" not in text
+    for m in re.finditer(
+        r"takes (\d+) in all: the pot \((\d+)\) and the debts collected \((\d+)\)", text
+    ):
+        assert int(m.group(1)) == int(m.group(2)) + int(m.group(3))

@@ -110,7 +110,7 @@ async def _play(world: World, tmp_path: Path) -> None:
         reveal = await _wait_text(world, "Deal 1: reveal")
         assert "Chips: alice 1 (−1), bob 1 (−1), Bot 1 1, Bot 2 1 · pot 4" in reveal["content"]
 
-        await press(world, bob, "Next round")
+        await press(world, bob, "Next deal")
         await bot.settle()
         await _wait_text(world, "deal 2 · dealer bob")
         await press(world, alice, "Pass")

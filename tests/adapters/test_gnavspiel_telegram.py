@@ -91,7 +91,7 @@ async def test_a_whole_gnavspiel_match_in_a_group_G2_G9_C23(tmp_path: Path) -> N
             msg = await bench.wait_table(group, "Gnavspiel · deal 1 · dealer Alice", button="Pass")
             assert "Everyone puts 1 chip into the pot." in msg.text
             assert "✊ Alice knocks: Alice holds the Joker." in msg.text
-            assert "pot 4" in msg.text and "Alice · 1 chips" in msg.text
+            assert "pot 4" in msg.text and "Alice · 1 chip · dealer" in msg.text
             dm = await bench.dm(alice, "Your card: Joker")  # Alice's card comes privately
             assert dm is not None
             # Bob's card: a popup from the "My card" button, for him alone.
@@ -125,7 +125,7 @@ async def test_a_whole_gnavspiel_match_in_a_group_G2_G9_C23(tmp_path: Path) -> N
             await bench.press(alice, group, "Borrow 1 chip", when="▶ Alice")
             await bench.press(bob, group, "Borrow 1 chip", when="▶ Bob")
             # The deal's reveal message: every card, the payments, chips, debts and the pot.
-            reveal = await bench.wait_table(group, "Deal 1: reveal", button="Next round")
+            reveal = await bench.wait_table(group, "Deal 1: reveal", button="Next deal")
             assert "Cards: Alice Joker, Bob 9, Bot 1 10, Bot 2 J" in reveal.text
             assert "Chips: Alice 1 (−1), Bob 1 (−1), Bot 1 1, Bot 2 1 · pot 4" in reveal.text
             texts = "\n".join(t for _, t in _group_calls(tg, group))
@@ -133,10 +133,10 @@ async def test_a_whole_gnavspiel_match_in_a_group_G2_G9_C23(tmp_path: Path) -> N
             assert "Bob borrows 1 chip from the pot." in texts
             assert "Gnav · round" not in (await bench.dm(alice, "take your own card back")).text
 
-            # Deal 2 (Bob presses "Next round"): Alice and Bob pass; the end.
-            await bench.press(bob, group, "Next round", when="Deal 1: reveal")
+            # Deal 2 (Bob presses "Next deal"): Alice and Bob pass; the end.
+            await bench.press(bob, group, "Next deal", when="Deal 1: reveal")
             msg = await bench.wait_table(group, "deal 2 · dealer Bob", button="Pass")
-            assert "Alice · 1 chips · debt 1" in msg.text and "Bob · 1 chips · debt 1" in msg.text
+            assert "Alice · 1 chip · debt 1" in msg.text and "Bob · 1 chip · debt 1" in msg.text
             assert "pot 4" in msg.text
             await bench.press(alice, group, "Pass", when="▶ Alice")
             await bench.press(bob, group, "Pass", when="▶ Bob")
@@ -147,11 +147,10 @@ async def test_a_whole_gnavspiel_match_in_a_group_G2_G9_C23(tmp_path: Path) -> N
             texts = "\n".join(t for _, t in _group_calls(tg, group))
             assert "Reveal: Alice K, Bob 2, Bot 1 10, Bot 2 J" in texts
             assert "Bob has the lowest card and pays 1 chip." in texts
-            assert (
-                "Alice showed the highest card of the last deal and takes the pot (5): "
-                "6 chips in all." in texts
-            )
+            assert "Alice showed the highest card of the last deal and takes the pot (5)." in texts
             assert "Alice collects Bob's debt of 1." in texts
+            # C23: what she takes is the pot and the debt (her own chip is not part of it).
+            assert "Alice takes 6 in all: the pot (5) and the debts collected (1)." in texts
             assert "Balances: Alice 7, Bob -1, Bot 1 1, Bot 2 1" in texts  # C23: adds up to 8
             table = await bench.table(group)
             m = table.match.m

@@ -225,7 +225,7 @@ class GnavspielRules:
         deciders = set(m.deciders())
         for seat, name in enumerate(names):
             marks = "▶ " if seat in deciders else ""
-            text = cat.t("gnavspiel.status.seat", mark=marks, name=name, chips=m.chips[seat])
+            text = cat.t("gnavspiel.status.seat", count=m.chips[seat], mark=marks, name=name)
             if m.debts[seat]:
                 text += " · " + cat.t("gnavspiel.status.debt", debt=m.debts[seat])
             if seat == dealer:
@@ -266,9 +266,16 @@ class GnavspielRules:
         r = t.m.result
         if r is None:
             return []
-        lines = [cat.t(f"gnavspiel.end.{r.by}", p=names[r.winner], pot=r.pot, takes=r.takes)]
+        winner = names[r.winner]
+        lines = [cat.t(f"gnavspiel.end.{r.by}", p=winner, pot=r.pot)]
         for s, debt in r.collects:
-            lines.append(cat.t("gnavspiel.end.collects", p=names[r.winner], q=names[s], debt=debt))
+            lines.append(cat.t("gnavspiel.end.collects", p=winner, q=names[s], debt=debt))
+        if r.collects:
+            # C23: what the winner takes is the pot and the debts, not its own chips too.
+            debts = sum(debt for _, debt in r.collects)
+            lines.append(
+                cat.t("gnavspiel.end.in_all", p=winner, takes=r.takes, pot=r.pot, debts=debts)
+            )
         balances = ", ".join(f"{names[s]} {b}" for s, b in enumerate(r.balance))
         lines.append(cat.t("gnavspiel.end.balances", balances=balances))
         return lines
