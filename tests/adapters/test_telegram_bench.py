@@ -25,6 +25,7 @@ from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
 from tests.fakes.telegram_api import (
+    WAIT,
     CallbackAnswer,
     ChatRef,
     FakeChat,
@@ -147,7 +148,7 @@ class Bench:
         *,
         button: str | None = None,
         thread: int | None = None,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
     ) -> FakeMessage:
         """Wait until the table message shows `contains` (and has a `button`)."""
 
@@ -190,7 +191,7 @@ class Bench:
         )
 
     async def reply_to(
-        self, chat: ChatRef, command: FakeMessage, timeout: float = 5.0
+        self, chat: ChatRef, command: FakeMessage, timeout: float = WAIT
     ) -> FakeMessage:
         """Wait for the bot's reply to a user's message."""
         return await self.tg.wait_for(
@@ -217,7 +218,7 @@ class Bench:
         )
 
     async def eventually(
-        self, check: Callable[[], Awaitable[object]], *, timeout: float = 5.0, what: str = ""
+        self, check: Callable[[], Awaitable[object]], *, timeout: float = WAIT, what: str = ""
     ) -> None:
         """Wait until an async `check` returns something truthy (service state, say)."""
         loop = asyncio.get_running_loop()

@@ -136,6 +136,9 @@ _LOGGER = logging.getLogger(__name__)
 
 JSONDict = dict[str, Any]
 T = TypeVar("T")
+#: How long a wait for an event may take before it fails: a last guard only (a wait returns as
+#: soon as its event happens), generous so that a loaded machine never fails a test by it.
+WAIT: Final = 60.0
 ChatType = Literal["private", "group", "supergroup"]
 MemberStatus = Literal["creator", "administrator", "member", "left", "kicked"]
 
@@ -2361,7 +2364,7 @@ class FakeTelegram:
         self,
         predicate: Callable[[], T | None],
         *,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
         what: str = "condition",
     ) -> T:
         """Wait until ``predicate()`` returns something truthy and return it.
@@ -2390,7 +2393,7 @@ class FakeTelegram:
                 await asyncio.wait_for(changed.wait(), remaining)
 
     async def wait_for_call(
-        self, method: str, *, count: int = 1, timeout: float = 5.0, **params: Any
+        self, method: str, *, count: int = 1, timeout: float = WAIT, **params: Any
     ) -> RecordedCall:
         """Wait until ``count`` matching calls were answered; return the ``count``-th."""
 
@@ -2406,7 +2409,7 @@ class FakeTelegram:
         *,
         contains: str | None = None,
         after: int = 0,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
     ) -> FakeMessage:
         """Wait for a bot message in ``chat`` with id above ``after`` (and ``contains`` text)."""
         target = self._chat(chat)
@@ -2420,7 +2423,7 @@ class FakeTelegram:
         return await self.wait_for(found, timeout=timeout, what=f"a bot message in {target.id}")
 
     async def wait_for_inline_answer(
-        self, query_id: str, *, timeout: float = 5.0
+        self, query_id: str, *, timeout: float = WAIT
     ) -> list[JSONDict]:
         """Wait until the bot answered inline query ``query_id``; return its results (JSON)."""
         record = self._inline_queries[query_id]
@@ -2429,7 +2432,7 @@ class FakeTelegram:
         )
         return json.loads(json.dumps(record.results))
 
-    async def wait_until_fetched(self, *, timeout: float = 5.0) -> None:
+    async def wait_until_fetched(self, *, timeout: float = WAIT) -> None:
         """Wait until the bot fetched (via getUpdates) every update queued so far."""
         last = self._next_update_id - 1
         await self.wait_for(
