@@ -23,10 +23,31 @@ def _replay(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         print(exc.line, file=sys.stderr)
         return 2
+    if args.html:
+        sys.stdout.write(_replay_html(text, args.language))
+        return 0
     # One write of the whole text: json.dump would write it piece by piece (slow on MB records).
     out = json.dumps(result, ensure_ascii=False, indent=None if args.compact else 1)
     sys.stdout.write(out + "\n")
     return 0
+
+
+def _replay_html(text: str, language: str) -> str:
+    """A valid record as one self-contained replay page (the web table's, offline)."""
+    from adapters.web.replay import replay_html
+    from bot.games.registry import all_games
+    from bot.service.i18n import catalog, with_game_messages
+    from bot.service.pages import replay_frames
+
+    record = json.loads(text)
+    games = all_games()
+    game = str(record.get("game") or "gnav")
+    if game == "gnav" and record.get("profile") == "gnavspiel":
+        game = "gnavspiel"
+    rules = games.get(game, games["gnav"])
+    cat = with_game_messages(catalog(language), [g.messages for g in games.values()])
+    frames = replay_frames(rules, record, cat) or {"title": game, "steps": []}
+    return replay_html(frames, inline=True)
 
 
 def _login_name() -> str:
@@ -249,6 +270,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="the match record (JSON); - reads stdin")
     replay.add_argument("--compact", action="store_true", help="print the JSON on one line")
+    replay.add_argument(
+        "--html",
+        action="store_true",
+        help="write the match as one self-contained web page, step by step (works offline)",
+    )
+    replay.add_argument(
+        "--language", choices=["en", "nb", "ru", "pt", "de"], default="en", help="its words"
+    )
     replay.set_defaults(func=_replay)
 
     play = sub.add_parser(

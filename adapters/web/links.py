@@ -46,3 +46,7 @@ class WebLinks:
         expiry = (int(self.clock()) // 3600 + 1) * 3600 + self.ttl
         proof = sign_link(self.secret.secret, table_id, user, expiry)
         return f"{self.public_url}/t/{table_id}?k={quote(proof, safe='')}"
+
+    def replay_link(self, table_id: str) -> str | None:
+        """The replay page of the table's finished match."""
+        return f"{self.public_url}/r/{table_id}"

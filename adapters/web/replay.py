@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from adapters.web.server import static_text
+from adapters.web.files import static_text
 
 
 async def table_frames(service: Any, table_id: str) -> dict[str, Any] | None:

@@ -17,21 +17,19 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Awaitable, Callable
-from importlib import resources
 from typing import Any, Protocol
 
 import orjson
 from aiohttp import WSMsgType, web
 
 from adapters.web.auth import SecretHolder, Viewer, check_init_data
+from adapters.web.files import STATIC, static_text
 from adapters.web.hub import Hub, Page, payload
 from bot.service import tokens
 from bot.service.table import TableKey, User
 
 log = logging.getLogger(__name__)
 
-#: The page's files, served as they are (package data).
-STATIC = resources.files("adapters.web").joinpath("static")
 _TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
@@ -42,11 +40,6 @@ _TYPES = {
 MAX_MESSAGE = 16 * 1024
 #: A page that says nothing this long after connecting is dropped.
 HELLO_TIMEOUT = 20.0
-
-
-def static_text(name: str) -> str:
-    """One of the page's files as text."""
-    return STATIC.joinpath(name).read_text(encoding="utf-8")
 
 
 class Health(Protocol):

@@ -14,6 +14,8 @@ from typing import Any
 
 from bot.service import tokens
 from bot.service.core import UnitOfWork
+from bot.service.game import GameRules
+from bot.service.i18n import Catalog
 from bot.service.screens import Screens
 from bot.service.table import Table
 
@@ -54,6 +56,19 @@ class Pages:
                     return None
                 table = Table.from_row(row, self.work.games)  # a closed table, not cached
             return self._page(table, viewer)
+
+    async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
+        """The finished match of the table `table_id` as the replay page's frames (the game's
+        optional `web_replay` folds its record); None when there is none."""
+        row = await self.work.repo.load_table_by_id(table_id)
+        if row is None:
+            return None
+        table = Table.from_row(row, self.work.games)
+        found = await self.work.repo.last_finished_match(row.key)
+        if found is None or table.match_id is None or found.match_id != table.match_id:
+            return None
+        rules = self.work.game_of(table)
+        return replay_frames(rules, found.record, self.work.cat(table), table_id=table_id)
 
     async def _key_by_id(self, table_id: str) -> str | None:
         for cached in self.work.cached.values():
@@ -131,3 +146,38 @@ class Pages:
             },
         }
         return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)
+
+
+def replay_frames(
+    rules: GameRules, record: dict[str, Any], cat: Catalog, *, table_id: str = ""
+) -> dict[str, Any] | None:
+    """A match record as the replay page's frames: `{"title", "steps": [view, ...]}`, each
+    view drawn by the same page as a live one (nothing to press); None when the game has no
+    `web_replay`."""
+    fold = getattr(rules, "web_replay", None)
+    if fold is None:
+        return None
+    words = {k: cat.t(f"web.{k}") for k in ("title", "hand", "table", "log", "sheet")}
+    steps = []
+    for i, step in enumerate(fold(record, cat)):
+        steps.append(
+            {
+                "table": table_id or "replay",
+                "game": rules.name,
+                "status": "replay",
+                "version": i,
+                "text": step["text"],
+                "blocks": [],
+                "seats": [
+                    {"name": s["name"], "bot": False, "in": True, "turn": s["turn"], "you": False}
+                    for s in step["seats"]
+                ],
+                "you": None,
+                "deadline": None,
+                "choices": [],
+                "actions": [],
+                "shapes": step["shapes"],
+                "words": words,
+            }
+        )
+    return {"title": f"{rules.name} · {cat.t('web.replay')}", "steps": steps}

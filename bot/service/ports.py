@@ -114,6 +114,10 @@ class PageLinks(Protocol):
         there is none."""
         ...
 
+    def replay_link(self, table_id: str) -> str | None:
+        """The address of the replay of a table's finished match; None when there is none."""
+        ...
+
 
 class Clock(Protocol):
     """Wall-clock time in seconds since the epoch (deadlines are stored in it)."""

@@ -155,7 +155,14 @@ class Queries:
                 return Reply(cat.t("export.none"), ok=False)
             record, match_id = found.record, found.match_id
         body = json.dumps(record, ensure_ascii=False, indent=1).encode()
-        return Reply(cat.t("export.done"), document=(f"gnav-{match_id}.json", body))
+        text = cat.t("export.done")
+        links = self.work.links
+        if links is not None and table is not None and table.status == "closed":
+            # A finished match: its replay on the web table (docs/web.md, "Replays").
+            link = links.replay_link(table.table_id)
+            if link:
+                text += "\n" + cat.t("web.export", url=link)
+        return Reply(text, document=(f"gnav-{match_id}.json", body))
 
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays (with its own settings)."""

@@ -274,6 +274,10 @@ class TableService:
         web table (docs/web.md); None when no table has that id."""
         return await self.pages.page_view(table_id, viewer)
 
+    async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
+        """The finished match of table `table_id` as the replay page's frames (None: none)."""
+        return await self.pages.replay_frames(table_id)
+
     @property
     def on_commit(self) -> list[Callable[[str, str, int], None]]:
         """Listeners run after each table's commit with (table key, table id, version)."""

@@ -335,3 +335,30 @@ async def test_a_spectator_page_has_no_control_that_acts(world: World) -> None:
     response = await page.goto(f"{w.base}/t/{table_id}?k={proof[:-1]}x")
     assert response is not None and response.status == 403
     assert TableKey("telegram", str(group.id)).key == table.key.key
+
+
+async def test_the_replay_page_works_offline_step_by_step(world: World, tmp_path: Path) -> None:
+    """`gnav-bot replay --html FILE > match.html`: one file, opened with no network at all,
+    steps through the match (issue 21 point 4)."""
+    from bot.cli import _replay_html
+
+    record = ROOT / "tests" / "vectors" / "karnaval" / "public" / "bar_on_last_bid.json"
+    page_file = tmp_path / "match.html"
+    page_file.write_text(_replay_html(record.read_text(encoding="utf-8"), "en"), "utf-8")
+    context = await world.browser.new_context(viewport={"width": 360, "height": 640}, offline=True)
+    asked: list[str] = []
+    context.on("request", lambda r: asked.append(r.url))
+    page = await context.new_page()
+    await page.goto(page_file.as_uri())
+    counter = page.locator(".steps .hint")
+    await counter.wait_for(timeout=10_000)
+    first = await counter.inner_text()
+    assert first.startswith("1 / ")
+    before = await page.inner_text(".lines")
+    await page.locator(".steps button", has_text="›").click()
+    assert (await counter.inner_text()).startswith("2 / ")
+    await page.locator(".steps button", has_text="»").click()
+    last = await page.inner_text(".lines")
+    assert last != before
+    assert all(url.startswith("file:") for url in asked), asked
+    await page.screenshot(path=str(ARTIFACTS / "replay-karnaval-360x640.png"))

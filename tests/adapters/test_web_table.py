@@ -345,3 +345,41 @@ async def test_health_and_static_files_are_served(served: Served) -> None:
     assert total < 100_000  # the first view's weight (issue 21: under 100 KB)
     async with served.session.get(f"{served.base}/static/..%2Fserver.py") as resp:
         assert resp.status == 404
+
+
+async def test_a_finished_match_replays_on_the_web_and_the_export_links_it(
+    served: Served,
+) -> None:
+    """A whole Gnav match (one life each: short) against a bot, then `/r/<table id>` shows it
+    step by step, and `/gnav_export` names that page (issue 21 point 4)."""
+    svc = served.h.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["bots=1", "lives=1"])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    for _ in range(500):
+        await served.h.settle()
+        table = await served.h.table()
+        if table.status == "closed":
+            break
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        if not deciders:
+            served.h.clock.advance(table.settings.next_round_delay + 1)
+            continue
+        seat = table.seats[deciders[0]]
+        if not seat.bot:
+            choice = rules.choices(table.match, deciders[0])[-1]
+            await svc.act(CHANNEL, User(seat.user, seat.name), choice.action, arg=choice.arg)
+    table = await served.h.table()
+    assert table.status == "closed" and table.closed_reason == "finished"
+    async with served.session.get(f"{served.base}/r/{table.table_id}") as resp:
+        assert resp.status == 200
+        page = await resp.text()
+    frames = json.loads(page.split("window.GNAV_REPLAY = ", 1)[1].split(";</script>", 1)[0])
+    steps = frames["steps"]
+    assert len(steps) >= 2 and all(s["choices"] == [] for s in steps)
+    assert any("Alice" in s["text"] for s in steps)
+    export = await svc.export(CHANNEL)
+    assert export.ok and f"/r/{table.table_id}" in export.text
+    async with served.session.get(f"{served.base}/r/nosuch") as resp:
+        assert resp.status == 404

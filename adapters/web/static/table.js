@@ -156,6 +156,10 @@ export function render(root, view, ctx) {
     play.append($('h2', '', shapes.own.title || words.hand));
     play.append(tilesEl(shapes.own.tiles, byArg, ctx.press, ctx.busy));
   }
+  for (const h of shapes.hands || []) {
+    play.append($('h2', '', h.title));
+    play.append(tilesEl(h.tiles, new Map(), ctx.press, true));
+  }
   const rest = choices.filter((c) => !(c.arg !== null && byArg.has(c.arg)));
   const rowsBox = $('div', 'choices');
   const rows = new Map();
@@ -269,8 +273,8 @@ function replay(root, frames) {
       b.addEventListener('click', () => { at = to; show(); });
       return b;
     };
-    bar.append(mk('⏮', 0), mk('◀', at - 1), $('span', 'hint', `${at + 1} / ${frames.steps.length}`),
-      mk('▶', at + 1), mk('⏭', frames.steps.length - 1));
+    bar.append(mk('«', 0), mk('‹', at - 1), $('span', 'hint', `${at + 1} / ${frames.steps.length}`),
+      mk('›', at + 1), mk('»', frames.steps.length - 1));
     root.prepend(bar);
   };
   document.addEventListener('keydown', (e) => {

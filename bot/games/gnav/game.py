@@ -321,6 +321,13 @@ class GnavRules:
                 }
         return out
 
+    def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
+        """A finished match's record as the replay page's steps (bot/games/gnav/web.py)."""
+        from bot.games.gnav.engine.record import replay_record
+        from bot.games.gnav.web import replay_steps
+
+        return replay_steps(record, cat, self, replay_record)
+
     def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
         """The rules summary of the table's profile, with its lives."""
         text = cat.t("rules.norsk", lives=cat.t("rules.lives", count=settings.lives))

@@ -335,6 +335,14 @@ class GnavspielRules:
                 }
         return out
 
+    def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
+        """A finished match's record as the replay page's steps (Gnav's rounds of actions,
+        bot/games/gnav/web.py)."""
+        from bot.games.gnav.web import replay_steps
+        from bot.games.gnavspiel.engine.record import replay_record
+
+        return replay_steps(record, cat, self, replay_record, Table)
+
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary, with the table's chips, deals and variants."""
         s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()

@@ -373,6 +373,10 @@ class KarnavalRules:
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
         return web.web_view(t.k, seat, names, cat, card_text)
 
+    def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
+        """A finished match's record as the replay page's steps (bot/games/karnaval/web.py)."""
+        return web.replay_steps(record, cat, self, Table, card_text)
+
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary (KARNAVAL.md)."""
         return cat.t("karnaval.rules")

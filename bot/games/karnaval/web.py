@@ -88,3 +88,67 @@ def _sheet(k: Karnaval, names: Sequence[str]) -> dict[str, Any]:
         elif row["kind"] in ("quarter", "total") and any(t is not None for t in row["totals"]):
             rows.append([row["label"], *("" if t is None else str(t) for t in row["totals"])])
     return {"head": ["", *(names[s] for s in k.order)], "rows": rows}
+
+
+def replay_steps(
+    record: dict[str, Any], cat: Catalog, rules: Any, wrap: Any, text: Any
+) -> list[dict[str, Any]]:
+    """A finished match's record as steps for the replay page: the table after each bid and
+    each play, deal by deal (the record folded by the engine up to that step, K20's sheet
+    kept). Every card shows: the match is over and its record is public."""
+    from bot.games.karnaval.engine.record import RecordError, new_match_from_record
+
+    # `rules`: the game's GameRules (its renderings); `wrap`: the match as they take it;
+    # `text`: a card for people.
+
+    deals = record.get("deals") or []
+    steps: list[dict[str, Any]] = []
+    try:
+        k = new_match_from_record(record)
+    except RecordError:
+        return steps
+    names = k.names
+    seat_of = {name: i for i, name in enumerate(names)}
+    table = wrap(k)
+    for deal in deals:
+        hands = deal["hands"]
+        k.start_deal([hands[name] for name in names], deal["stock"])
+        steps.append(_step(k, table, rules, names, cat, "", text))
+        for name, number in deal.get("bids") or []:
+            k.bid(seat_of[name], number)
+            steps.append(_step(k, table, rules, names, cat, f"{name}: {number}", text))
+        for entry in deal.get("plays") or []:
+            name, cards = entry[0], entry[1]
+            choice = entry[2] if len(entry) > 2 else None
+            listed = cards if isinstance(cards, list) else [cards]
+            k.play(seat_of[name], tuple(listed), choice)
+            shown = " ".join(text(c) for c in listed)
+            steps.append(_step(k, table, rules, names, cat, f"{name}: {shown}", text))
+    return steps
+
+
+def _step(
+    k: Karnaval, table: Any, rules: Any, names: Sequence[str], cat: Catalog, note: str, text: Any
+) -> dict[str, Any]:
+    lines = list(rules.render_status(table, names, cat))
+    d = k.current
+    if d is not None and d.complete:
+        lines += rules.render_reveal(table, names, cat)
+    if note:
+        lines += ["—", note]
+    shapes = web_view(k, None, names, cat, text)
+    if d is not None:
+        # The match is over: every hand is public in its record.
+        shapes["hands"] = [
+            {"title": names[s], "tiles": [_tile(c, text) for c in d.held[s]]} for s in k.order
+        ]
+    turn = k.turn
+    return {
+        "text": "\n".join(lines),
+        "shapes": shapes,
+        "seats": [{"name": n, "turn": i == turn} for i, n in enumerate(names)],
+    }
+
+
+def _tile(card: str, text: Any) -> dict[str, str]:
+    return {"id": card, "text": text(card), "tone": _tone(card), "note": ""}
