@@ -81,6 +81,7 @@ class Run:
     lags: list[float] = field(default_factory=list)
     busiest: int = 0
     refused: int = 0
+    private_sent: int = 0
     refused_group: int = 0
     refused_private: int = 0
     lost: int = 0
@@ -100,12 +101,14 @@ class Run:
             "wall_s_measured": round(self.wall, 1),
             "wall_min": round(self.wall / s / 60, 2),
             "moves": self.moves,
+            "private_messages": self.private_sent,
             "moves_per_min": round(self.moves / (self.wall / s / 60), 1) if self.wall else 0,
             "press_to_private_p50_s": round(_pct(self.private, 50) / s, 3),
             "press_to_private_p99_s": round(_pct(self.private, 99) / s, 3),
             "group_stale_p99_s": round(_pct(self.lags, 99) / s, 2),
             "deal_end_shown_max_s": round(max(self.deal_end, default=0.0) / s, 2),
             "deal_end_shown_p50_s": round(_pct(self.deal_end, 50) / s, 2),
+            "deal_end_shown_each_s": [round(t / s, 1) for t in self.deal_end],
             "group_calls_busiest_minute": self.busiest,
             "next_deal_delay_s": round(self.delay / s, 1),
             "refused_429": self.refused,
@@ -230,6 +233,11 @@ async def _game(
         if c.method.lower() in FLOODED_METHODS and c.params.get("chat_id") == group.id
     ]
     run.refused = sum(1 for c in calls if c.status == 429)
+    run.private_sent = sum(
+        1
+        for c in calls
+        if c.ok and c.method.lower() in FLOODED_METHODS and int(c.params.get("chat_id") or 0) > 0
+    )
     run.refused_group = sum(n for chat, n in tg.flood_refusals.items() if chat < 0)
     run.refused_private = sum(n for chat, n in tg.flood_refusals.items() if chat > 0)
     window = 60 * run.scale

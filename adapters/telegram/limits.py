@@ -52,7 +52,8 @@ _MEMORY = 4096
 @dataclass(frozen=True, slots=True)
 class LaneLimits:
     """Telegram's budgets: `group` calls per `group_window` s in a group, `private` per
-    `private_window` s in a private chat (about one a second, short bursts allowed), `overall`
+    `private_window` s in a private chat (about one a second: sent evenly, one per
+    `private_window / private` s, so the next screen never waits out a burst), `overall`
     per `overall_window` s for the bot. `margin` (a fraction) widens each window.
 
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
@@ -156,12 +157,13 @@ class Lanes(BaseRateLimiter[int]):
                 return
             await asyncio.sleep(wait)
 
-    async def _take(self, lanes: tuple[_Lane, ...]) -> None:
-        """Wait until every lane has room, then count a call under way in each."""
+    async def _take(self, lanes: tuple[_Lane, ...], spacing: float = 0.0) -> None:
+        """Wait until every lane has room (the first one `spacing` s after its last call too),
+        then count a call under way in each."""
         loop = asyncio.get_running_loop()
         while True:
             now = loop.time()
-            wait = max(lane.wait(now) for lane in lanes)
+            wait = max(lanes[0].wait(now, spacing=spacing), *(lane.wait(now) for lane in lanes))
             if wait <= 0:
                 for lane in lanes:
                     lane.busy += 1
@@ -190,6 +192,7 @@ class Lanes(BaseRateLimiter[int]):
         chat_id = data.get("chat_id")
         lanes: tuple[_Lane, ...]
         key: int | str = 0
+        spacing = 0.0
         if endpoint in READS:
             lanes = (self._overall,)
         elif endpoint not in ANSWERS and endpoint.startswith(SENDS):
@@ -198,11 +201,15 @@ class Lanes(BaseRateLimiter[int]):
             else:
                 key = _chat_key(chat_id)
                 lanes = (self._lane(key), self._overall)
+                if not _group(key) and lanes[0].limit > 0:
+                    # A private chat is paced evenly (one per window / limit s): a burst
+                    # would leave the next screen waiting for most of the window.
+                    spacing = lanes[0].window / lanes[0].limit
         else:
             return await callback(*args, **kwargs)
         loop = asyncio.get_running_loop()
         while True:
-            await self._take(lanes)
+            await self._take(lanes, spacing)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:

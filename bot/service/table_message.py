@@ -96,10 +96,13 @@ class TableMessages:
     ) -> bool:
         """Whether `m` is to be sent now. An edit of the table message waits for the
         channel's budget, then goes only if nothing newer came meanwhile (`arrived`: what was
-        committed while it waited); else it is merged into the newer one."""
+        committed while it waited); else it is merged into the newer one. An edit a post
+        follows (the last moves of a deal before its result) goes with the post, unpaced."""
         if m.kind != "edit":
             return True
         if not self.superseded(m, later):
+            if any(n.kind in ("post", "post_table") for n in later):
+                return True  # it ends what a post follows (a deal's last moves): no pacing
             ready = getattr(self.notifier, "ready", None)
             if ready is not None:
                 await ready(channel)
