@@ -14,11 +14,23 @@ whole matches (5 chips, until one is left) with the strategy seat moving round t
 reports the strategy seat's chips paid per deal it played, the baselines' figure, and the
 strategy seat's win rate against the fair share 1/n. A random-choice seat is measured the same
 way for scale.
+
+`--level strong` measures the `strong` seat (bot/games/gnavspiel/search.py) against `normal`
+seats (today's thresholds) in duplicate format (issue 22): match i of size n is played twice
+on the same deals (the shuffles come from their own seeded generator), once with every seat
+`normal` and once with seat i mod n `strong`; the strong seat's balance at the end (C23) is
+compared with the normal seat's in the same seat. It reports chips paid per deal by each level
+with a 95% confidence interval, the duplicate win rate (a better balance; a tie counts half),
+how often each wins its match, and the strong seat's decision times (CPU time, one core);
+`--samples` sets its worlds per decision. Its last line is one JSON object:
+`win_rate_strong_vs_normal` per size and `decision_p99_ms`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import random
 import sys
 import time
@@ -27,6 +39,7 @@ from dataclasses import replace
 
 from bot.games.gnavspiel import strategy
 from bot.games.gnavspiel.engine import DECK, Choice, Match
+from bot.games.gnavspiel.search import SAMPLES, choose_strong
 from bot.games.gnavspiel.strategy import Params, baseline_choice, choose
 
 Chooser = Callable[[Match, int], Choice]
@@ -140,6 +153,112 @@ def tune(deals: int, seed: int, sizes: list[int], weight: float) -> None:
         print(f"    {n}: {best!r},  # pays {best_score:.4f} per deal", flush=True)
 
 
+def play_levels(
+    n: int, seed: int, strong_seat: int | None, samples: int, times: list[float]
+) -> tuple[int, int, int, bool]:
+    """One whole match on the deals of `seed`, every seat `normal` but `strong_seat` (None:
+    all normal): (that seat's balance, chips it paid, deals it played, it won). With None the
+    figures are seat `seed`'s counterpart's: the caller passes the seat to compare."""
+    deals = random.Random(seed)
+    think = random.Random(seed * 7 + 1)
+    m = Match([f"P{i}" for i in range(n)], chips=5, dealer=deals.randrange(n))
+    paid = [0] * n
+    dealt = [0] * n
+    while m.phase != "over":
+        if m.phase == "deal":
+            cards = list(DECK)
+            deals.shuffle(cards)
+            m.start_deal(*m.deal_from(cards))
+            for s in range(n):
+                dealt[s] += m.in_match[s]
+            continue
+        s = m.deciders()[0]
+        if s == strong_seat:
+            t = time.process_time()
+            pick = choose_strong(m, s, think, samples)
+            times.append(time.process_time() - t)
+        else:
+            pick = choose(m, s)
+        for e in m.act(s, pick.action, pick.arg):
+            if e.kind == "pay":
+                paid[e.seats[0]] += 1
+    assert m.result is not None
+    seat = strong_seat if strong_seat is not None else seed % n
+    return m.result.balance[seat], paid[seat], dealt[seat], m.result.winner == seat
+
+
+def _pct(sorted_times: list[float], q: float) -> float:
+    """The q-quantile of sorted seconds, in ms (0 when empty)."""
+    if not sorted_times:
+        return 0.0
+    return sorted_times[min(len(sorted_times) - 1, int(q * len(sorted_times)))] * 1e3
+
+
+def _ci(values: list[float]) -> tuple[float, float]:
+    g = len(values)
+    mean = sum(values) / g
+    var = sum((v - mean) ** 2 for v in values) / max(1, g - 1)
+    return mean, 1.96 * math.sqrt(var / g)
+
+
+def levels(args: argparse.Namespace, sizes: list[int]) -> int:
+    """The duplicate strong-vs-normal run (`--level strong`)."""
+    print(f"budget: {args.samples} worlds per decision (a loan is always taken, G8)")
+    print()
+    print(
+        "| n | strong paid/deal | normal paid/deal | duplicate win rate | strong wins match |"
+        " normal wins match | p50 ms | p99 ms | max ms | matches | s |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rates: dict[str, float] = {}
+    every: list[float] = []
+    for n in sizes:
+        t0 = time.perf_counter()
+        times: list[float] = []
+        duel: list[float] = []
+        sp: list[float] = []
+        np_: list[float] = []
+        won = [0, 0]
+        for i in range(args.matches):
+            seed = args.seed * 100_003 + n * 1_009 + i
+            seat = seed % n
+            b_bal, b_paid, b_dealt, b_won = play_levels(n, seed, None, args.samples, [])
+            s_bal, s_paid, s_dealt, s_won = play_levels(n, seed, seat, args.samples, times)
+            duel.append(1.0 if s_bal > b_bal else 0.5 if s_bal == b_bal else 0.0)
+            sp.append(s_paid / max(1, s_dealt))
+            np_.append(b_paid / max(1, b_dealt))
+            won[0] += s_won
+            won[1] += b_won
+        times.sort()
+        every += times
+        w, wc = _ci(duel)
+        a, ac = _ci(sp)
+        b, bc = _ci(np_)
+        rates[str(n)] = round(w, 3)
+        g = args.matches
+        print(
+            f"| {n} | {a:.3f} ± {ac:.3f} | {b:.3f} ± {bc:.3f} | {w:.3f} ± {wc:.3f} |"
+            f" {won[0] / g:.3f} | {won[1] / g:.3f} | {_pct(times, 0.5):.1f} |"
+            f" {_pct(times, 0.99):.1f} | {_pct(times, 1.0):.1f} | {g} |"
+            f" {time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
+    every.sort()
+    p99 = _pct(every, 0.99)
+    print()
+    print(
+        json.dumps(
+            {
+                "win_rate_strong_vs_normal": rates,
+                "decision_p99_ms": round(p99, 1),
+                "matches_per_size": args.matches,
+                "samples": args.samples,
+            }
+        )
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=400)
@@ -148,12 +267,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=3000)
     parser.add_argument("--sizes", default="2,3,4,5,6", help="table sizes, e.g. 2,3")
     parser.add_argument("--weight", type=float, default=0.5, help="content baseline weight")
+    parser.add_argument("--level", choices=["strong"], default=None, help="strong vs normal")
+    parser.add_argument("--samples", type=int, default=SAMPLES, help="worlds per decision")
     args = parser.parse_args(argv)
     cmd = "python -m benchmarks.gnavspiel_strategy " + " ".join(argv or sys.argv[1:])
     print(f"command: {cmd.strip()}")
     print(f"seeds: match i of table size n uses random.Random({args.seed} * 100003 + i)")
     sizes = [int(x) for x in args.sizes.split(",")]
     start = time.perf_counter()
+    if args.level == "strong":
+        return levels(args, [n for n in sizes if n >= 3] if args.sizes == "2,3,4,5,6" else sizes)
     if args.tune:
         print(f"tuning on {args.deals} seeded deals per candidate (seed {args.seed}):")
         tune(args.deals, args.seed, sizes, args.weight)

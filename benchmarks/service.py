@@ -15,6 +15,12 @@ notifier sends nothing anywhere (it only counts). Printed:
 
 The last line is one JSON object. Run: `.venv/bin/python benchmarks/service.py` (about a
 minute; `--tables N` and `--resume N` to change the sizes).
+
+`--thinking N` adds N Karnaval tables of three `strong` bot seats (issue 22) to the same
+service while the measured tables play: their bots think in a pool of `--think-processes`
+worker processes (0: threads), at most `--think-concurrent` at once, each within
+`--think-seconds`; the latency figures stay those of the measured tables' commands, so
+comparing a run with and without `--thinking` shows what thinking costs the other tables.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from bot.runtime import tune_garbage_collector
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
+from bot.service.thinking import Thinking
 from storage.sqlite import SqliteRepository, raw_commit_rate
 
 HOST = User("bench:host", "Host")
@@ -75,31 +82,38 @@ class NullNotifier:
 
 
 class TimedService(TableService):
-    """The service, with the wall time of every handled deadline (a bot's command) kept."""
+    """The service, with the wall time of every handled deadline (a bot's command) kept
+    (not of the tables whose key starts with "think": they are the load, not the measure)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.latencies: list[float] = []
+        self.thinking_steps = 0
         # Each handled deadline timed, around the main loop's own step (`Timers`).
         step = self.timers._on_deadline
 
         async def timed(key: str) -> bool:
             start = time.perf_counter()
             acted = await step(key)
-            if acted:
+            if acted and ":think" in key:
+                self.thinking_steps += 1
+            elif acted:
                 self.latencies.append(time.perf_counter() - start)
             return acted
 
         self.timers._on_deadline = timed  # type: ignore[method-assign]
 
 
-async def setup_tables(service: TableService, count: int, prefix: str, players: int) -> None:
+async def setup_tables(
+    service: TableService, count: int, prefix: str, players: int, words: tuple[str, ...] = ()
+) -> None:
     """Open, configure and start `count` tables of bot seats (in parallel: commits batch)."""
+    words = words or ("lives=3",)
 
     async def one(i: int) -> None:
         key = TableKey("bench", f"{prefix}{i}")
         await service.open(key, HOST, sit=False)
-        reply = await service.configure(key, HOST, [f"bots={players}", "lives=3", "delay=0"])
+        reply = await service.configure(key, HOST, [f"bots={players}", *words, "delay=0"])
         assert reply.ok, reply.text
         reply = await service.start(key, HOST)
         assert reply.ok, reply.text
@@ -108,8 +122,10 @@ async def setup_tables(service: TableService, count: int, prefix: str, players: 
 
 
 def open_tables(service: TableService) -> int:
-    """Tables still playing (the benchmark may look inside the service it measures)."""
-    return sum(1 for t in service.work.cached.values() if t.status != "closed")
+    """Measured tables still playing (the benchmark may look inside the service it measures)."""
+    return sum(
+        1 for k, t in service.work.cached.items() if t.status != "closed" and ":think" not in k
+    )
 
 
 async def play_all(service: TimedService) -> tuple[int, float]:
@@ -189,6 +205,10 @@ async def main() -> None:
     parser.add_argument("--players", type=int, default=6, help="bot seats per table")
     parser.add_argument("--resume", type=int, default=10_000)
     parser.add_argument("--parallel", type=int, default=64, help="deadlines handled at once")
+    parser.add_argument("--thinking", type=int, default=0, help="strong Karnaval tables too")
+    parser.add_argument("--think-processes", type=int, default=1)
+    parser.add_argument("--think-concurrent", type=int, default=2)
+    parser.add_argument("--think-seconds", type=float, default=0.25)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gnav-service-bench-") as tmp:
         folder = Path(tmp)
@@ -205,12 +225,21 @@ async def main() -> None:
             bot_delay=0.0,
             max_parallel=args.parallel,
             games=all_games(),
+            thinking=Thinking(
+                processes=args.think_processes,
+                concurrent=args.think_concurrent,
+                seconds=args.think_seconds,
+            ),
         )
         await setup_tables(service, args.tables, "t", args.players)
+        if args.thinking:
+            karnaval = ("game=karnaval", "level=strong")
+            await setup_tables(service, args.thinking, "think", 3, karnaval)
         tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
         commands, seconds = await play_all(service)
         await service.outbox.drain()
         transactions = repo.transactions
+        service.work.thinking.close()
         await repo.close()
         lat = sorted(service.latencies)
         p50 = statistics.median(lat) * 1000
@@ -222,6 +251,11 @@ async def main() -> None:
             f"{transactions:,} transactions"
         )
         print(f"latency per command: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+        if args.thinking:
+            print(
+                f"meanwhile {args.thinking} Karnaval tables of strong bots made "
+                f"{service.thinking_steps:,} steps (not in the figures above)"
+            )
         print(
             f"messages: {notifier.posts:,} posts, {notifier.edits:,} edits, "
             f"{notifier.tells:,} private"
@@ -251,6 +285,8 @@ async def main() -> None:
                     "file_kb_per_match": round(file_bytes / 1024, 2),
                     "resume_10k_s": round(resume * 10_000 / args.resume, 3),
                     "commands": commands,
+                    "thinking_tables": args.thinking,
+                    "thinking_steps": service.thinking_steps,
                     "cpu_count": os.cpu_count(),
                 }
             )

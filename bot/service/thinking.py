@@ -4,13 +4,18 @@ A game may offer `bot_thinking(match, seat, rng, level, seconds)` (see `GameRule
 the choice when it is decided at once, or a job (a callable holding a snapshot of what the seat
 may know, never the live match) that takes longer. Jobs run away from the event loop, in a pool
 of processes (`processes` > 0) or of threads, at most `concurrent` at a time, each within
-`seconds` (None: the game's own count of work only, so tests are repeatable). Other tables'
-commands go on meanwhile; the table whose bot thinks waits for it under its own lock.
+`seconds` (None: the game's own count of work only, so tests are repeatable).
+
+The main loop never waits for a job: `start` launches it and the bot's deadline step ends
+there; when the job is done, `on_ready(key)` queues the table's deadline again, and the next
+step takes the choice (`result`) if the table is still where the job saw it (`stamp`). Other
+tables' commands and deadlines go on meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import random
 from collections.abc import Callable
@@ -18,6 +23,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 from bot.service.game import Choice, GameRules
+
+log = logging.getLogger(__name__)
 
 #: The bot levels a table may choose (`normal`: the game's plain bot choice).
 LEVELS = ("easy", "normal", "strong")
@@ -34,6 +41,10 @@ class Thinking:
         self._processes = max(0, processes)
         self._limit: asyncio.Semaphore | None = None
         self._pool: Executor | None = None
+        #: Jobs under way or done, by table key: (the state they saw, their future).
+        self._jobs: dict[str, tuple[Any, asyncio.Future[Choice]]] = {}
+        #: Called with a table's key when its job is done (the main loop queues the table).
+        self.on_ready: Callable[[str], None] | None = None
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -57,11 +68,73 @@ class Thinking:
         decided: Choice | Callable[[], Choice] = think(match, seat, rng, level, self.seconds)
         if isinstance(decided, Choice):
             return decided
+        return await self._run(decided)
+
+    def start(
+        self,
+        key: str,
+        stamp: Any,
+        rules: GameRules,
+        match: Any,
+        seat: int,
+        rng: random.Random,
+        level: str,
+    ) -> Choice | None:
+        """The choice at once when the game decides at once; else None, with a job thinking
+        for the table in state `stamp` (one per table: a job for an older state is dropped)."""
+        think = getattr(rules, "bot_thinking", None)
+        if think is None or level not in LEVELS or level == "normal":
+            return rules.bot_choice(match, seat, rng)
+        held = self._jobs.get(key)
+        if held is not None and held[0] == stamp:
+            return None  # already thinking about this very state
+        decided: Choice | Callable[[], Choice] = think(match, seat, rng, level, self.seconds)
+        if isinstance(decided, Choice):
+            return decided
+        future = asyncio.ensure_future(self._run(decided))
+        self._jobs[key] = (stamp, future)
+        future.add_done_callback(lambda _f: self._ready(key))
+        return None
+
+    def result(self, key: str, stamp: Any) -> Choice | None:
+        """The choice of the job done for the table in state `stamp` (None if none; a job of
+        another state is dropped). A job that failed gives None and is logged."""
+        held = self._jobs.get(key)
+        if held is None or not held[1].done():
+            return None
+        del self._jobs[key]
+        if held[0] != stamp:
+            return None
+        try:
+            return held[1].result()
+        except Exception:
+            log.exception("a bot seat's thinking failed at %s", key)
+            return None
+
+    def thinking(self, key: str) -> bool:
+        """Whether a job for the table is under way."""
+        held = self._jobs.get(key)
+        return held is not None and not held[1].done()
+
+    async def wait(self) -> bool:
+        """Wait until every job under way is done; False when none was (for tests and
+        benchmarks that run the main loop step by step)."""
+        running = [f for _, f in self._jobs.values() if not f.done()]
+        if not running:
+            return False
+        await asyncio.wait(running)
+        return True
+
+    def _ready(self, key: str) -> None:
+        if self.on_ready is not None:
+            self.on_ready(key)
+
+    async def _run(self, job: Callable[[], Choice]) -> Choice:
         if self._limit is None:
             self._limit = asyncio.Semaphore(self.concurrent)
         async with self._limit:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor(), decided)
+            return await loop.run_in_executor(self._executor(), job)
 
     def close(self) -> None:
         """Stop the pool (jobs under way finish first)."""

@@ -38,6 +38,7 @@ class Timers:
         self.lobby = lobby
         self._next_scan = 0.0
         self._next_housekeeping = 0.0
+        work.thinking.on_ready = self._thought
 
     async def tick(self) -> int:
         """Handle every deadline that is due; returns how many tables acted.
@@ -92,6 +93,12 @@ class Timers:
             elif result:
                 acted += 1
         return acted
+
+    def _thought(self, key: str) -> None:
+        """A bot seat's thinking is done: its table's deadline is due again (now)."""
+        heapq.heappush(self.deadlines.heap, (self.work.clock.now(), key))
+        if self.deadlines.wake is not None:
+            self.deadlines.wake.set()
 
     async def _claimed(self, due: list[str]) -> list[str]:
         """Of the due tables, those this process claimed (another may have them), plus any due
@@ -165,9 +172,16 @@ class Timers:
         bots = [s for s in deciders if table.seats[s].bot]
         if kind == "bot" and bots:
             turn = bots[0]
-            # The table's level may think away from the loop (thinking.py): other tables go on.
-            level = table.settings.level
-            choice = await self.work.thinking.choose(rules, match, turn, self.work.rng, level)
+            # The table's level may think away from the loop (thinking.py): this step ends
+            # while it thinks, other tables go on, and the deadline fires again when it is done.
+            thinking = self.work.thinking
+            stamp = (table.table_id, table.seq, turn)
+            choice = thinking.result(key, stamp)
+            if choice is None:
+                level = table.settings.level
+                choice = thinking.start(key, stamp, rules, match, turn, self.work.rng, level)
+            if choice is None:
+                return False
             outcome = rules.act(match, turn, choice.action, choice.arg)
             table.seats[turn].mark = ACTED
             table.log.extend(outcome.log)

@@ -49,8 +49,13 @@ class Harness:
 
     async def settle(self) -> None:
         """Run every due deadline (bots with no delay) and deliver every queued message."""
-        while await self.service.tick():
-            pass
+        while True:
+            while await self.service.tick():
+                pass
+            # Bot seats of a thinking level decide away from the loop: wait for them, then
+            # their tables are due again.
+            if not await self.service.work.thinking.wait():
+                break
         await self.service.outbox.drain()
         # In-memory ports never yield to the event loop: let other tasks (other tables) run.
         await asyncio.sleep(0)

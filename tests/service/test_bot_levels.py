@@ -110,6 +110,32 @@ async def test_a_thinking_bot_never_stalls_another_tables_commands(harness: Harn
     assert await thinking.choose(gate, None, 0, random.Random(1), "normal") == Choice("plain")  # type: ignore[arg-type]
 
 
+async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
+    """A deadline step of a thinking bot starts its job and ends; another table's deadline
+    step is handled while it thinks; when the job is done the table is due again and the bot
+    acts (issue 22)."""
+    h = Harness(seed=3)
+    svc = h.service
+    gate = _Gate()
+    thinking = svc.work.thinking
+    ready: list[str] = []
+    thinking.on_ready = ready.append
+    stamp = ("t", 1, 0)
+    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    while gate.started == 0:
+        await asyncio.sleep(0.001)
+    assert thinking.thinking("k") and thinking.result("k", stamp) is None
+    assert (await svc.open(OTHER, BOB)).ok  # the loop serves others meanwhile
+    gate.release.set()
+    assert await thinking.wait()
+    assert ready == ["k"] and gate.started == 1  # one job for one state
+    assert thinking.result("k", ("t", 2, 0)) is None  # the table moved on: dropped
+    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    await thinking.wait()
+    assert thinking.result("k", stamp) == Choice("thought", "strong")
+
+
 async def test_concurrent_thinking_is_bounded() -> None:
     thinking = Thinking(concurrent=1)
     gate = _Gate()

@@ -64,7 +64,7 @@ class Budget:
     """How much one decision may think: at most `samples` worlds and, when set, `seconds`
     (checked between worlds; at least `min_samples` worlds are always done)."""
 
-    samples: int = 48
+    samples: int = 32
     seconds: float | None = None
     min_samples: int = 6
     rollouts: int = 400  # at most this many play-outs per decision (worlds x moves tried)

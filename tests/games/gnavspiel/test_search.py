@@ -1,0 +1,54 @@
+"""Gnavspiel's `strong` bot (bot/games/gnavspiel/search.py): legal choices over seeded
+matches, a choice that depends only on the seat's information set (other hidden cards and the
+stock changed consistently with what is public never change it, for a fixed seed), a loan
+always taken (G8, C19)."""
+
+from __future__ import annotations
+
+import random
+
+from bot.games.gnavspiel.engine import DECK, Choice, Match
+from bot.games.gnavspiel.search import choose_strong
+from bot.games.gnavspiel.strategy import SeatView, choose
+from tests.games.gnavspiel.helpers import new_match, play
+
+
+def test_g4_hidden_cards_never_change_the_strong_choice() -> None:
+    a = new_match({"Ann": "3", "Bob": "9", "Cid": "5"}, ["7"])
+    b = new_match({"Ann": "3", "Bob": "10", "Cid": "6"}, ["7"])
+    for m in (a, b):
+        play(m, "Ann offer", "Bob refuse")
+    assert SeatView.from_match(a, 0) == SeatView.from_match(b, 0)
+    for seed in range(3):
+        pick = choose_strong(a, 0, random.Random(seed), samples=8)
+        assert pick == choose_strong(b, 0, random.Random(seed), samples=8)
+
+
+def test_strong_choices_are_legal_over_seeded_matches() -> None:
+    for n in (3, 5):
+        rng = random.Random(40 + n)
+        m = Match([f"P{i}" for i in range(n)], chips=3, dealer=0)
+        for _ in range(400):
+            if m.phase == "over":
+                break
+            if m.phase == "deal":
+                cards = list(DECK)
+                rng.shuffle(cards)
+                m.start_deal(*m.deal_from(cards))
+                continue
+            s = m.deciders()[0]
+            pick = choose_strong(m, s, rng, samples=3) if s == 0 else choose(m, s)
+            assert pick in m.choices(s)
+            m.act(s, pick.action, pick.arg)
+
+
+def test_g8_c19_a_loan_is_always_taken() -> None:
+    m = new_match({"Ann": "A", "Bob": "K", "Cid": "Q"}, chips=2)
+    for _ in range(20):
+        s = m.deciders()[0]
+        if any(c.action == "borrow" for c in m.choices(s)):
+            assert choose_strong(m, s, random.Random(0), samples=4) == Choice("borrow")
+            return
+        c = choose(m, s)
+        m.act(s, c.action, c.arg)
+    raise AssertionError("Ann, broke after paying with the ace, was never asked to borrow")
