@@ -19,7 +19,7 @@ import logging
 import multiprocessing
 import random
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 from bot.service.game import Choice, GameRules
@@ -45,6 +45,8 @@ class Thinking:
         self._jobs: dict[str, tuple[Any, asyncio.Future[Choice]]] = {}
         #: Called with a table's key when its job is done (the main loop queues the table).
         self.on_ready: Callable[[str], None] | None = None
+        #: Tables whose job failed, with the state it saw: they get the plain bot choice.
+        self._failed: dict[str, Any] = {}
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -85,6 +87,8 @@ class Thinking:
         think = getattr(rules, "bot_thinking", None)
         if think is None or level not in LEVELS or level == "normal":
             return rules.bot_choice(match, seat, rng)
+        if self._failed.pop(key, None) == stamp:  # its thinking failed: never stall the table
+            return rules.bot_choice(match, seat, rng)
         held = self._jobs.get(key)
         if held is not None and held[0] == stamp:
             return None  # already thinking about this very state
@@ -107,8 +111,11 @@ class Thinking:
             return None
         try:
             return held[1].result()
-        except Exception:
-            log.exception("a bot seat's thinking failed at %s", key)
+        except Exception as exc:
+            log.error("a bot seat's thinking failed at %s: %r", key, exc)
+            self._failed[key] = stamp  # the next step plays the plain bot choice
+            if isinstance(exc, BrokenExecutor):
+                self._pool = None  # a worker died: a new pool for the next jobs
             return None
 
     def thinking(self, key: str) -> bool:

@@ -136,6 +136,27 @@ async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
     assert thinking.result("k", stamp) == Choice("thought", "strong")
 
 
+async def test_a_failed_thought_falls_back_to_the_plain_bot_choice() -> None:
+    """A job that fails (a worker died, a bug) never stalls the table: the next step of the
+    same state plays the game's plain bot choice."""
+
+    class Broken(_Gate):
+        def bot_thinking(self, *args: Any) -> Any:
+            def job() -> Choice:
+                raise RuntimeError("no thinking today")
+
+            return job
+
+    thinking = Thinking()
+    rules = Broken()
+    stamp = ("t", 1, 0)
+    assert thinking.start("k", stamp, rules, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    await thinking.wait()
+    assert thinking.result("k", stamp) is None
+    assert thinking.start("k", stamp, rules, None, 0, random.Random(1), "strong") == Choice("plain")  # type: ignore[arg-type]
+    thinking.close()
+
+
 async def test_concurrent_thinking_is_bounded() -> None:
     thinking = Thinking(concurrent=1)
     gate = _Gate()

@@ -20,6 +20,7 @@ from bot.games.karnaval.search import (
     code,
     name,
     sample_world,
+    think,
 )
 from bot.games.karnaval.strategy import SeatView, _voids, choose
 from tests.games.karnaval.helpers import play_all, table
@@ -142,3 +143,23 @@ def test_the_quarter_weighs_on_an_exact_bid_k20() -> None:
     assert Quarter(True, 40, 2).value(2, 2) > 20
     assert Quarter(False, -5, 0).value(2, 1) == 1 - 60
     assert Quarter(False, -5, 1).value(2, 1) == 1
+
+
+def test_easy_mostly_plays_like_normal_but_not_always() -> None:
+    """`easy` is a casual player: today's choice most of the time, now and then another legal
+    one (its best-looking alternative)."""
+    same = other = 0
+
+    def probe(k: Karnaval, seat: int) -> None:
+        nonlocal same, other
+        if len(k.choices(seat)) < 2:
+            return
+        pick = think(k, seat, random.Random(same + other), "easy").run()
+        assert pick in k.choices(seat)
+        if pick == choose(k, seat):
+            same += 1
+        else:
+            other += 1
+
+    _play(515, 4, choose, max_deals=2, on_step=probe)
+    assert same > other > 0
