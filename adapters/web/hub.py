@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,6 +41,12 @@ class Views(Protocol):
 
     async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
         """One viewer's view of a table."""
+        ...
+
+    async def page_views(
+        self, table_id: str, viewers: Sequence[str | None]
+    ) -> dict[str | None, PageView] | None:
+        """Several viewers' views of a table, built together."""
         ...
 
 
@@ -137,11 +143,14 @@ class Hub:
         by_viewer: dict[str | None, list[Page]] = {}
         for page in pages:
             by_viewer.setdefault(page.viewer, []).append(page)
+        if not by_viewer:
+            return
+        views = await self.views.page_views(table_id, list(by_viewer))
+        if views is None:
+            return
         sends: list[Awaitable[None]] = []
         for viewer, group in by_viewer.items():
-            view = await self.views.page_view(table_id, viewer)
-            if view is None:
-                continue
+            view = views[viewer]
             self.known[table_id] = (view.key, view.version)
             text = state_message(view)
             sends.extend(self._send(p, view, text) for p in group if view.version >= p.version)

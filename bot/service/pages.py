@@ -9,6 +9,7 @@ page cannot show what its viewer may not see.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from bot.service import tokens
 from bot.service.core import UnitOfWork
 from bot.service.game import GameRules
 from bot.service.i18n import Catalog
+from bot.service.ports import Screen
 from bot.service.screens import Screens
 from bot.service.table import Table
 
@@ -41,10 +43,20 @@ class Pages:
     def __init__(self, work: UnitOfWork, screens: Screens) -> None:
         self.work = work
         self.screens = screens
+        #: Where each table id was last found (checked again at every load).
+        self._keys: dict[str, str] = {}
 
     async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
         """The table with `table_id` as `viewer` (a user key; None: a spectator) may see it;
         None when no table has that id."""
+        views = await self.page_views(table_id, [viewer])
+        return None if views is None else views[viewer]
+
+    async def page_views(
+        self, table_id: str, viewers: Sequence[str | None]
+    ) -> dict[str | None, PageView] | None:
+        """The table with `table_id` as each of `viewers` may see it, built together from one
+        load under one lock (the pushes after a commit); None when no table has that id."""
         key = await self._key_by_id(table_id)
         if key is None:
             return None
@@ -55,7 +67,8 @@ class Pages:
                 if row is None:
                     return None
                 table = Table.from_row(row, self.work.games)  # a closed table, not cached
-            return self._page(table, viewer)
+            screen = self.screens.render(table)  # the public table message, once
+            return {viewer: self._page(table, viewer, screen) for viewer in viewers}
 
     async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
         """The finished match of the table `table_id` as the replay page's frames (the game's
@@ -71,17 +84,22 @@ class Pages:
         return replay_frames(rules, found.record, self.work.cat(table), table_id=table_id)
 
     async def _key_by_id(self, table_id: str) -> str | None:
+        known = self._keys.get(table_id)
+        if known is not None:
+            cached = self.work.cached.get(known)
+            if cached is not None and cached.table_id == table_id:
+                return known
         for cached in self.work.cached.values():
             if cached.table_id == table_id and cached.status != "closed":
+                self._keys[table_id] = cached.key.key
                 return cached.key.key
         row = await self.work.repo.load_table_by_id(table_id)
         return None if row is None else row.key
 
-    def _page(self, table: Table, viewer: str | None) -> PageView:
+    def _page(self, table: Table, viewer: str | None, screen: Screen) -> PageView:
         rules = self.work.game_of(table)
         cat = self.work.cat(table)
         seat = table.seat_of(viewer) if viewer is not None else None
-        screen = self.screens.render(table)
         match = table.match
         in_round = match is not None and table.status == "playing" and rules.in_round(match)
         deciders = tuple(rules.deciders(match)) if in_round else ()

@@ -274,6 +274,12 @@ class TableService:
         web table (docs/web.md); None when no table has that id."""
         return await self.pages.page_view(table_id, viewer)
 
+    async def page_views(
+        self, table_id: str, viewers: Sequence[str | None]
+    ) -> dict[str | None, PageView] | None:
+        """The table as each of `viewers` may see it on the web table, built together."""
+        return await self.pages.page_views(table_id, viewers)
+
     async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
         """The finished match of table `table_id` as the replay page's frames (None: none)."""
         return await self.pages.replay_frames(table_id)

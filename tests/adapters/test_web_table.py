@@ -26,6 +26,7 @@ from adapters.web.stack import WebStack, start_web
 from bot.games.karnaval.game import card_text
 from bot.service.table import User
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+from tests.storage.conftest import fresh_pg_schema
 
 TOKEN = "123456:TEST-token-of-the-test-bot"
 OTHER_TOKEN = "654321:another-bot"
@@ -383,3 +384,68 @@ async def test_a_finished_match_replays_on_the_web_and_the_export_links_it(
     assert export.ok and f"/r/{table.table_id}" in export.text
     async with served.session.get(f"{served.base}/r/nosuch") as resp:
         assert resp.status == 404
+
+
+@pytest.fixture
+async def pg_schema() -> AsyncIterator[str]:
+    """A fresh PostgreSQL schema (skipped where PostgreSQL is not reachable)."""
+    async with fresh_pg_schema() as name:
+        yield name
+
+
+async def test_a_page_gets_the_push_of_a_commit_made_by_another_process(pg_schema: str) -> None:
+    """Two bot processes on one PostgreSQL store (docs/web.md, "several processes"): a page
+    served by the first gets the push of a press the second committed; a link the first
+    signed works on the second (one secret, kept in the store)."""
+    import random
+
+    from bot.games.registry import all_games
+    from bot.service.service import TableService
+    from storage.postgres import PostgresRepository
+    from tests.service.fakes import FakeClock, RecordingNotifier
+    from tests.storage.conftest import PG_DSN
+
+    clock = FakeClock()
+    repos = [await PostgresRepository.open(PG_DSN, schema=pg_schema, max_size=4) for _ in range(2)]
+    first, second = (
+        TableService(
+            repo,
+            RecordingNotifier(),
+            clock=clock,
+            rng=random.Random(i),
+            bot_delay=0.0,
+            games=all_games(),
+        )
+        for i, repo in enumerate(repos)
+    )
+    web_first = await start_web(first, watch_interval=0.02)
+    web_second = await start_web(second, watch_interval=0.02)
+    try:
+        assert (await first.open(CHANNEL, ALICE)).ok
+        assert (await first.join(CHANNEL, BOB)).ok
+        assert (await first.start(CHANNEL, ALICE)).ok
+        table = await first.table_state(CHANNEL)
+        rules = first.game_of(table)
+        seat = rules.deciders(table.match)[0]
+        mover = ALICE if table.seats[seat].user == ALICE.key else BOB
+        link = web_first.links.seat_link(table.table_id, mover.key) or ""
+        async with aiohttp.ClientSession() as session:
+            served = Served(Harness(), web_first, session)
+            page = await served.page(table.table_id, link=_proof(link))
+            version = page.view["version"]
+            assert page.view["choices"]
+            # The second process signs alike and takes the press.
+            other = Served(Harness(), web_second, session)
+            there = await other.page(table.table_id, link=_proof(link))
+            assert there.hello["denied"] is None and there.view["choices"]
+            reply = await second.press(CHANNEL, mover, there.view["choices"][0]["token"])
+            assert reply.ok, reply.text
+            pushed = await page.until(version)  # pushed by the first, committed by the second
+            assert pushed["version"] > version and not pushed["choices"]
+    finally:
+        await web_first.stop()
+        await web_second.stop()
+        for service in (first, second):
+            await service.shutdown()
+        for repo in repos:
+            await repo.close()
