@@ -45,6 +45,17 @@ class Pages:
         self.screens = screens
         #: Where each table id was last found (checked again at every load).
         self._keys: dict[str, str] = {}
+        #: The page's own words per language and platform.
+        self._page_words: dict[tuple[str, str], dict[str, str]] = {}
+
+    def _words(self, cat: Catalog, where: tuple[str, str]) -> dict[str, str]:
+        words = self._page_words.get(where)
+        if words is None:
+            keys = ("title", "mine", "table", "log", "sheet", "spectator", "denied", "closed")
+            words = {k: cat.t(f"web.{k}") for k in keys}
+            words["left"] = cat.t("web.left", seconds="{seconds}")  # filled in by the page
+            self._page_words[where] = words
+        return words
 
     async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
         """The table with `table_id` as `viewer` (a user key; None: a spectator) may see it;
@@ -154,14 +165,7 @@ class Pages:
             "choices": choices,
             "actions": actions,
             "shapes": shapes,
-            "words": {
-                **{
-                    k: cat.t(f"web.{k}")
-                    for k in ("title", "hand", "table", "log", "sheet", "spectator", "denied")
-                },
-                "closed": cat.t("web.closed"),
-                "left": cat.t("web.left", seconds="{seconds}"),  # filled in by the page
-            },
+            "words": self._words(cat, (table.settings.language, table.key.platform)),
         }
         return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)
 
@@ -175,7 +179,7 @@ def replay_frames(
     fold = getattr(rules, "web_replay", None)
     if fold is None:
         return None
-    words = {k: cat.t(f"web.{k}") for k in ("title", "hand", "table", "log", "sheet")}
+    words = {k: cat.t(f"web.{k}") for k in ("title", "mine", "table", "log", "sheet")}
     steps = []
     for i, step in enumerate(fold(record, cat)):
         steps.append(

@@ -153,10 +153,10 @@ export function render(root, view, ctx) {
     play.append(tilesEl(shapes.middle.tiles, new Map(), ctx.press, true));
   }
   if (shapes.own && shapes.own.tiles) {
-    play.append($('h2', '', shapes.own.title || words.hand));
+    play.append($('h2', '', shapes.own.title || words.mine));
     play.append(tilesEl(shapes.own.tiles, byArg, ctx.press, ctx.busy));
   }
-  for (const h of shapes.hands || []) {
+  for (const h of shapes.shown || []) {
     play.append($('h2', '', h.title));
     play.append(tilesEl(h.tiles, new Map(), ctx.press, true));
   }

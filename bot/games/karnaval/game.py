@@ -50,6 +50,8 @@ class Table:
     k: Karnaval
     leaving: set[int] = field(default_factory=set)
     announced_draw: bool = False
+    #: The web page's last score sheet (not stored: drawn again when needed).
+    sheet_memo: list[Any] = field(default_factory=list)
 
 
 def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
@@ -371,7 +373,8 @@ class KarnavalRules:
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
-        return web.web_view(t.k, seat, names, cat, card_text)
+        sheet = web.sheet_of(t.k, names, t.sheet_memo)
+        return web.web_view(t.k, seat, names, cat, card_text, sheet)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps (bot/games/karnaval/web.py)."""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.games.karnaval.engine import Karnaval
-from bot.games.karnaval.engine.cards import JOKER, suit_of
+from bot.games.karnaval.engine.cards import JOKER, sorted_hand, suit_of
 from bot.service.i18n import Catalog
 
 _RED = frozenset({"H", "D"})
@@ -24,10 +24,16 @@ def _tone(card: str) -> str:
 
 
 def web_view(
-    k: Karnaval, seat: int | None, names: Sequence[str], cat: Catalog, text: Any
+    k: Karnaval,
+    seat: int | None,
+    names: Sequence[str],
+    cat: Catalog,
+    text: Any,
+    sheet: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The page's view of a Karnaval match for `seat` (None: a spectator). `text` is the
-    game's card-to-text function (`card_text`)."""
+    game's card-to-text function (`card_text`); `sheet` the score sheet when already drawn
+    (it is the same for every viewer: see `sheet_of`)."""
     out: dict[str, Any] = {}
     d = k.current
     if d is not None:
@@ -55,21 +61,33 @@ def web_view(
             ],
         }
         if seat is not None and 0 <= seat < k.n and not d.complete:
-            view = k.view_for(seat)
+            trump_suit = d.trump
             out["own"] = {
                 "title": "",
                 "tiles": [
                     {
-                        "id": c["card"],
-                        "text": text(c["card"]),
-                        "tone": _tone(c["card"]),
-                        "note": "★" if c["trump"] else "",
+                        "id": c,
+                        "text": text(c),
+                        "tone": _tone(c),
+                        "note": "★" if trump_suit is not None and suit_of(c) == trump_suit else "",
                     }
-                    for c in view["hand"]
+                    for c in sorted_hand(d.held[seat], trump_suit)
                 ],
             }
-    out["sheet"] = _sheet(k, names)
+    out["sheet"] = sheet if sheet is not None else _sheet(k, names)
     return out
+
+
+def sheet_of(k: Karnaval, names: Sequence[str], memo: list[Any]) -> dict[str, Any]:
+    """The score sheet, drawn again only when a deal was added or scored since (`memo`
+    keeps the last one: the pushes of one commit build a view per viewer)."""
+    d = k.current
+    key = (len(k.deals), d is not None and d.complete, tuple(names))
+    if memo and memo[0] == key:
+        return memo[1]
+    sheet = _sheet(k, names)
+    memo[:] = [key, sheet]
+    return sheet
 
 
 def _sheet(k: Karnaval, names: Sequence[str]) -> dict[str, Any]:
@@ -139,7 +157,7 @@ def _step(
     shapes = web_view(k, None, names, cat, text)
     if d is not None:
         # The match is over: every hand is public in its record.
-        shapes["hands"] = [
+        shapes["shown"] = [
             {"title": names[s], "tiles": [_tile(c, text) for c in d.held[s]]} for s in k.order
         ]
     turn = k.turn
