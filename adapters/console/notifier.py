@@ -3,7 +3,7 @@
 A terminal cannot edit what it printed, so an edit of the table message prints only the
 entries of the round's log (`Screen.log`) that are new since that message was last shown. Nor
 can it show a picture: a message's picture (a score sheet) is printed as its text
-(`Picture.alt`), the PNG itself is not shown or written.
+(`Picture.alt`) under the message's first line, the PNG itself is not shown or written.
 
 The terminal's table is told, not polling: every message delivered here wakes whoever waits
 in `changed()` (the game loop of adapters/console/play.py), which then looks at the table once.
@@ -59,11 +59,13 @@ class ConsoleNotifier:
         ref = str(self._count)
         self._shown[ref] = screen.log
         self.console.print()
-        for line in screen.text.split("\n"):
-            self.console.print(Text(line))
+        lines = screen.text.split("\n")
         if screen.image is not None and screen.image.alt:
-            for line in screen.image.alt.split("\n"):  # what the picture shows, as text
-                self.console.print(Text(line))
+            # What the picture shows, as text, under the message's heading (a score sheet
+            # under its title, before the lines that follow it: the winners, what comes next).
+            lines[1:1] = screen.image.alt.split("\n")
+        for line in lines:
+            self.console.print(Text(line))
         self.show_private()
         self._push()
         return ref

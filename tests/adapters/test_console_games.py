@@ -39,18 +39,6 @@ def test_gnavspiel_from_a_pipe_ends_with_who_takes_the_pot_G9_C23(tmp_path: Path
     assert "takes the pot" in done.stdout and "Balances:" in done.stdout
 
 
-def test_karnaval_from_a_pipe_ends_with_the_winner_K20(tmp_path: Path) -> None:
-    done = _play(tmp_path, "--game", "karnaval", "--players", "3", lines=2000)
-    assert done.returncode == 0, done.stderr
-    assert "1) Bid 0" in done.stdout
-    assert "Winner:" in done.stdout and "Final totals" in done.stdout
-    # K20: the sheet's picture at the end (the terminal shows no picture) is printed as its
-    # text: the only sheet with the game's totals filled in.
-    lines = done.stdout.splitlines()
-    assert any(line.startswith("Total|") and any(c.isdigit() for c in line) for line in lines)
-    assert ".png" not in done.stdout
-
-
 def test_players_are_checked_against_the_game(tmp_path: Path) -> None:
     done = _play(tmp_path, "--game", "karnaval", "--players", "2", lines=1)
     assert done.returncode == 2 and "between 3 and 6" in done.stderr
@@ -136,3 +124,49 @@ def test_gnavspiel_the_dealers_draw_before_the_reveal_and_words_of_a_deal_G5_C23
         r"takes (\d+) in all: the pot \((\d+)\) and the debts collected \((\d+)\)", text
     ):
         assert int(m.group(1)) == int(m.group(2)) + int(m.group(3))
+
+
+def test_karnaval_in_the_terminal_K14_K20_KC9(tmp_path: Path) -> None:
+    # Seed 3, three seats, always the first choice: a bot leads a Karnaval in deal 3.
+    lines = _typed(tmp_path, "1\n" * 400 + "quit\n", "--game", "karnaval", "--players", "3")
+    text = "\n".join(lines)
+    # The trick line says what the number is (tricks taken), a Karnaval's trick counts two.
+    assert "takes the trick (" not in text and "takes the trick and has taken 1." in text
+    assert "takes the Karnaval, which counts as two tricks" in text
+    # The first card given to a Karnaval is acknowledged: the two questions differ.
+    led = next(i for i, line in enumerate(lines) if "leads a Karnaval" in line)
+    told = [line for line in lines[led:] if line.startswith("🔒")][:2]
+    assert told[0] != told[1] and "You give" in told[1] and "You give" not in told[0], told
+    # After a deal inside a quarter: its line and the totals so far, not the whole sheet.
+    first = lines.index("Deal 1 of 12: score sheet (bid|points)")
+    after = lines[first : lines.index("", first)]
+    assert any(line.startswith("So far|") for line in after), after
+    assert not any(line.startswith(("Q1", "Q2", "Total")) for line in after), after
+    # At a quarter's end the whole sheet, under its title, before what comes next.
+    third = lines.index("Deal 3 of 12: score sheet (bid|points)")
+    assert "|Me" in lines[third + 1].replace(" ", "")
+    ends = next(i for i in range(third, len(lines)) if lines[i].startswith("Next deal in"))
+    assert any(line.startswith("Q1") for line in lines[third:ends])
+    # The game's end: the winner after the whole sheet, then the closing line.
+    total = max(i for i, line in enumerate(lines) if line.startswith("Total|"))
+    assert lines[total + 2].startswith("🏆 Winner"), lines[total:]
+    assert "Next round" not in text
+    assert "1) Bid 0" in text and "Final totals" in text
+    # K20: the sheet's picture at the end (the terminal shows no picture) is printed as its
+    # text: the only sheet with the game's totals filled in.
+    assert any(x.startswith("Total|") and any(c.isdigit() for c in x) for x in lines)
+    assert ".png" not in text
+
+
+def test_karnaval_in_portuguese_says_its_own_words_and_cuts_a_long_line(tmp_path: Path) -> None:
+    long = "x" * 5000
+    typed = f"rules\nhelp\nstay\n0\n8\nbid 2\n{long}\nquit\n"
+    lines = _typed(tmp_path, typed, "--game", "karnaval", "--players", "3", "--language", "pt")
+    text = "\n".join(lines)
+    for english in ("Your turn", "Type a number", "is not a command", "stay (s)", "swap (w)"):
+        assert english not in text, english
+    assert "/gnav_join" not in text  # the terminal has no such command
+    assert "escolhe 1-7" in text  # 0 and 8 are off the list of seven bids
+    assert "Me licita 2." in text  # `bid 2` is the bid of 2
+    assert "«stay» não é um comando." in text  # Gnav's word is not Karnaval's
+    assert long not in text and max(len(line) for line in lines) < 1000

@@ -319,7 +319,34 @@ class KarnavalRules:
         d = t.k.current
         if d is None or not d.complete or _ends_quarter(t.k):
             return None
-        return self._sheet_block(t, cat)
+        return self._deal_block(t, cat)
+
+    @staticmethod
+    def _deal_block(t: Table, cat: Catalog) -> str:
+        """After a deal inside a quarter: its line of the sheet and every player's total so
+        far (K20); the whole sheet comes at the quarter's end."""
+        k = t.k
+        d = k.current
+        assert d is not None
+        sheet = k.sheet()
+        rows = sheet["rows"]
+        line = next(r for r in rows if r["kind"] == "deal" and r["deal"] == d.index + 1)
+        so_far = [0] * len(sheet["players"])
+        deals: list[dict[str, Any]] = []
+        for r in rows:
+            if r["kind"] == "deal":
+                deals.append(r)
+                continue
+            if r["kind"] == "quarter":
+                finished = r["totals"][0] is not None
+                parts = [r["totals"]] if finished else [x["points"] for x in deals]
+                for values in parts:
+                    for s, v in enumerate(values):
+                        so_far[s] += v or 0
+                deals = []
+        total = {"kind": "total", "label": cat.t("karnaval.sheet.so_far"), "totals": so_far}
+        short = {"players": sheet["players"], "rows": [line, total]}
+        return sheet_text(short, words=_sheet_words(cat), max_chars=1500, legend=False)
 
     @staticmethod
     def _sheet_block(t: Table, cat: Catalog) -> str:
@@ -357,6 +384,14 @@ class KarnavalRules:
         view = k.view_for(seat)
         hand = " ".join(card_text(c["card"]) + ("*" if c["trump"] else "") for c in view["hand"])
         text = cat.t("karnaval.piece.hand", cards=hand or "–")
+        pending = k.pending if seat in k.deciders() else None
+        if pending is not None:
+            # The first pick of a step of two (a card given to a Karnaval, a joker led...)
+            # is acknowledged: the next question never looks the same as the first.
+            kind, *picked = pending
+            first = card_text(picked[0]) if picked else ""
+            key = f"karnaval.piece.pending_{kind}"
+            text += "\n" + cat.t(key, card=first, cards=cards_text(picked))
         mine = self.choices(t, seat)
         if mine:
             labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
@@ -382,7 +417,7 @@ class KarnavalRules:
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary (KARNAVAL.md)."""
-        return cat.t("karnaval.rules")
+        return f"{cat.t('karnaval.rules')} {cat.t('karnaval.rules.timeouts')}"
 
     def lobby_title(self, settings: Any, cat: Catalog) -> str:
         """The lobby's first line."""
@@ -476,7 +511,10 @@ def _event_lines(e: Event, names: Sequence[str]) -> list[LogLine]:
         key = "karnaval.ev.gave_take" if e.detail == "take" else "karnaval.ev.gave"
         return [(key, {"p": p, "cards": cards_text(e.cards)})]
     if kind == "trick":
-        return [("karnaval.ev.trick", {"p": p, "count": e.numbers[0]})]
+        # How many tricks the player has taken now, not a count that reads as one: a
+        # Karnaval's trick counts two (KC9).
+        key = "karnaval.ev.took_two" if e.numbers[0] == 2 else "karnaval.ev.took"
+        return [(key, {"p": p, "taken": e.numbers[1]})]
     if kind == "deal_scored":
         scores = ", ".join(f"{names[s]} {v}" for s, v in enumerate(e.numbers))
         return [("karnaval.ev.deal_scored", {"scores": scores})]

@@ -115,11 +115,14 @@ def sheet_text(
     max_chars: int | None = 1800,
     compact: bool = False,
     words: Mapping[str, str] | None = None,
+    legend: bool = True,
 ) -> str:
     """The score sheet as a monospace block (no code fences), at most `max_width` cells wide when
     the numbers allow (names are cut to fit; numbers never). Over `max_chars` (Discord allows
     2000 in a message), it leaves out, until it fits: the rules between quarters, the `bid pts`
-    line, then the deal rows of finished deals quarter by quarter (their quarter rows stay)."""
+    line, then the deal rows of finished deals quarter by quarter (their quarter rows stay).
+    `legend`: the closing line saying what a quarter row's marks mean (a part of the sheet
+    without quarter rows needs none)."""
     w = {**WORDS, **(words or {})}
     players = [clean_name(p) or "?" for p in sheet["players"]]
     rows = _rows(sheet, compact)
@@ -165,7 +168,8 @@ def sheet_text(
         else:
             cells = [pad + " " * (bid_w + 1) + f"{_num(t):>{pts_w}} " for t in r["totals"]]
             out.append(("total", line(label, cells)))
-    out.append(("legend", f"{PREMIUM_MARK} {w['premium']}  {PENALTY_MARK} {w['penalty']}"))
+    if legend:  # what the marks of a quarter's row mean
+        out.append(("legend", f"{PREMIUM_MARK} {w['premium']}  {PENALTY_MARK} {w['penalty']}"))
     if max_chars is not None:
         shed = ["rule", "sub", *(f"deal{q}" for q in range(1, 5))]
         for kind in shed:
