@@ -107,3 +107,15 @@ async def test_new_with_settings_the_table_refuses_abandons_nothing(tmp_path: Pa
         await repo.close()
     assert kept is not None and kept.status != "closed" and kept.game == "karnaval"
     assert "abandoned" not in out.getvalue()
+
+
+def test_level_is_the_tables_and_a_saved_match_keeps_its_own(tmp_path: Path) -> None:
+    """`--level strong` (issue 22) is the new table's bot level, shown with its bot seats; a
+    saved match keeps its level and says so when another is asked for."""
+    db = tmp_path / "g.sqlite3"
+    first = _play(db, "--game", "karnaval", "--level", "strong", "--seed", "3")
+    assert first.returncode == 0, first.stderr
+    assert "bots play strong" in first.stdout
+    again = _play(db, "--game", "karnaval", "--level", "easy")
+    assert again.returncode == 0, again.stderr
+    assert "--level easy" in again.stdout  # ignored: the saved match plays on as it was
