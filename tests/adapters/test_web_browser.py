@@ -23,6 +23,7 @@ import pytest
 
 from adapters.web.auth import sign_init_data
 from adapters.web.stack import WebStack, start_web
+from bot.games.karnaval.game import card_text
 from bot.service.table import TableKey
 from tests.adapters.test_telegram_bench import Bench
 from tests.fakes.telegram_api import FakeTelegram
@@ -248,11 +249,22 @@ async def test_a_karnaval_deal_and_a_gnav_round_played_by_tapping_K4_N1(world: W
     await _settled(w, group, [pa, pb])
     deal = table.match.k.current.index
     moves = 0
+    # What each player may not see, by table version: the others' cards not yet public.
+    secret_at: dict[int, dict[str, set[str]]] = {}
     for _ in range(200):
         table = await w.bench.table(group)
-        d = table.match.k.current
+        k = table.match.k
+        d = k.current
         if d.index != deal or d.complete:
             break
+        public = {c for p in d.plays for c in p.cards} | {d.trump_card} - {None}
+        public |= {c for r in k.draw or [] for c in r.values()}
+        secret_at[table.row_version or 0] = {
+            key: {c for s in range(k.n) if s != table.seat_of(key) for c in d.held[s]}
+            - set(d.held[table.seat_of(key)])
+            - public
+            for key in pages
+        }
         # Each page shows its own hand, only.
         for key, page in pages.items():
             seat = table.seat_of(key)
@@ -268,6 +280,21 @@ async def test_a_karnaval_deal_and_a_gnav_round_played_by_tapping_K4_N1(world: W
     assert moves >= 8, moves
     await pb.screenshot(path=str(ARTIFACTS / "karnaval-end-of-deal-360x640.png"))
     assert frames[f"telegram:{alice.id}"] and frames[f"telegram:{bob.id}"]
+    # Every payload each page received, searched for the cards it may not see at its version
+    # (a later version's secret is a subset of an earlier one's: a sound, if weaker, check).
+    checked = 0
+    for key, received in frames.items():
+        for text in received:
+            msg = json.loads(text)
+            if msg.get("type") != "state":
+                continue
+            later = [v for v in secret_at if v >= msg["view"]["version"]]
+            if not later:
+                continue
+            secret = secret_at[min(later)][key]
+            assert not [c for c in secret if f'"{c}"' in text or card_text(c) in text], key
+            checked += 1
+    assert checked >= 10, checked
     # ---------------------------------------------------------------- Gnav: a round
     alice2, bob2 = alice, bob
     group = w.tg.add_group("Web 2", members=[alice, bob])  # a channel of Gnav

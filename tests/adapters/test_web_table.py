@@ -449,3 +449,117 @@ async def test_a_page_gets_the_push_of_a_commit_made_by_another_process(pg_schem
             await service.shutdown()
         for repo in repos:
             await repo.close()
+
+
+async def test_telegram_opens_the_mini_app_by_url_in_groups_and_web_app_in_private() -> None:
+    """The group's table message carries `https://t.me/<bot>/<app>?startapp=<table id>` as a
+    url button (Telegram refuses web_app buttons in groups, as the fake does); a player's
+    private hand carries their own link as a web_app button (a Mini App in a private chat)."""
+    from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
+    from telegram.error import BadRequest
+
+    from tests.adapters.test_telegram_bench import Bench
+    from tests.fakes.telegram_api import FakeTelegram
+
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg).start()
+        web = await start_web(
+            bench.service,
+            telegram_token=tg.token,
+            webapp="table",
+            public_url="https://gnav.example.org",
+        )
+        app = bench.platform.app
+        assert app is not None
+        web.links.telegram_bot = app.bot.username
+        try:
+            alice = tg.add_user("Alice")
+            bob = tg.add_user("Bob")
+            group = tg.add_group("Carnival", members=[alice, bob])
+            tg.user_starts_bot(alice)
+            tg.user_starts_bot(bob)
+            bench.say(alice, group, "/karnaval")
+            await bench.wait_table(group, button="Join")
+            bench.say(bob, group, "/gnav_join")
+            await bench.wait_table(group, "Bob")
+            bench.say(alice, group, "/gnav_settings bots=1 delay=0")
+            await bench.idle()
+            bench.say(alice, group, "/gnav_start")
+            await bench.wait_table(group, button="My hand")
+            table = await bench.table(group)
+            msg = bench.table_message(group)
+            assert msg is not None
+            buttons = msg.buttons()
+            link = f"https://t.me/{app.bot.username}/table?startapp={table.table_id}"
+            assert any(b.get("url") == link for b in buttons)
+            assert not any("web_app" in b for b in buttons)
+            await bench.idle()
+            private = [
+                b
+                for user in (alice, bob)
+                for m in tg.messages_in(tg.private_chat(user), from_bot=True)
+                for b in m.buttons()
+                if "web_app" in b
+            ]
+            assert private, "no Mini App button in a private hand"
+            own = private[0]["web_app"]["url"]
+            assert own.startswith(f"https://gnav.example.org/t/{table.table_id}?k=telegram%3A")
+            with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):
+                await app.bot.send_message(
+                    group.id,
+                    "a Mini App button in a group",
+                    reply_markup=InlineKeyboardMarkup(
+                        [[InlineKeyboardButton("app", web_app=WebAppInfo("https://x.org/"))]]
+                    ),
+                )
+        finally:
+            await web.stop()
+            await bench.stop()
+
+
+def test_play_web_serves_the_terminal_table_and_prints_the_players_link(tmp_path: Any) -> None:
+    """`gnav-bot play --web --port N`: the table on 127.0.0.1:N and the local player's own
+    signed link printed (issue 21 point 6)."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    options = ["--db", str(tmp_path / "play.sqlite3"), "--bot-delay", "0", "--players", "3"]
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--web", "--port", str(port), *options],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    found = re.search(
+        rf"http://127\.0\.0\.1:{port}/t/[0-9a-z]+\?k=console%3Ayou\.[0-9a-f]+\.[\w-]+",
+        done.stdout,
+    )
+    assert found, done.stdout
+
+
+def test_discord_shows_a_link_button_beside_the_table_buttons() -> None:
+    """A screen's link (the web table) is a Discord link button (no custom_id, nothing comes
+    back); the token buttons stay persistent items."""
+    import discord
+
+    from adapters.discord.buttons import build_view
+    from bot.service.ports import Button, Screen
+
+    screen = Screen(
+        "table",
+        (
+            (Button("My hand", "g:abc:1:view"),),
+            (Button("Play on the web", "", url="https://gnav.example.org/t/abc?k=x"),),
+        ),
+    )
+    view = build_view(screen)
+    assert view is not None
+    links = [i for i in view.children if isinstance(i, discord.ui.Button) and i.url]
+    assert [b.url for b in links] == ["https://gnav.example.org/t/abc?k=x"]
+    assert len(view.children) == 2

@@ -150,6 +150,8 @@ CANT_INITIATE: Final = "Forbidden: bot can't initiate conversation with a user"
 USER_BLOCKED: Final = "Forbidden: bot was blocked by the user"
 BOT_TO_BOT: Final = "Forbidden: the bot can't send messages to the bot"
 BUTTON_DATA_INVALID: Final = "Bad Request: BUTTON_DATA_INVALID"
+#: A `web_app` button outside a private chat (Telegram allows Mini App buttons there only).
+BUTTON_TYPE_INVALID: Final = "Bad Request: BUTTON_TYPE_INVALID"
 MESSAGE_TOO_LONG: Final = "Bad Request: MESSAGE_TOO_LONG"
 MESSAGE_NOT_MODIFIED: Final = (
     "Bad Request: message is not modified: specified new message content and reply markup "
@@ -2949,11 +2951,16 @@ class FakeTelegram:
             return None  # a reply keyboard: shown to users, not part of the message object
         return {"inline_keyboard": rows} if rows else None
 
-    @staticmethod
-    def _validate_inline_keyboard(markup: JSONDict | None) -> None:
-        """Checks TDLib and the Telegram servers apply when the keyboard is sent."""
+    def _validate_inline_keyboard(
+        self, markup: JSONDict | None, chat_id: int | None = None
+    ) -> None:
+        """Checks TDLib and the Telegram servers apply when the keyboard is sent (in the
+        chat `chat_id`, when known: a `web_app` button works in a private chat only)."""
+        chat = self._lookup_chat(str(chat_id)) if chat_id is not None else None
         for row in (markup or {}).get("inline_keyboard", []):
             for button in row:
+                if "web_app" in button and chat is not None and chat.type != "private":
+                    raise _ApiError(400, BUTTON_TYPE_INVALID)
                 if not button["text"]:
                     raise _bad_request("Inline keyboard button text must be non-empty")
                 data = button.get("callback_data")
@@ -3190,7 +3197,7 @@ class FakeTelegram:
             thread_id = replied.thread_id
         self._check_reachable(chat)
         text, entities = self._fix_outgoing_text(text, entities)
-        self._validate_inline_keyboard(markup)
+        self._validate_inline_keyboard(markup, chat.id)
         msg = self._store_message(
             chat,
             from_id=self.bot.id,
@@ -3380,7 +3387,7 @@ class FakeTelegram:
         if msg.text is None:
             raise _bad_request("there is no text in the message to edit")
         text, entities = self._fix_outgoing_text(text, entities)
-        self._validate_inline_keyboard(markup)
+        self._validate_inline_keyboard(markup, None if inline else msg.chat_id)
         if (text, entities, markup) == (msg.text, msg.entities, msg.reply_markup):
             raise _ApiError(400, MESSAGE_NOT_MODIFIED)
         msg.text, msg.entities, msg.reply_markup = text, entities, markup
