@@ -110,6 +110,14 @@ class DuplicateMatchError(ValueError):
 CLAIM_BATCH = 20
 
 
+def _button_json(b: Button) -> list[str]:
+    """A button as stored: label, token, role, then its link and kind when it has them (a
+    button stored before kinds is a game's choice; before links, it has none)."""
+    if b.kind != "choice":
+        return [b.label, b.token, b.role, b.url, b.kind]
+    return [b.label, b.token, b.role, *([b.url] if b.url else [])]
+
+
 def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
     if isinstance(screen, TableShot):  # rendered at delivery: only what to render is kept
         return {
@@ -123,10 +131,7 @@ def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
         }
     data: dict[str, Any] = {
         "text": screen.text,
-        "buttons": [
-            [[b.label, b.token, b.role, *([b.url] if b.url else [])] for b in row]
-            for row in screen.buttons
-        ],
+        "buttons": [[_button_json(b) for b in row] for row in screen.buttons],
         "literals": list(screen.literals),
         "blocks": list(screen.blocks),
     }
@@ -134,6 +139,8 @@ def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
         data["image"] = _picture_json(screen.image)
     if screen.log:
         data["log"] = list(screen.log)
+    if screen.language:
+        data["language"] = screen.language
     return data
 
 
@@ -162,6 +169,7 @@ def _screen(data: dict[str, Any]) -> Screen | TableShot:
         if image is None
         else Picture(image["filename"], base64.b64decode(image["data"]), image.get("alt", "")),
         tuple(data.get("log", ())),  # stored without a log (none, or before logs existed)
+        data.get("language", ""),  # stored before screens said their language: none
     )
 
 

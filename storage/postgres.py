@@ -153,7 +153,8 @@ def unavailable_reason(exc: BaseException) -> str | None:
     connection or statement timeout, or a server that is shutting down, starting or full."""
     if isinstance(exc, _MISCONFIGURED):
         return None  # the client's settings, not an outage
-    reached = (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.InterfaceError)
+    reached: tuple[type[BaseException], ...] = (OSError, TimeoutError, asyncio.TimeoutError)
+    reached += (asyncpg.InterfaceError,)
     reached += (asyncpg.exceptions.InternalClientError,)  # a state the server's end confused
     if isinstance(exc, (*reached, asyncpg.PostgresConnectionError)):
         return f"the PostgreSQL store cannot be reached: {one_line(exc)}"

@@ -8,11 +8,16 @@
   `bot/service`, `storage` and `adapters` import no game: only the composition root does.
 - `storage` never imports `adapters`; adapters never import each other.
 - `gnav-bot replay` starts without any platform library.
+- `bot/service`, `storage` and `adapters` name no game: the words of every hosted game (stay,
+  swap, piece, lives, Narr, trick, bid, trump, joker, chips, pot, loan, card, and the games'
+  own names) are no identifier and no string constant there, and no key of the service's
+  catalog; games' words and texts live in `bot/games/<game>/`.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -371,3 +376,95 @@ def test_the_gnav_word_checker_flags_code_not_prose(tmp_path: Path) -> None:
         "line 6",
         "line 6",
     ]
+
+
+#: The words of every hosted game (Gnav, Gnavspiel, Karnaval) and the names of the games that
+#: are not the bot's own name: generic code names none of them (issue 18).
+GAME_WORDS = frozenset(
+    {
+        "stay", "stays", "swap", "swaps", "swapped", "piece", "pieces", "lives", "narr",
+        "trick", "tricks", "bid", "bids", "trump", "trumps", "joker", "jokers", "chip",
+        "chips", "pot", "pots", "loan", "loans", "card", "cards", "gnavspiel", "karnaval",
+    }
+)  # fmt: skip
+#: Where generic code may still name them, and why (each one line).
+GAME_WORDS_ALLOWED_IN = {
+    # Schema steps of before games had their own counters: they rename Gnav's old columns.
+    "storage.migrations",
+}
+
+
+def _words(text: str) -> list[str]:
+    """The words of an identifier (snake_case, camelCase) or of a text, in lower case."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
+    return [w for w in re.split(r"[^a-z]+", spaced.lower()) if w]
+
+
+def _game_words(path: Path) -> list[str]:
+    """Where a module names a game's word: identifiers, attributes, keywords and string
+    constants (keys, texts); docstrings and comments are prose and may speak of games."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = _docstrings(tree)
+    bad = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.keyword):
+            names = [node.arg or ""]
+        elif isinstance(node, ast.alias):
+            names = [node.name, node.asname or ""]
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
+            names = [node.value]
+        for text in names:
+            for word in _words(text):
+                if word in GAME_WORDS:
+                    bad.append(f"line {getattr(node, 'lineno', '?')}: {word} ({text[:40]!r})")
+    return bad
+
+
+@pytest.mark.parametrize("name", sorted(set(GENERIC) - GAME_WORDS_ALLOWED_IN))
+def test_service_storage_and_adapters_name_no_game_word(name: str) -> None:
+    """No hosted game's word in generic code: a game's words live in bot/games/<game>/."""
+    bad = _game_words(GENERIC[name])
+    assert not bad, f"{name}: " + "; ".join(bad)
+
+
+def test_the_game_word_checker_flags_code_and_texts_not_prose(tmp_path: Path) -> None:
+    """The checker itself: identifiers (any case), keys and texts count; docs and comments
+    do not; a word inside another (`stayed`, `potential`, `cardinal`) is not the word."""
+    path = tmp_path / "fake.py"
+    path.write_text(
+        '"""Stay, swap and the Narr in a docstring are prose."""\n'
+        "# a trick in a comment is prose too\n"
+        "def my_piece(jokerCount):\n"
+        '    """Bids here are prose."""\n'
+        '    return {"button.stay": 1}, "potential cardinal", x.TrumpSuit\n',
+        encoding="utf-8",
+    )
+    assert sorted(b.partition(" (")[0] for b in _game_words(path)) == [
+        "line 3: joker",
+        "line 3: piece",
+        "line 5: stay",
+        "line 5: trump",
+    ]
+
+
+@pytest.mark.parametrize("language", ["en", "nb", "ru", "pt", "de"])
+def test_the_service_catalog_has_no_key_naming_a_game_word(language: str) -> None:
+    """The service's catalog holds the service's texts; a game's are in its own (`gnav.*` in
+    bot/games/gnav/i18n), so no key of it names a game's word."""
+    path = ROOT / "bot" / "i18n" / f"{language}.json"
+    keys = json.loads(path.read_text(encoding="utf-8"))
+    bad = [k for k in keys if any(w in GAME_WORDS for w in _words(k))]
+    assert not bad, f"{path.name}: {bad}"

@@ -430,7 +430,7 @@ async def _loop(
         elif command == "rules":
             console.print(Text((await service.rules_help(TABLE)).text))
         elif command == VIEW:
-            console.print(Text((await service.my_piece(TABLE, me)).text))
+            console.print(Text((await service.private_view(TABLE, me)).text))
         else:
             reply = await service.next_round(TABLE, me)
             if reply.ok:

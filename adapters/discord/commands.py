@@ -34,18 +34,19 @@ _AUTOCOMPLETE_WAIT = 1.5
 def gnav_group(handler: InteractionHandler) -> app_commands.Group:
     """The `/gnav` group; every subcommand translates to one `TableService` call."""
     service = handler.service
+    game_choices = [app_commands.Choice(name=name, value=name) for name in list(service.games)[:25]]
+    # The games hosted, from the registry (Discord allows 100 characters here).
+    titles = ", ".join(name.capitalize() for name in service.games)
     gnav = app_commands.Group(
         name="gnav",
-        description="Play Gnav, the Scandinavian swapping game, in this channel",
+        description=f"Play table games in this channel: {titles}"[:100],
         guild_only=True,  # a table lives in a server channel or thread, never in a DM
         allowed_contexts=app_commands.AppCommandContext(guild=True),
     )
 
     @gnav.command(name="new", description="Open a table here (or show the one that is open)")
     @app_commands.describe(game="The game the table plays (else the channel's setting)")
-    @app_commands.choices(
-        game=[app_commands.Choice(name=name, value=name) for name in list(service.games)[:25]]
-    )
+    @app_commands.choices(game=game_choices)
     async def new(interaction: discord.Interaction[Any], game: str | None = None) -> None:
         if not can_post(interaction):  # else the table would open without a message
             await handler.refuse(interaction, "cannot_post")
@@ -114,22 +115,18 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
 
     @gnav.command(name="settings", description="Show or change the table's settings")
     @app_commands.describe(
-        lives="Lives each player starts with (the game's own setting)",
         timeout="Seconds for a turn",
-        rules="Rules of the table's game (norsk, tradisjonell, gnavspiel...)",
         game="The game the next table plays",
         bots="Bot seats added at the start",
         level="How the bot seats play: easy, normal or strong",
         delay="Seconds before the next round is dealt",
         language="Language of the table",
-        changes="Settings as text, e.g. lives=5 timeout=90",
+        changes="Settings as text, the game's own too, e.g. timeout=90 bots=2",
     )
-    @app_commands.choices(language=_LANGUAGE_CHOICES, level=_LEVEL_CHOICES)
+    @app_commands.choices(language=_LANGUAGE_CHOICES, level=_LEVEL_CHOICES, game=game_choices)
     async def settings(
         interaction: discord.Interaction[Any],
-        lives: int | None = None,
         timeout: app_commands.Range[int, _TIMEOUT[0], _TIMEOUT[1]] | None = None,
-        rules: str | None = None,
         game: str | None = None,
         bots: app_commands.Range[int, _BOTS[0], _BOTS[1]] | None = None,
         level: str | None = None,
@@ -138,9 +135,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         changes: str | None = None,
     ) -> None:
         named = {
-            "lives": lives,
             "timeout": timeout,
-            "rules": rules,
             "game": game,
             "bots": bots,
             "level": level,
@@ -160,12 +155,12 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         words = [f"language={language}"]
         await handler.command(interaction, lambda: service.configure(tk, user, words), public=True)
 
-    @gnav.command(name="rules", description="The rules of Gnav at this table")
+    @gnav.command(name="rules", description="The rules of the table's game")
     async def rules(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
         await handler.command(interaction, lambda: service.rules_help(tk), public=True)
 
-    @gnav.command(name="stats", description="Gnav statistics in this channel")
+    @gnav.command(name="stats", description="Statistics of the channel's game")
     @app_commands.describe(player="Whose statistics (yours when left out)")
     async def stats(
         interaction: discord.Interaction[Any], player: discord.Member | None = None
@@ -174,7 +169,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         who = member_user(player) if player is not None else user_of(interaction)
         await handler.command(interaction, lambda: service.stats(tk, who), public=True)
 
-    @gnav.command(name="top", description="The best Gnav players in this channel")
+    @gnav.command(name="top", description="The best players of the channel's game")
     async def top(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
         await handler.command(interaction, lambda: service.top(tk), public=True)
@@ -184,7 +179,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         tk = table_key(interaction)
         await handler.command(interaction, lambda: service.export(tk), public=False)
 
-    @gnav.command(name="help", description="How to play Gnav with this bot")
+    @gnav.command(name="help", description="How to play with this bot")
     async def help_(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
         await handler.command(interaction, lambda: service.help(tk), public=True)

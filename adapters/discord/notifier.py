@@ -182,7 +182,7 @@ class DiscordNotifier:
                 if view is not None:
                     view.stop()  # presses are routed by the registered DynamicItem
         except discord.Forbidden as exc:
-            log.info("DMs to %s are refused (%s): My piece is their way", user, exc.code)
+            log.info("DMs to %s are refused (%s): the view button is their way", user, exc.code)
             return Delivery.UNREACHABLE
         except discord.NotFound:
             return Delivery.UNREACHABLE  # 10013: no such user

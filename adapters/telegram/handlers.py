@@ -225,9 +225,9 @@ class Handlers:
         else:
             text = texts.text(lang, "linked_untitled")
         if table.status == "playing":
-            piece = await self.service.my_piece(tk, user)
-            if piece.ok:
-                text = f"{text}\n{piece.text}"
+            shown = await self.service.private_view(tk, user)
+            if shown.ok:
+                text = f"{text}\n{shown.text}"
         self._reply(message, text, quote=False, literals=(title,) if title else ())
 
     async def my_chat_member(self, update: Update, context: Context) -> None:
@@ -296,7 +296,7 @@ class Handlers:
             self._seen(query.from_user)
             admin = await self._admin(context, message.chat, query.from_user.id, tk, need)
             user = _person(query.from_user, admin=admin)
-            reply = await self.service.press(tk, user, token)
+            reply = await self.service.press(tk, user, decoded or token)
             if action == "join" and reply.ok:
                 link = self.notifier.link_for(tk)
                 if link and await self.service.reachable(user.key) is not True:

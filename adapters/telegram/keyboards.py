@@ -1,9 +1,10 @@
 """Screens as inline keyboards, and the deep links that open the bot's private chat.
 
 A service button becomes a callback button whose data is the service's token (at most 64
-bytes, as Telegram requires). Table messages that have a Join or a My piece button also get a
-URL button to `t.me/<bot>?start=<payload>`: one tap opens the private chat, and the payload
-says which table the player came from (signed: a chat id written in by hand is refused).
+bytes, as Telegram requires). Table messages that have a Join or a private-screen button (known
+by the button's kind, never its label) also get a URL button, in the screen's language, to
+`t.me/<bot>?start=<payload>`: one tap opens the private chat, and the payload says which table
+the player came from (signed: a chat id written in by hand is refused).
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import re
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from adapters.telegram import texts
-from bot.service import tokens
-from bot.service.i18n import LANGUAGES, catalog
+from bot.service.i18n import DEFAULT_LANGUAGE
 from bot.service.ports import Button, Screen
 from bot.service.table import TableKey
 
@@ -63,20 +63,6 @@ def deep_link(bot_username: str, key: TableKey, secret: bytes) -> str:
     return f"https://t.me/{bot_username}?start={encode_payload(key, secret)}"
 
 
-def _labels(key: str) -> dict[str, str]:
-    """A catalog button label in every language -> that language."""
-    return {catalog(lang).t(key): lang for lang in reversed(LANGUAGES)}
-
-
-_JOIN_LABELS = _labels("button.join")
-_PIECE_LABELS = _labels("button.piece")
-
-
-def _action(token: str) -> str | None:
-    decoded = tokens.decode(token)
-    return decoded.action if decoded else None
-
-
 def _button(b: Button, private: bool) -> InlineKeyboardButton:
     """A service button: a callback button, or a link (the web table). In a private chat an
     https link opens as a Mini App (`web_app`), which Telegram refuses in groups: there it is
@@ -103,13 +89,13 @@ def keyboard(
         rows.append(out)
         if link is None:
             continue
-        actions = {_action(b.token): b.label for b in row if b.token}
-        if "view" in actions:
-            # The round's "My piece" row: the link sits beside the popup it replaces.
-            lang = _PIECE_LABELS.get(actions["view"], "en")
+        # The link is in the screen's language, beside the button whose kind it helps.
+        kinds = {b.kind for b in row}
+        lang = screen.language or DEFAULT_LANGUAGE
+        if "view" in kinds:
+            # The round's private-screen row: the link sits beside the popup it replaces.
             out.append(InlineKeyboardButton(texts.text(lang, "link_button"), url=link))
-        elif "join" in actions:
-            lang = _JOIN_LABELS.get(actions["join"], "en")
+        elif "join" in kinds:
             rows.append([InlineKeyboardButton(texts.text(lang, "link_button"), url=link)])
     return InlineKeyboardMarkup(rows) if rows else None
 

@@ -244,7 +244,8 @@ class TelegramPlatform:
             ("gnav_export", h.export),
             ("gnav_help", h.help),
         ]
-        commands += [(command, h.open_game(game)) for command, game in texts.GAME_COMMANDS]
+        games = texts.game_commands(h.service.games)
+        commands += [(command, h.open_game(game)) for command, game in games]
         app.add_handler(CommandHandler("start", h.start_private, filters=new & private))
         app.add_handler(CommandHandler("start", h.help, filters=new & ~private))
         for names, callback in commands:
@@ -258,13 +259,15 @@ class TelegramPlatform:
 
     async def _set_commands(self, app: App) -> None:
         """The command menus: every command in groups, /start, help and rules in private."""
+        assert self.service is not None
+        games = [command for command, _ in texts.game_commands(self.service.games)]
         for lang in LANGUAGES:
             code = "" if lang == DEFAULT_LANGUAGE else lang
             for names, scope in (
-                (texts.GROUP_COMMANDS, BotCommandScopeAllGroupChats()),
+                ((*texts.GROUP_COMMANDS, *games), BotCommandScopeAllGroupChats()),
                 (texts.PRIVATE_COMMANDS, BotCommandScopeAllPrivateChats()),
             ):
-                menu = [BotCommand(n, texts.text(lang, f"cmd.{n}")) for n in names]
+                menu = [BotCommand(n, texts.command_text(lang, n, games)) for n in names]
                 try:
                     await app.bot.set_my_commands(menu, scope=scope, language_code=code or None)
                 except TelegramError as exc:  # the menu is a convenience, not a reason to stop

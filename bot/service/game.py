@@ -215,7 +215,7 @@ class GameRules(Protocol):
         """One log line in a language."""
         ...
 
-    def piece_text(self, match: Any, seat: int, cat: Catalog) -> str:
+    def private_text(self, match: Any, seat: int, cat: Catalog) -> str:
         """A short private text: what `seat` holds now (at most 200 characters)."""
         ...
 

@@ -82,7 +82,8 @@ class Lobby:
         await self.work.save(fresh)
         self.screens.repost(fresh, None)  # the old table's message already shows how it ended
         self.deadlines.schedule(fresh)
-        return Reply(self.work.cat(fresh).t("open.opened"))
+        cat = self.work.cat(fresh)
+        return Reply(cat.t(self.work.game_key(cat, fresh.game, "open.opened")))
 
     async def join(self, tk: TableKey, user: User) -> Reply:
         """Sit down at the table's lobby."""

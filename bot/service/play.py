@@ -88,7 +88,7 @@ class Play:
         table.seats[seat].mark = ACTED
         table.log.extend(outcome.log)
         await self.after_step(table, outcome)
-        key = f"act.{action}"
+        key = self.work.game_key(cat, table.game, f"act.{action}")  # `gnav.act.stay`
         return Reply(cat.t(key) if cat.has(key) else cat.t("act.done"))
 
     async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
@@ -107,7 +107,7 @@ class Play:
         await self.deal(table)
         return Reply(cat.t("next.done"))
 
-    async def my_piece(self, tk: TableKey, user: User) -> Reply:
+    async def private_view(self, tk: TableKey, user: User) -> Reply:
         """A seated player's piece, for a popup or an ephemeral message (always works)."""
         return await self.work.run(tk, user, self.shown_to)
 
@@ -120,7 +120,7 @@ class Play:
         cat = self.work.cat(table)
         if rules.public_choices:
             # The choices are on the table message: this is only what the seat may see.
-            text = rules.piece_text(table.match, seat, cat)
+            text = rules.private_text(table.match, seat, cat)
             link = self.screens.seat_link_row(table, user.key, cat)
             return Reply(fit_text(text, MAX_ALERT), alert=True, buttons=(link,) if link else ())
         screen = self.screens.private_screen(table, seat, cat)
@@ -247,7 +247,13 @@ class Play:
         draw = getattr(rules, "render_picture", None)
         picture = draw(match, table.names, cat) if winners and draw else None
         self.work.outbox.post(
-            key, Screen(fit_text(text, MAX_TEXT), literals=tuple(table.names), image=picture)
+            key,
+            Screen(
+                fit_text(text, MAX_TEXT),
+                literals=tuple(table.names),
+                image=picture,
+                language=cat.language,
+            ),
         )
         self.deadlines.schedule(table)
 
@@ -370,7 +376,11 @@ class Play:
                 table=table.key.key,
             )
             text = f"{text}\n{rules.render_line(line, cat)}"
-            self.work.outbox.tell(table.key.key, s.user, Screen(text, literals=tuple(table.names)))
+            self.work.outbox.tell(
+                table.key.key,
+                s.user,
+                Screen(text, literals=tuple(table.names), language=cat.language),
+            )
 
     def _no_humans_left(self, table: Table) -> bool:
         humans = [i for i, s in enumerate(table.seats) if not s.bot]

@@ -25,6 +25,10 @@ class Button:
     #: A link button: opens this address instead of sending a token (the web table's page);
     #: `token` is then empty.
     url: str = ""
+    #: What it does, for an adapter that adds something beside it (a link to the private
+    #: chat): a table action ("join", "leave", "start", "view", "next") or a game's "choice".
+    #: An adapter reads this, never the label (which is in the table's language).
+    kind: str = "choice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,9 @@ class Screen:
     blocks: tuple[str, ...] = ()
     image: Picture | None = None
     log: tuple[str, ...] = ()
+    #: The language the screen is written in (a catalog language; "" when not known), for
+    #: what an adapter adds in its own words (a button beside the screen's).
+    language: str = ""
 
 
 class Delivery(Enum):

@@ -81,7 +81,7 @@ class Queries:
                 if seat is None or seat not in rules.deciders(table.match):
                     continue
                 cat = self.work.cat(table)
-                hand = fit_text(rules.piece_text(table.match, seat, cat), MAX_ALERT)
+                hand = fit_text(rules.private_text(table.match, seat, cat), MAX_ALERT)
                 for row in self.screens.choice_rows(table, [seat], cat):
                     found.extend(
                         PrivateChoice(b.token, b.label, hand, cat.t("inline.chosen")) for b in row

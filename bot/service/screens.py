@@ -66,9 +66,13 @@ class Screens:
             )
             rows.append(
                 (
-                    Button(cat.t("button.join"), self._token(table, "join"), "success"),
-                    Button(cat.t("button.leave"), self._token(table, "leave")),
-                    Button(cat.t("button.start"), self._token(table, "start"), "primary"),
+                    Button(
+                        cat.t("button.join"), self._token(table, "join"), "success", kind="join"
+                    ),
+                    Button(cat.t("button.leave"), self._token(table, "leave"), kind="leave"),
+                    Button(
+                        cat.t("button.start"), self._token(table, "start"), "primary", kind="start"
+                    ),
                 )
             )
         elif table.match is not None:
@@ -99,13 +103,14 @@ class Screens:
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if rules.public_choices and buttons:  # a frozen message has none
                     rows.extend(self.choice_rows(table, deciders, cat))
-                rows.append((Button(cat.t(rules.view_label), self._token(table, "view")),))
+                private = Button(cat.t(rules.view_label), self._token(table, "view"), kind="view")
+                rows.append((private,))
             elif not rules.finished(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
                 nxt = self.work.game_key(cat, table.game, "next.in")
                 lines.append(cat.t(nxt, seconds=s.next_round_delay))
                 label = cat.t(self.work.game_key(cat, table.game, "button.next"))
-                rows.append((Button(label, self._token(table, "next"), "primary"),))
+                rows.append((Button(label, self._token(table, "next"), "primary", kind="next"),))
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
         link = self._page_link(table)
@@ -118,6 +123,7 @@ class Screens:
             blocks=tuple(blocks),
             image=picture,
             log=log,
+            language=cat.language,
         )
 
     def choice_rows(
@@ -140,12 +146,12 @@ class Screens:
         private, the seat's choices as buttons carrying the seat's own version; and the
         player's own link to the web table, when it is served."""
         rules = self.work.game_of(table)
-        text = rules.piece_text(table.match, seat, cat)
+        text = rules.private_text(table.match, seat, cat)
         rows = () if rules.public_choices else tuple(self.choice_rows(table, [seat], cat))
         link = self.seat_link_row(table, table.seats[seat].user, cat)
         if link:
             rows = (*rows, link)
-        return Screen(text, rows, literals=tuple(table.names))
+        return Screen(text, rows, literals=tuple(table.names), language=cat.language)
 
     def _page_link(self, table: Table) -> str | None:
         """The web table's public address for the table message (docs/web.md), while open."""

@@ -201,21 +201,22 @@ class TableService:
         """Deal the next round now instead of waiting for the delay."""
         return await self.play.next_round(tk, user, seq)
 
-    async def my_piece(self, tk: TableKey, user: User) -> Reply:
+    async def private_view(self, tk: TableKey, user: User) -> Reply:
         """A seated player's private screen, for a popup or an ephemeral message."""
-        return await self.play.my_piece(tk, user)
+        return await self.play.private_view(tk, user)
 
-    async def press(self, tk: TableKey, user: User, token: str) -> Reply:
-        """A button press: the token, decoded once here, names the table (found by its id,
-        wherever it was pressed), a version and the action; the command then runs in one unit
-        of work on that table (its lock taken once, loaded once)."""
+    async def press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
+        """A button press: the token (as sent, or as the adapter already decoded it: it is
+        decoded once) names the table (found by its id, wherever it was pressed), a version
+        and the action; the command then runs in one unit of work on that table (its lock
+        taken once, loaded once)."""
         return await self.work.answered_when_away(tk, user, self._press(tk, user, token))
 
-    async def _press(self, tk: TableKey, user: User, token: str) -> Reply:
+    async def _press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
         refused = await self.work.refused_when_lost(tk)
         if refused is not None:
             return refused
-        decoded = tokens.decode(token)
+        decoded = tokens.decode(token) if isinstance(token, str) else token
         if decoded is None:
             settings = await self.work.channel_settings(tk)
             return Reply(

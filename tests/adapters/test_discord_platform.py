@@ -300,7 +300,7 @@ async def test_every_interaction_is_answered_within_the_deadline_when_the_store_
         await bot.settle()
         joined = await press(world, world.bob, "Join")
         assert joined.response == {"type": 6}
-        settings = await slash(world, world.alice, "settings", {"lives": 2})
+        settings = await slash(world, world.alice, "settings", {"changes": "lives=2"})
         assert settings.response_type == 5 and not settings.ephemeral
         assert "lives 2" in await answered(world, settings)
         refused = await press(world, world.bob, "Start")  # no commit: answered at once
@@ -593,15 +593,15 @@ async def test_member_cannot_change_settings_without_a_table_on_discord(world: W
     nowhere; a channel admin's is kept and the next table inherits it."""
     repo = MemoryRepository()
     async with running_bot(world, repo):
-        refused = await slash(world, world.bob, "settings", {"lives": 1, "bots": 19})
+        refused = await slash(world, world.bob, "settings", {"changes": "lives=1", "bots": 19})
         assert refused.ephemeral and "admin" in await answered(world, refused)
         assert await repo.load_settings(f"discord:{world.channel.id}") is None
         shown = await slash(world, world.bob, "settings")
         assert not shown.ephemeral and "lives 3" in await answered(world, shown)
-        kept = await slash(world, world.dana, "settings", {"lives": 4})
+        kept = await slash(world, world.dana, "settings", {"changes": "lives=4"})
         assert "lives 4" in await answered(world, kept)
         await slash(world, world.alice, "new")
-        refused = await slash(world, world.bob, "settings", {"lives": 2})
+        refused = await slash(world, world.bob, "settings", {"changes": "lives=2"})
         assert refused.ephemeral and "alice" in await answered(world, refused)
     stored = await repo.load_settings(f"discord:{world.channel.id}")
     assert stored is not None and stored["games"]["gnav"]["lives"] == 4

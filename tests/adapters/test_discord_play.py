@@ -372,7 +372,7 @@ async def test_three_people_play_a_whole_match_in_a_channel(world: World) -> Non
         again = await press(world, bob, "Join")
         assert again.ephemeral and "already seated" in await answered(world, again)
         assert "sat down" in await answered(world, await slash(world, carl, "join"))
-        settings = await slash(world, alice, "settings", {"lives": 1, "delay": 300})
+        settings = await slash(world, alice, "settings", {"changes": "lives=1", "delay": 300})
         assert not settings.ephemeral and "lives 1" in await answered(world, settings)
         await bot.settle()
         assert [line[3:] for line in table_message(world)["content"].split("\n")[2:5]] == [
@@ -485,7 +485,7 @@ async def test_export_is_a_json_file_that_replays(world: World) -> None:
     async with running_bot(world, MemoryRepository(), rng=rng) as bot:
         await slash(world, world.alice, "new")
         await slash(world, world.carl, "join")
-        await slash(world, world.alice, "settings", {"lives": 1})
+        await slash(world, world.alice, "settings", {"changes": "lives=1"})
         await slash(world, world.alice, "start")
         await bot.settle()
         await press(world, world.carl, "Stay")
@@ -581,7 +581,7 @@ async def test_one_six_player_round_costs_two_posts_and_one_edit_per_step(
         await slash(world, world.alice, "new")
         await press(world, world.bob, "Join")
         await press(world, world.carl, "Join")
-        await slash(world, world.alice, "settings", {"bots": 3, "delay": 300, "lives": 3})
+        await slash(world, world.alice, "settings", {"bots": 3, "delay": 300, "changes": "lives=3"})
         await press(world, world.alice, "Start")
         for _ in range(2):
             begin = len(fake.calls)

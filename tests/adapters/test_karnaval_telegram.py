@@ -19,6 +19,7 @@ from adapters.telegram import texts
 from bot.games.karnaval.engine.record import outcome
 from bot.games.karnaval.game import card_text
 from bot.games.karnaval.sheet import sheet_png
+from bot.games.registry import all_games
 from bot.games.replay import replay_text
 from bot.service.ports import Button, Picture, Screen
 from bot.service.table import TableKey, User
@@ -42,9 +43,11 @@ async def test_karnaval_opens_a_karnaval_table_and_is_in_the_menu(tmp_path: Path
             assert stored.get("game", "") == ""
         finally:
             await bench.stop()
-    assert "karnaval" in texts.GROUP_COMMANDS
+    # The game commands come from the registry: every hosted game but the bot's own name.
+    games = all_games()
+    assert texts.game_commands(games) == (("gnavspiel", "gnavspiel"), ("karnaval", "karnaval"))
     for lang in texts.LANGUAGES:
-        assert texts.text(lang, "cmd.karnaval")
+        assert "Karnaval" in texts.command_text(lang, "karnaval", games)
 
 
 def _dm_with(tg: FakeTelegram, user: FakeUser, tokens: set[str]) -> FakeMessage | None:

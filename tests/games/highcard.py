@@ -272,7 +272,7 @@ class HighCard:
         key, params = line
         return cat.t(key, **params)
 
-    def piece_text(self, match: HighMatch, seat: int, cat: Catalog) -> str:
+    def private_text(self, match: HighMatch, seat: int, cat: Catalog) -> str:
         """The seat's cards."""
         if match.phase != "play" or not match.hands or not match.hands[seat]:
             return cat.t("highcard.no_hand")

@@ -10,10 +10,16 @@ from bot.games.gnav.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, NARR
 from bot.games.gnav.game import GnavRules
 from bot.games.gnav.settings import GnavSettings
 from bot.service.game import GameRuleError
-from bot.service.i18n import LANGUAGES, catalog
+from bot.service.i18n import LANGUAGES, Catalog, with_game_messages
+from bot.service.i18n import catalog as service_catalog
 
 RULES = GnavRules()
 NAMES = ["Ada", "Bo", "Cy"]
+
+
+def catalog(language: str) -> Catalog:
+    """The catalog of a Gnav table: the service's with Gnav's own texts."""
+    return with_game_messages(service_catalog(language), [RULES.messages])
 
 
 def _dealt(hands: dict[int, int], profile: str = "norsk", lives: int = 3) -> Match:
@@ -59,8 +65,8 @@ def test_results_are_not_logged_before_the_reveal_tells_them() -> None:
     outcome = RULES.act(match, 2, "stay")
     assert outcome.round_over
     keys = [key for key, _ in outcome.log]
-    assert keys[-1] == "ev.reveal"
-    assert not {"ev.pay", "ev.out", "ev.win"} & set(keys)
+    assert keys[-1] == "gnav.ev.reveal"
+    assert not {"gnav.ev.pay", "gnav.ev.out", "gnav.ev.win"} & set(keys)
     reveal = RULES.render_reveal(match, NAMES, catalog("en"))
     assert "❌ Ada is out" in reveal and "💸 Ada pays: lowest piece (II)" in reveal
     assert sum("Ada" in line and "pays" in line for line in reveal) == 1
@@ -94,7 +100,7 @@ def test_t3_refusal_in_the_tables_language_with_its_rule_once(language: str) -> 
     with pytest.raises(GameRuleError) as refused:
         RULES.act(match, 0, "stay")
     exc = refused.value
-    assert exc.rule == "T3" and exc.key == "rule.T3.narr_must_swap"
+    assert exc.rule == "T3" and exc.key == "gnav.rule.T3.narr_must_swap"
     text = catalog(language).t(exc.key, rule=exc.rule, **exc.params)
     assert text.count("T3") == 1
     assert "may not stay" not in text or language == "en"

@@ -28,10 +28,11 @@ async def test_gnav_in_german_keeps_the_norwegian_calls_N25(harness: Harness) ->
     buttons = harness.notifier.buttons(CHANNEL.key)
     assert {"Bleiben · Jeg står", "Tauschen · Jeg bytter", "Mein Stein"} <= set(buttons)
     svc = harness.service
-    piece = await svc.my_piece(CHANNEL, ALICE)
+    piece = await svc.private_view(CHANNEL, ALICE)
     assert piece.text.startswith("Runde 1: D") or "keinen Stein" in piece.text, piece.text
     help_text = (await svc.help(CHANNEL)).text
-    assert "So spielst du hier Gnav" in help_text and "language=nb" in help_text
+    assert "So spielst du hier" in help_text and "language=nb" in help_text
+    assert "Bleiben oder Tauschen" in help_text  # Gnav's own help lines (gnav.help)
     rules = (await svc.rules_help(CHANNEL)).text
     assert "42 Steine" in rules and "«Stå for gjøk!»" in rules and "3 Leben" in rules
 
@@ -55,7 +56,7 @@ async def test_gnavspiel_in_german_G4_C19(harness: Harness) -> None:
     assert all(
         b in german or b.startswith(("Tausch anbieten: ", "Weiter anbieten: ")) for b in buttons
     ), buttons
-    mine = await svc.my_piece(CHANNEL, ALICE)
+    mine = await svc.private_view(CHANNEL, ALICE)
     assert mine.text.startswith("Spiel 1: Deine Karte ist "), mine.text
 
 
@@ -65,7 +66,7 @@ async def test_karnaval_in_german_K6_K7(harness: Harness) -> None:
     assert table.game == "karnaval"
     assert "Karnaval · Viertel 1, Spiel 1/3 · 6 Karten · Geber" in text, text
     assert "quarter" not in text and "dealer" not in text
-    hand = await harness.service.my_piece(CHANNEL, ALICE)
+    hand = await harness.service.private_view(CHANNEL, ALICE)
     assert "Deine Karten (* Trumpf):" in hand.text, hand.text
     rules = (await harness.service.rules_help(CHANNEL)).text
     assert "Farbe bedienen" in rules and "Stiche" in rules

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from importlib import resources
 from typing import Any, get_args
 
 import pytest
 
 from bot.cli import build_parser
+from bot.games.gnav.game import GnavRules
 from bot.service.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
     PLURAL_FORMS,
     Catalog,
     Template,
-    catalog,
     placeholders,
     plural_forms,
+    with_game_messages,
 )
+from bot.service.i18n import catalog as service_catalog
 from bot.service.settings import Language
 
 TRANSLATIONS = tuple(lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE)
@@ -40,13 +43,28 @@ PIECES = ("Gjøk", "Dragon", "Katt", "Hest", "Hus", "Potte", "Ugle", "Narr")
 #: Templates that may read exactly as in English (symbols, names, numbers).
 SAME_AS_ENGLISH = frozenset(
     # "normal" (the bot level) is the word in Norwegian, Portuguese and German too.
-    {"seat.lives", "seat.dealer_mark", "reveal.hand", "bot.name", "button.start", "level.normal"}
+    {
+        "gnav.seat.lives",
+        "gnav.seat.dealer_mark",
+        "gnav.reveal.hand",
+        "bot.name",
+        "button.start",
+        "level.normal",
+    }
 )
 BUTTON_MAX = 30
+#: The service's catalog and Gnav's own (the service's holds no Gnav text): checked alike.
+PACKAGES = ("bot.i18n", "bot.games.gnav.i18n")
 
 _QUOTED = re.compile(r"«([^«»]+)»")
 _COMMAND = re.compile(r"/gnav\w*")
 _SETTING = re.compile(r"\b\w+=\w+")
+
+
+@cache
+def catalog(language: str) -> Catalog:
+    """The service's catalog with Gnav's own texts merged in, as a Gnav table reads them."""
+    return with_game_messages(service_catalog(language), [GnavRules().messages])
 
 
 def _raw(language: str) -> dict[str, Template]:
@@ -58,8 +76,15 @@ def _raw(language: str) -> dict[str, Template]:
         assert not dupes, f"{language}.json repeats {dupes}"
         return dict(pairs)
 
-    path = resources.files("bot.i18n").joinpath(f"{language}.json")
-    return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
+    found: dict[str, Template] = {}
+    for package in PACKAGES:
+        path = resources.files(package).joinpath(f"{language}.json")
+        own = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
+        if found:
+            del own["_comment"]  # each file has one; the first one stands for the language
+        assert not set(own) & set(found), f"{package} repeats {sorted(set(own) & set(found))}"
+        found.update(own)
+    return found
 
 
 def _messages(language: str) -> dict[str, Template]:
@@ -202,8 +227,8 @@ def test_button_labels_are_short(language: str) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_stay_and_swap_buttons_end_with_the_call(language: str) -> None:
     cat = catalog(language)
-    assert cat.t("button.stay").endswith(" · Jeg står")
-    assert cat.t("button.swap").endswith(" · Jeg bytter")
+    assert cat.t("gnav.button.stay").endswith(" · Jeg står")
+    assert cat.t("gnav.button.swap").endswith(" · Jeg bytter")
 
 
 # ------------------------------------------------------------------ lookup
@@ -212,14 +237,14 @@ def test_stay_and_swap_buttons_end_with_the_call(language: str) -> None:
 def test_unknown_language_falls_back_to_english() -> None:
     cat = catalog("xx")
     assert cat.language == DEFAULT_LANGUAGE
-    assert cat.t("ev.win", p="Ada") == ENGLISH["ev.win"].format(p="Ada")
+    assert cat.t("gnav.ev.win", p="Ada") == ENGLISH["gnav.ev.win"].format(p="Ada")
 
 
 def test_missing_key_falls_back_to_english() -> None:
-    partial = Catalog("nb", {"ev.pay": "💸 {p} betaler et liv"}, catalog(DEFAULT_LANGUAGE))
-    assert partial.t("ev.pay", p="Ada") == "💸 Ada betaler et liv"
-    assert partial.t("ev.win", p="Ada") == ENGLISH["ev.win"].format(p="Ada")
-    assert partial.has("ev.win")
+    partial = Catalog("nb", {"gnav.ev.pay": "💸 {p} betaler et liv"}, catalog(DEFAULT_LANGUAGE))
+    assert partial.t("gnav.ev.pay", p="Ada") == "💸 Ada betaler et liv"
+    assert partial.t("gnav.ev.win", p="Ada") == ENGLISH["gnav.ev.win"].format(p="Ada")
+    assert partial.has("gnav.ev.win")
     with pytest.raises(KeyError):
         partial.t("no.such.key")
 
@@ -236,22 +261,22 @@ def test_every_language_loads_its_own_file() -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_sample_messages(language: str) -> None:
     cat = catalog(language)
-    assert "Ada" in cat.t("ev.win", p="Ada")
-    knock = cat.t("ev.knock", p="Ada")
+    assert "Ada" in cat.t("gnav.ev.win", p="Ada")
+    knock = cat.t("gnav.ev.knock", p="Ada")
     assert "Ada" in knock and "Bank, bank, bank!" in knock
-    hugg = cat.t("ev.hugg_av", p="Ada", q="Bo")
+    hugg = cat.t("gnav.ev.hugg_av", p="Ada", q="Bo")
     assert "Ada" in hugg and "Bo" in hugg and "«Hugg av!»" in hugg and "Dragon" in hugg
-    kiss = cat.t("ev.bag_kiss", p="Ada")
+    kiss = cat.t("gnav.ev.bag_kiss", p="Ada")
     assert kiss.count("Ada") == 2 and "«Kiss, bytt om!»" in kiss
-    gjok = cat.t("ev.gjok", q="Bo", p="Ada")  # says who asked (issue 11, item 9)
+    gjok = cat.t("gnav.ev.gjok", q="Bo", p="Ada")  # says who asked (issue 11, item 9)
     assert "«Stå for gjøk!»" in gjok and "Ada" in gjok and "Bo" in gjok
-    assert "«Jeg bytter»" in cat.t("ev.swap", p="Ada", q="Bo")
-    title = cat.t("lobby.title", count=3, profile="norsk", lives=3)
+    assert "«Jeg bytter»" in cat.t("gnav.ev.swap", p="Ada", q="Bo")
+    title = cat.t("gnav.lobby.title", count=3, profile="norsk", lives=3)
     assert "norsk" in title and "3" in title
-    assert cat.t("seat.lives", lives=2) == "♥2"
-    assert cat.t("reveal.hand", name="Ada", piece="Gjøk") == "Ada: Gjøk"
-    assert "Ada 2, Bo 0" in cat.t("reveal.lives", lives="Ada 2, Bo 0")
-    hold = cat.t("piece.hold", round=7, piece="XII")
+    assert cat.t("gnav.seat.lives", lives=2) == "♥2"
+    assert cat.t("gnav.reveal.hand", name="Ada", piece="Gjøk") == "Ada: Gjøk"
+    assert "Ada 2, Bo 0" in cat.t("gnav.reveal.lives", lives="Ada 2, Bo 0")
+    hold = cat.t("gnav.piece.hold", round=7, piece="XII")
     assert "7" in hold and "XII" in hold
     assert "lives=5" in cat.t("settings.error.no_value", name="lives")
     help_text = cat.t("help.text", c="/gnav_")
@@ -259,7 +284,7 @@ def test_sample_messages(language: str) -> None:
     discord_help = cat.bind(c="/gnav ").t("help.text")
     assert "/gnav settings" in discord_help and "/gnav new" in discord_help
     assert cat.t("lobby.host_mark").startswith(" ")
-    rules = cat.t("rules.norsk", lives=cat.t("rules.lives", count=1))
+    rules = cat.t("gnav.rules.norsk", lives=cat.t("gnav.rules.lives", count=1))
     for call in CALLS:
         assert call in rules
     # Extra parameters are ignored (the service passes `table=` to the header).
@@ -268,33 +293,35 @@ def test_sample_messages(language: str) -> None:
 
 def test_russian_has_three_plural_forms() -> None:
     cat = catalog("ru")
-    assert cat.t("rules.lives", count=1) == "1 жизнь"
-    assert cat.t("rules.lives", count=3) == "3 жизни"
-    assert cat.t("rules.lives", count=5) == "5 жизней"
-    assert cat.t("rules.lives", count=21) == "21 жизнь"
-    assert cat.t("rules.lives", count=22) == "22 жизни"
-    assert cat.t("rules.lives", count=11) == "11 жизней"
+    assert cat.t("gnav.rules.lives", count=1) == "1 жизнь"
+    assert cat.t("gnav.rules.lives", count=3) == "3 жизни"
+    assert cat.t("gnav.rules.lives", count=5) == "5 жизней"
+    assert cat.t("gnav.rules.lives", count=21) == "21 жизнь"
+    assert cat.t("gnav.rules.lives", count=22) == "22 жизни"
+    assert cat.t("gnav.rules.lives", count=11) == "11 жизней"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_one_life_reads_in_the_singular(language: str) -> None:
     cat = catalog(language)
-    one, three = cat.t("rules.lives", count=1), cat.t("rules.lives", count=3)
+    one, three = cat.t("gnav.rules.lives", count=1), cat.t("gnav.rules.lives", count=3)
     assert one.startswith("1 ") and three.startswith("3 ")
     if language not in ("nb", "de"):  # Norwegian "liv", German "Leben": same in both numbers
         assert one[2:] != three[2:]
-    assert "1 lives" not in cat.t("lobby.title", count=1, profile="norsk", lives=1)
+    assert "1 lives" not in cat.t("gnav.lobby.title", count=1, profile="norsk", lives=1)
 
 
 def test_a_platform_has_its_own_wording_where_it_has_one() -> None:
     cat = catalog("nb").for_platform("console")
     assert "(" not in cat.t("turn.now", name="Ada", seconds=600)
     assert "600" in catalog("nb").t("turn.now", name="Ada", seconds=600)
-    assert cat.t("ev.win", p="Ada") == catalog("nb").t("ev.win", p="Ada")  # none: the common
+    assert cat.t("gnav.ev.win", p="Ada") == catalog("nb").t(
+        "gnav.ev.win", p="Ada"
+    )  # none: the common
     assert (
         catalog("en")
         .for_platform("telegram")
-        .t("turn.now", name="A", seconds=9)
+        .t("gnav.turn.now", name="A", seconds=9)
         .endswith("(9 s): stay or swap.")
     )
 
@@ -313,5 +340,5 @@ def test_german_plurals_and_terminal_words() -> None:
     cat = catalog("de")
     assert cat.t("result.unfinished", count=1).startswith("Die Bots haben noch 1 Runde ")
     assert cat.t("result.unfinished", count=2).startswith("Die Bots haben noch 2 Runden ")
-    assert cat.t("rules.lives", count=1) == "1 Leben"
-    assert "bleiben" in cat.t("gnav.console.help") and "Jeg står" in cat.t("button.stay")
+    assert cat.t("gnav.rules.lives", count=1) == "1 Leben"
+    assert "bleiben" in cat.t("gnav.console.help") and "Jeg står" in cat.t("gnav.button.stay")

@@ -46,7 +46,7 @@ async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> No
             h.clock.advance(table.settings.turn_timeout + 1)
             continue
         user = User(seat.user, seat.name)
-        hand = await svc.my_piece(CHANNEL, user)
+        hand = await svc.private_view(CHANNEL, user)
         assert "Your hand" in hand.text
         choice = rng.choice(list(rules.choices(table.match, deciders[0])))
         reply = await svc.act(CHANNEL, user, choice.action, arg=choice.arg)

@@ -258,12 +258,12 @@ async def test_private_piece_at_the_deal_and_my_piece_always_works(harness: Harn
     assert any("dealt" in t for t in harness.notifier.private[ALICE.key])
     assert BOB.key not in harness.notifier.private
     assert await harness.service.reachable(BOB.key) is False
-    piece = await harness.service.my_piece(CHANNEL, BOB)
+    piece = await harness.service.private_view(CHANNEL, BOB)
     assert piece.ok and piece.alert and len(piece.text) <= 200
     table = await harness.table()
     held = DISPLAY_NAMES[table.match.hands[table.seat_of(BOB.key)]]
     assert held in piece.text
-    not_seated = await harness.service.my_piece(CHANNEL, CARL)
+    not_seated = await harness.service.private_view(CHANNEL, CARL)
     assert not not_seated.ok
 
 

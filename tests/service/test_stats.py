@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from bot.games.gnav.game import GnavRules
-from bot.service.i18n import catalog
+from bot.service.i18n import Catalog, with_game_messages
+from bot.service.i18n import catalog as service_catalog
 from bot.service.ports import StatDelta, TableRow
 from bot.service.table import TableKey, User
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
 from tests.service.test_service import play_to_end, start_table
+
+
+def catalog(language: str) -> Catalog:
+    """The catalog of a Gnav table: the service's with Gnav's own texts."""
+    return with_game_messages(service_catalog(language), [GnavRules().messages])
 
 
 def delta(user: str, name: str, game: str = "gnav", **counters: int) -> StatDelta:
@@ -64,7 +70,7 @@ async def test_top_ranks_wins_then_lives_lost_per_round_then_matches_then_name(
     assert top[-1] == "7. Rounds only: wins 0 · matches 0 (lives lost 3 · rounds 3)"
     assert len((await harness.service.top(CHANNEL, limit=2)).text.splitlines()) == 3
     empty = await harness.service.top(TableKey("test", "nobody here"))
-    assert empty.text == catalog("en").t("top.none")
+    assert empty.text == catalog("en").t("gnav.top.none")
 
 
 async def test_stats_show_absent_counters_as_zero(harness: Harness) -> None:
@@ -77,7 +83,7 @@ async def test_stats_show_absent_counters_as_zero(harness: Harness) -> None:
     bob = await harness.service.stats(CHANNEL, BOB)
     assert bob.text.startswith("Bob: matches 0 · wins 0 · rounds 0")
     carl = await harness.service.stats(CHANNEL, User("test:3", "Carl"))
-    assert carl.text == catalog("en").t("stats.none", name="Carl")
+    assert carl.text == catalog("en").t("gnav.stats.none", name="Carl")
 
 
 def test_gnav_declares_and_renders_its_counters() -> None:
@@ -92,9 +98,11 @@ def test_gnav_declares_and_renders_its_counters() -> None:
     )
     counters = dict(zip(rules.stat_counters, (3, 2, 30, 7, 4, 5), strict=True))
     cat = catalog("nb")
-    assert rules.render_stats("Åse", counters, cat) == cat.t("stats.line", name="Åse", **counters)
+    assert rules.render_stats("Åse", counters, cat) == cat.t(
+        "gnav.stats.line", name="Åse", **counters
+    )
     assert rules.render_top_line(2, "Åse", counters, cat) == cat.t(
-        "top.line", n=2, name="Åse", wins=2, matches=3, lives_lost=7, rounds=30
+        "gnav.top.line", n=2, name="Åse", wins=2, matches=3, lives_lost=7, rounds=30
     )
     assert rules.top_key({}) == rules.top_key({"refusals": 9}) == (0, 0.0, 0)
     assert rules.top_key(counters) < rules.top_key({**counters, "lives_lost": 8})

@@ -20,7 +20,7 @@ from bot.games.gnav.engine.record import export_record
 from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import Choice, GameRuleError, LogLine, Outcome
-from bot.service.i18n import Catalog
+from bot.service.i18n import Catalog, Template, game_texts
 
 #: How often an `easy` bot seat takes the second-best choice.
 EASY_SLIP = 0.25
@@ -37,8 +37,8 @@ def piece_name(rank: int) -> str:
     return DISPLAY_NAMES[rank]
 
 
-_STAY = Choice("stay", label=("button.stay", {}), role="secondary")
-_SWAP = Choice("swap", label=("button.swap", {}), role="primary")
+_STAY = Choice("stay", label=("gnav.button.stay", {}), role="secondary")
+_SWAP = Choice("swap", label=("gnav.button.swap", {}), role="primary")
 _CHOICES = (_STAY, _SWAP)
 
 
@@ -49,13 +49,13 @@ class GnavRules:
     min_players = 2
     max_players = 20
     public_choices = True
-    view_label = "button.piece"
+    view_label = "gnav.button.piece"
     stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
     settings_model = GnavSettings
 
-    def messages(self, language: str) -> dict[str, str]:
-        """Gnav's texts are in the service's catalogs (bot/i18n) for now."""
-        return {}
+    def messages(self, language: str) -> Mapping[str, Template]:
+        """Gnav's own texts (`bot/games/gnav/i18n/<language>.json`, keys under `gnav.`)."""
+        return game_texts("bot.games.gnav.i18n", language)
 
     # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
@@ -149,7 +149,7 @@ class GnavRules:
         Dragon or Katt refuses it) is announced with the asker's «Jeg bytter» first (N25).
         """
         if arg is not None:
-            raise GameRuleError("N9", "error.unknown_action", {"action": action})
+            raise GameRuleError("N9", "gnav.error.unknown_action", {"action": action})
         partner = None
         if action == "swap" and match.phase == "play" and match.turn == seat:
             pos = match.pos
@@ -163,7 +163,7 @@ class GnavRules:
         first = next((e for e in events if e.audience == EVERYONE), None)
         if partner is not None and first is not None and first.kind != "swap":
             names = match.seats
-            out.log.append(("ev.ask", {"p": names[seat], "q": names[partner]}))
+            out.log.append(("gnav.ev.ask", {"p": names[seat], "q": names[partner]}))
         return self._collect(match, events, out, asker=seat)
 
     def forfeit(self, match: Match, seat: int) -> Outcome:
@@ -201,7 +201,7 @@ class GnavRules:
         for e in events:
             if e.audience != EVERYONE:
                 if e.kind == "piece":
-                    key = f"private.{e.detail}"
+                    key = f"gnav.private.{e.detail}"
                     out.private.append((e.audience, (key, {"piece": piece_name(e.rank)})))
                 continue
             if out.round_over and e.kind in _REVEAL_RESULTS:
@@ -222,7 +222,7 @@ class GnavRules:
         dealer = match.history[-1].dealer if match.history else match.dealer
         lines = [
             cat.t(
-                "round.title",
+                "gnav.round.title",
                 round=len(match.history),
                 dealer=names[dealer],
                 profile=match.profile.name,
@@ -230,8 +230,8 @@ class GnavRules:
         ]
         turn = match.turn
         acting = match.acting_dealer
-        out = cat.t("seat.out")
-        sitting = cat.t("seat.sitting_out")
+        out = cat.t("gnav.seat.out")
+        sitting = cat.t("gnav.seat.sitting_out")
         in_match = match.in_match
         sitting_out = match.sitting_out
         playing = match.phase == "play"
@@ -240,14 +240,14 @@ class GnavRules:
             if seat == turn:
                 marks.append("▶")
             if seat == dealer:
-                marks.append(cat.t("seat.dealer_mark"))
+                marks.append(cat.t("gnav.seat.dealer_mark"))
             text = f"{' '.join(marks)} {name}".strip()
             if seat != dealer and seat == acting and playing:
-                text += f" {cat.t('seat.acting_dealer_mark')}"
+                text += f" {cat.t('gnav.seat.acting_dealer_mark')}"
             if not in_match[seat]:
                 text += f" · {out}"  # no lives shown: a Dragon may have taken them below 0
             else:
-                text += f" · {cat.t('seat.lives', lives=match.lives[seat])}"
+                text += f" · {cat.t('gnav.seat.lives', lives=match.lives[seat])}"
                 if seat in sitting_out:
                     text += f" · {sitting}"
             lines.append(text)
@@ -258,24 +258,24 @@ class GnavRules:
         log = match.history[-1] if match.history else None
         if log is None or log.end in (None, "redeal"):
             return []
-        lines = [cat.t("reveal.title", round=len(match.history))]
+        lines = [cat.t("gnav.reveal.title", round=len(match.history))]
         for seat, rank in log.hands.items():
-            lines.append(cat.t("reveal.hand", name=names[seat], piece=piece_name(rank)))
+            lines.append(cat.t("gnav.reveal.hand", name=names[seat], piece=piece_name(rank)))
         payers = [e for e in log.events if e.kind == "pay"]
         for e in payers:
             seat = e.seats[0]
             rank = log.hands.get(seat, NARR)
-            key = "reveal.pays_narr" if e.detail == "narr" else "reveal.pays_lowest"
+            key = "gnav.reveal.pays_narr" if e.detail == "narr" else "gnav.reveal.pays_lowest"
             lines.append(cat.t(key, name=names[seat], piece=piece_name(rank)))
         lives = ", ".join(
             f"{names[s]} {max(0, log.lives[s])}" for s in range(len(names)) if s < len(log.lives)
         )
-        lines.append(cat.t("reveal.lives", lives=lives))
+        lines.append(cat.t("gnav.reveal.lives", lives=lives))
         for seat in log.eliminated:
-            lines.append(cat.t("reveal.out", name=names[seat]))
+            lines.append(cat.t("gnav.reveal.out", name=names[seat]))
         if match.phase == "finished" and match.winners is not None:
             winners = ", ".join(names[s] for s in sorted(match.winners))
-            key = "reveal.winner" if len(match.winners) == 1 else "reveal.winners"
+            key = "gnav.reveal.winner" if len(match.winners) == 1 else "gnav.reveal.winners"
             lines.append(cat.t(key, names=winners))
         return lines
 
@@ -286,16 +286,18 @@ class GnavRules:
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line."""
         key, params = line
+        if not key.startswith("gnav.") and not cat.has(key):
+            key = f"gnav.{key}"  # a line stored before Gnav's keys had their prefix (`ev.stay`)
         return cat.t(key, **params)
 
-    def piece_text(self, match: Match, seat: int, cat: Catalog) -> str:
+    def private_text(self, match: Match, seat: int, cat: Catalog) -> str:
         """What `seat` holds now, or why it holds nothing."""
         if match.phase != "play":
-            return cat.t("piece.between_rounds")
+            return cat.t("gnav.piece.between_rounds")
         rank = match.hands[seat]
         if rank == NO_PIECE:
-            return cat.t("piece.none")
-        key = "piece.sitting_out" if seat in match.sitting_out else "piece.hold"
+            return cat.t("gnav.piece.none")
+        key = "gnav.piece.sitting_out" if seat in match.sitting_out else "gnav.piece.hold"
         return cat.t(key, piece=piece_name(rank), round=len(match.history))
 
     def web_view(
@@ -330,14 +332,14 @@ class GnavRules:
 
     def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
         """The rules summary of the table's profile, with its lives."""
-        text = cat.t("rules.norsk", lives=cat.t("rules.lives", count=settings.lives))
+        text = cat.t("gnav.rules.norsk", lives=cat.t("gnav.rules.lives", count=settings.lives))
         if settings.rules == "tradisjonell":
-            text += "\n\n" + cat.t("rules.tradisjonell")
+            text += "\n\n" + cat.t("gnav.rules.tradisjonell")
         return text
 
     def lobby_title(self, settings: GnavSettings, cat: Catalog) -> str:
         """The lobby's first line: the profile and the lives."""
-        return cat.t("lobby.title", profile=settings.rules, lives=settings.lives)
+        return cat.t("gnav.lobby.title", profile=settings.rules, lives=settings.lives)
 
     # ------------------------------------------------------------------ statistics
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
@@ -348,12 +350,14 @@ class GnavRules:
 
     def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
         """Matches, wins, rounds, lives lost, times paid at a reveal and refusals dealt."""
-        return cat.t("stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters})
+        return cat.t(
+            "gnav.stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters}
+        )
 
     def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
         """Wins in matches, and lives lost in rounds."""
         return cat.t(
-            "top.line",
+            "gnav.top.line",
             n=n,
             name=name,
             wins=counters.get("wins", 0),
@@ -373,21 +377,21 @@ def _refusal(match: Match, seat: int, action: str, exc: RuleError) -> GameRuleEr
     names = match.seats
     params: dict[str, Any] = {}
     if rule == "T3":
-        key = "rule.T3.narr_must_swap"
+        key = "gnav.rule.T3.narr_must_swap"
     elif rule == "N8" and match.turn is not None:
-        key = "rule.N8.not_your_turn"
+        key = "gnav.rule.N8.not_your_turn"
         params = {"name": names[match.turn]}
     elif rule == "N9" and action not in ("stay", "swap"):
-        key = "rule.N9.unknown_action"
+        key = "gnav.rule.N9.unknown_action"
         params = {"action": action[:40]}
     elif rule == "N23":
-        key = "rule.N23.match_over"
+        key = "gnav.rule.N23.match_over"
     elif rule == "N24":
-        key = "rule.N24.round_over"
+        key = "gnav.rule.N24.round_over"
     elif rule == "N22":
-        key = "rule.N22.not_in_match"
+        key = "gnav.rule.N22.not_in_match"
     else:
-        key = "rule.other"
+        key = "gnav.rule.other"
     return GameRuleError(rule, key, params, exc.message)
 
 
@@ -396,29 +400,29 @@ def _event_line(e: Event, names: Sequence[str], asker: int | None = None) -> Log
     s = e.seats
     who = names[asker] if asker is not None else "?"
     if kind in ("knock", "sit_out", "stay", "forfeit", "win"):
-        return (f"ev.{kind}", {"p": names[s[0]]})
+        return (f"gnav.ev.{kind}", {"p": names[s[0]]})
     if kind == "gjok":
-        return ("ev.gjok", {"q": names[s[0]], "p": who})
+        return ("gnav.ev.gjok", {"q": names[s[0]], "p": who})
     if kind == "swap":
-        return ("ev.swap", {"p": names[s[0]], "q": names[s[1]]})
+        return ("gnav.ev.swap", {"p": names[s[0]], "q": names[s[1]]})
     if kind == "forbi":
-        key = "ev.forbi_hest" if e.rank == HEST else "ev.forbi_hus"
+        key = "gnav.ev.forbi_hest" if e.rank == HEST else "gnav.ev.forbi_hus"
         return (key, {"q": names[s[0]], "p": who})
     if kind in ("hugg_av", "kiss"):
-        return (f"ev.{kind}", {"q": names[s[0]], "p": names[s[1]]})
+        return (f"gnav.ev.{kind}", {"q": names[s[0]], "p": names[s[1]]})
     if kind in ("bag_swap", "bag_hugg_av", "bag_kiss", "bag_gjok"):
-        return (f"ev.{kind}", {"p": names[s[0]]})
+        return (f"gnav.ev.{kind}", {"p": names[s[0]]})
     if kind == "bag_forbi":
-        key = "ev.bag_forbi_hest" if e.rank == HEST else "ev.bag_forbi_hus"
+        key = "gnav.ev.bag_forbi_hest" if e.rank == HEST else "gnav.ev.bag_forbi_hus"
         return (key, {"p": names[s[0]]})
     if kind == "redeal":
-        return ("ev.redeal", {})
+        return ("gnav.ev.redeal", {})
     if kind == "reveal":
-        return ("ev.reveal", {})
+        return ("gnav.ev.reveal", {})
     if kind == "pay":
-        return ("ev.pay", {"p": names[s[0]]})
+        return ("gnav.ev.pay", {"p": names[s[0]]})
     if kind == "out":
-        key = "ev.out_forfeit" if e.detail == "forfeit" else "ev.out"
+        key = "gnav.ev.out_forfeit" if e.detail == "forfeit" else "gnav.ev.out"
         return (key, {"p": names[s[0]]})
     return None
 

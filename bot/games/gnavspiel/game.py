@@ -293,7 +293,7 @@ class GnavspielRules:
             params = {**params, "hands": _hands_text(cat, params["hands"])}
         return cat.t(key, **params)
 
-    def piece_text(self, t: Table, seat: int, cat: Catalog) -> str:
+    def private_text(self, t: Table, seat: int, cat: Catalog) -> str:
         """The seat's card, and what it may do now."""
         m = t.m
         if m.phase not in ("play", "loan") or m.hands[seat] < 0:

@@ -375,7 +375,7 @@ class KarnavalRules:
             params = {**params, "suit": cat.t(f"karnaval.suit.{params['suit']}")}
         return cat.t(key, **params)
 
-    def piece_text(self, t: Table, seat: int, cat: Catalog) -> str:
+    def private_text(self, t: Table, seat: int, cat: Catalog) -> str:
         """The seat's hand, sorted, trumps marked, and its legal choices now."""
         k = t.k
         d = k.current
