@@ -24,8 +24,8 @@ _TEXTS: dict[str, dict[str, str]] = {
         "there to open a table. What you hold comes to this chat, privately.",
         "linked": "✅ Linked: what you hold at the table in «{title}» comes to this chat.",
         "linked_untitled": "✅ Linked: what you hold at your table comes to this chat.",
-        "not_linked": "What you hold at a table comes to this chat once you sit down: press Join "
-        "on a table in your group.",
+        "not_linked": "What you hold comes to this chat once you sit at a table: press Join on a "
+        "table in your group.",
         "group_only": "The games are played in a group: add me to a group and send /gnav there. "
         "This private chat is where what you hold arrives.",
         "anonymous": "Please write as yourself: anonymous admins and channels cannot sit at a "

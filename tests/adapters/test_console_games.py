@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from adapters.console.play import _chosen, _question
+from bot.games.gnav.game import GnavRules
 from bot.games.karnaval.game import KarnavalRules
 from bot.service.game import Choice
 from bot.service.i18n import catalog, with_game_messages
@@ -45,8 +46,11 @@ def test_players_are_checked_against_the_game(tmp_path: Path) -> None:
 
 
 def test_few_plain_choices_are_asked_by_their_words_others_numbered() -> None:
-    cat = with_game_messages(catalog("en"), [KarnavalRules().messages])
-    plain = [Choice("stay", label=("button.stay", {})), Choice("swap", label=("button.swap", {}))]
+    cat = with_game_messages(catalog("en"), [KarnavalRules().messages, GnavRules().messages])
+    plain = [
+        Choice("stay", label=("gnav.button.stay", {})),
+        Choice("swap", label=("gnav.button.swap", {})),
+    ]
     assert _question(cat, plain, "gnav").endswith("stay or swap? ")
     assert "1) Stay" in _question(cat, plain, "karnaval")  # no words of that game: numbered
     many = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(4)]

@@ -64,7 +64,7 @@ async def _play(world: World, tmp_path: Path) -> None:
             world,
             dana,
             "settings",
-            {"rules": "gnavspiel", "bots": 2, "changes": "chips=2 deals=2"},
+            {"bots": 2, "changes": "rules=gnavspiel chips=2 deals=2"},
         )
         assert "chips 2" in await answered(world, chosen)
         await slash(world, alice, "new")

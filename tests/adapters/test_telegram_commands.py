@@ -43,14 +43,15 @@ async def test_menus_for_groups_and_private_chats_in_every_language(
     tg: FakeTelegram, bench: Bench
 ) -> None:
     groups = tg.commands({"type": "all_group_chats"})
-    assert [c["command"] for c in groups] == list(texts.GROUP_COMMANDS)
+    # Then a command per hosted game, from the registry (`/gnav` itself opens the channel's).
+    assert [c["command"] for c in groups] == [*texts.GROUP_COMMANDS, "gnavspiel", "karnaval"]
     assert all(c["description"] for c in groups)
     private = tg.commands({"type": "all_private_chats"})
     assert [c["command"] for c in private] == ["start", "gnav_help", "gnav_rules"]
     norwegian = tg.commands({"type": "all_group_chats"}, language_code="nb")
     assert norwegian[0] == {
         "command": "gnav",
-        "description": "Åpne et Gnav-bord her (eller vis det)",
+        "description": "Åpne et bord her (eller vis det)",
     }
     assert tg.commands({"type": "all_private_chats"}, language_code="ru")
 
@@ -146,7 +147,7 @@ async def test_settings_and_language_change_the_table_message(
     asked = bench.say(alice, group, "/gnav_language nb")
     assert "språk nb" in (await bench.reply_to(group, asked)).text.lower()
     lobby = await bench.wait_table(group, button="Bli med")
-    assert payload_of(lobby.button("Brikker privat")["url"]).startswith(f"g{group.id}s")
+    assert payload_of(lobby.button("Privat på DM")["url"]).startswith(f"g{group.id}s")
     # Bob, already reachable, joins: a toast, no link to open.
     tg.user_starts_bot(bob)
     await bench.dm(bob, "Hi!")
@@ -168,10 +169,10 @@ async def test_gnav_language_de_gives_a_german_table_and_menu(
     assert "Sprache de" in (await bench.reply_to(group, asked)).text
     lobby = await bench.wait_table(group, button="Mitspielen")
     assert "Gnav-Tisch" in (lobby.text or "")
-    assert lobby.button("Steine privat")["url"]
+    assert lobby.button("Privat per DM")["url"]
     assert (await bench.table(group)).settings.language == "de"
     german = tg.commands({"type": "all_group_chats"}, language_code="de")
-    assert german[0]["description"] == "Hier einen Gnav-Tisch öffnen (oder zeigen)"
+    assert german[0]["description"] == "Hier einen Tisch öffnen (oder zeigen)"
     assert any(c["description"].endswith("en, nb, ru, pt, de") for c in german)
 
 
@@ -196,7 +197,7 @@ async def test_forum_topics_get_a_table_each_and_deep_links_name_the_topic(
     assert (await bench.table(forum, two)).names == ["Bob"]
 
     # The topic's own deep link; /start with it names the group.
-    payload = payload_of(first.button("Pieces by DM")["url"])
+    payload = payload_of(first.button("Privately by DM")["url"])
     assert re.fullmatch(rf"g{forum.id}_{one}s[0-9a-f]{{16}}", payload)  # signed
     tg.user_starts_bot(alice, payload)
     assert "«Gnav club»" in (await bench.dm(alice, "Linked")).text
@@ -212,7 +213,7 @@ async def test_start_link_during_a_round_sends_the_piece_at_once(
     alice, bob, group = group_of(tg)
     bench.say(alice, group, "/gnav")
     lobby = await bench.wait_table(group, "Alice", button="Join")
-    link = lobby.button("Pieces by DM")["url"]
+    link = lobby.button("Privately by DM")["url"]
     await bench.press(bob, group, "Join")
     await bench.press(alice, group, "Start")
     await bench.wait_table(group, "round 1", button="Stay")

@@ -109,7 +109,7 @@ async def test_three_friends_play_a_whole_match_in_a_group(tg: FakeTelegram) -> 
         bench.say(alice, group, f"/gnav@{tg.bot_username}")
         lobby = await bench.wait_table(group, "Alice", button="Join")
         assert [b["text"] for b in lobby.buttons()][:3] == ["Join", "Leave", "Start"]
-        link = lobby.button("Pieces by DM")["url"]
+        link = lobby.button("Privately by DM")["url"]
         assert payload_of(link).startswith(f"g{group.id}s") and len(payload_of(link)) <= 64
 
         # Alice follows the link: /start <payload> in the private chat completes it.
@@ -124,7 +124,7 @@ async def test_three_friends_play_a_whole_match_in_a_group(tg: FakeTelegram) -> 
         asked = bench.say(carl, group, "/gnav_join")
         offer = await bench.reply_to(group, asked)
         assert "Carl Berg sat down" in offer.text
-        tg.user_starts_bot(carl, payload_of(offer.button("Pieces by DM")["url"]))
+        tg.user_starts_bot(carl, payload_of(offer.button("Privately by DM")["url"]))
         await bench.dm(carl, "Linked")
         await bench.wait_table(group, "Carl Berg")
 

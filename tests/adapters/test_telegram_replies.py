@@ -58,7 +58,7 @@ async def test_no_answer_is_dropped_after_thirteen_joins(caplog: pytest.LogCaptu
     assert any("whole number" in t for t in sent)
     assert any("no Gnav statistics" in t for t in sent)
     # One combined hint names every joiner.
-    hints = [t for t in sent if "Pieces by DM" in t]
+    hints = [t for t in sent if "Privately by DM" in t]
     assert len(hints) == 1
     assert all(name in hints[0] for name in names)
     assert len(sent) == 4

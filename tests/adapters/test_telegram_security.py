@@ -123,7 +123,7 @@ async def test_deep_link_reveals_nothing_to_outsiders(tg: FakeTelegram, bench: B
     mallory = tg.add_user("Mallory")  # not in the group
     bench.say(alice, group, "/gnav")
     lobby = await bench.wait_table(group, "Alice", button="Join")
-    payload = payload_of(lobby.button("Pieces by DM")["url"])
+    payload = payload_of(lobby.button("Privately by DM")["url"])
     assert str(group.id) not in payload.partition("s")[2]
     # A chat id written in by hand, the real link, and a forged signature: all neutral.
     outsider_lines = []
@@ -189,7 +189,7 @@ async def test_no_reply_is_dropped_after_thirteen_joins(tg: FakeTelegram) -> Non
         assert handlers.replies.waiting(group.id) <= 10
         text = everything()
         assert all(f"Joiner{i}" in text for i in range(13)), text
-        assert text.count("Pieces by DM") <= 3  # hints combined, not one per joiner
+        assert text.count("Privately by DM") <= 3  # hints combined, not one per joiner
     finally:
         await bench.stop()
 

@@ -22,7 +22,7 @@ from adapters.telegram.keyboards import (
 )
 from adapters.telegram.limits import LaneLimits, Lanes
 from bot.service import tokens
-from bot.service.i18n import LANGUAGES, catalog
+from bot.service.i18n import LANGUAGES
 from bot.service.ports import Button, Delivery, Screen
 from bot.service.table import TableKey
 from tests.adapters.test_telegram_bench import Bench
@@ -65,10 +65,11 @@ def test_deep_link_payloads_are_signed_not_guessable_chat_ids() -> None:
 
 
 def _screen(*actions: str, language: str = "en") -> Screen:
-    cat = catalog(language)
-    labels = {"join": "button.join", "stay": "button.stay", "view": "button.piece"}
-    row = tuple(Button(cat.t(labels[a]), tokens.encode("abc123", 7, a)) for a in actions)
-    return Screen("table", (row,))
+    """A screen of one row of buttons: their kind says what they do, the screen its language
+    (the keyboard reads those, never a label)."""
+    kinds = {"join": "join", "stay": "choice", "view": "view"}
+    row = tuple(Button(f"<{a}>", tokens.encode("abc123", 7, a), kind=kinds[a]) for a in actions)
+    return Screen("table", (row,), language=language)
 
 
 def test_keyboards_carry_tokens_and_the_link_where_it_helps() -> None:
@@ -77,14 +78,14 @@ def test_keyboards_carry_tokens_and_the_link_where_it_helps() -> None:
     assert lobby is not None
     rows = lobby.inline_keyboard
     assert rows[0][0].callback_data == "g:abc123:7:join"
-    assert rows[1][0].url == link and rows[1][0].text == "📬 Pieces by DM"
+    assert rows[1][0].url == link and rows[1][0].text == "📬 Privately by DM"
     play = keyboard(_screen("view"), link)
     assert play is not None and [b.text for b in play.inline_keyboard[0]] == [
-        "My piece",
-        "📬 Pieces by DM",
+        "<view>",
+        "📬 Privately by DM",
     ]
     norwegian = keyboard(_screen("join", language="nb"), link)
-    assert norwegian is not None and norwegian.inline_keyboard[1][0].text == "📬 Brikker privat"
+    assert norwegian is not None and norwegian.inline_keyboard[1][0].text == "📬 Privat på DM"
     assert keyboard(_screen("stay"), link) is not None
     assert len(keyboard(_screen("stay"), link).inline_keyboard) == 1  # type: ignore[union-attr]
     assert keyboard(Screen("frozen"), link) is None  # an edit without buttons removes them

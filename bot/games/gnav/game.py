@@ -309,7 +309,7 @@ class GnavRules:
             "columns": {
                 "head": ["", "♥"],
                 "rows": [
-                    [name, str(match.lives[i]) if match.in_match[i] else cat.t("seat.out")]
+                    [name, str(match.lives[i]) if match.in_match[i] else cat.t("gnav.seat.out")]
                     for i, name in enumerate(names)
                 ],
             }
