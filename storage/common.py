@@ -19,6 +19,7 @@ from bot.service.ports import (
     Screen,
     StatDelta,
     StoreUnavailable,
+    TablePart,
     TableShot,
 )
 
@@ -45,6 +46,18 @@ def dump_json(value: Any) -> str:
 def load_json(text: str) -> Any:
     """Parse stored JSON text."""
     return orjson.loads(text)
+
+
+def table_parts(value: Any) -> list[TablePart]:
+    """A table's finished parts as the stores read them with the row, in one statement: a JSON
+    array of `[seq, owner, data]` (SQLite: its text; PostgreSQL: decoded jsonb), in seq order."""
+    items = load_json(value) if isinstance(value, str) else value
+    ordered = sorted(items or (), key=_seq)
+    return [TablePart(int(seq), str(owner), data) for seq, owner, data in ordered]
+
+
+def _seq(item: Sequence[Any]) -> int:
+    return int(item[0])
 
 
 #: Counters named so keep the highest value given (a best game total), not the sum.

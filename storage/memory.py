@@ -19,6 +19,7 @@ from bot.service.ports import (
     OutMessage,
     PlayerStats,
     StatDelta,
+    TablePart,
     TableRow,
 )
 from storage.common import (
@@ -51,6 +52,8 @@ class MemoryRepository:
         self.matches: list[FinishedMatch] = []
         self._match_ids: set[str] = set()
         self._keys_by_id: dict[str, set[str]] = {}  # table id -> keys of rows carrying it
+        #: Finished parts of tables' matches, by table key and seq (stored as JSON).
+        self.parts: dict[str, dict[int, TablePart]] = {}
         self.saves = 0
         #: The outbox: undelivered messages by id (stored as JSON, as the durable stores do).
         self.outbox: dict[int, dict[str, Any]] = {}
@@ -59,10 +62,17 @@ class MemoryRepository:
         self.timer_claims: dict[str, tuple[str, float]] = {}
         self.processes: dict[str, float] = {}
 
+    def _loaded(self, row: TableRow) -> TableRow:
+        """A copy of a stored row with its finished parts."""
+        out = copy.deepcopy(row)
+        stored = self.parts.get(row.key, {})
+        out.parts = [copy.deepcopy(stored[seq]) for seq in sorted(stored)]
+        return out
+
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any (a copy)."""
         row = self.tables.get(key)
-        return copy.deepcopy(row) if row else None
+        return self._loaded(row) if row else None
 
     async def load_table_by_id(self, table_id: str) -> TableRow | None:
         """The stored table whose row carries `table_id`, if any (a copy)."""
@@ -71,11 +81,11 @@ class MemoryRepository:
             return None
         rows.sort(key=lambda r: r.key)
         rows.sort(key=lambda r: (r.status == "closed", -r.updated_at))
-        return copy.deepcopy(rows[0])
+        return self._loaded(rows[0])
 
     async def load_active_tables(self) -> list[TableRow]:
         """Every table that is not closed."""
-        out = [copy.deepcopy(r) for r in self.tables.values() if r.status != "closed"]
+        out = [self._loaded(r) for r in self.tables.values() if r.status != "closed"]
         for row in out:
             row.message_ref = self.refs.get(row.key)
         return out
@@ -103,6 +113,8 @@ class MemoryRepository:
             raise DuplicateMatchError(f"finished match {finished.match_id} is already stored")
         stored_row = copy.copy(row)
         stored_row.state = _json_copy(row.state)
+        stored_row.parts = []
+        new_parts = [TablePart(p.seq, p.owner, _json_copy(p.data)) for p in row.parts]
         stored_match = None
         if finished is not None:
             stored_match = copy.copy(finished)
@@ -113,6 +125,11 @@ class MemoryRepository:
         if row.table_id is not None:
             self._keys_by_id.setdefault(row.table_id, set()).add(row.key)
         self.tables[row.key] = stored_row
+        if new_parts:  # append-only; a part of seq 0 starts the key's parts afresh
+            parts = self.parts.setdefault(row.key, {})
+            if new_parts[0].seq == 0:
+                parts.clear()
+            parts.update((p.seq, p) for p in new_parts)
         name_rows, counter_rows = stat_rows(stats)
         for chat, game, user, name in name_rows:
             self.stat_names[(chat, game, user)] = name

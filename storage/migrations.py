@@ -169,6 +169,20 @@ SQLITE_MIGRATIONS: tuple[Migration, ...] = (
             ) WITHOUT ROWID""",
         ),
     ),
+    Migration(
+        6,
+        "finished parts of a table's match, each stored once (append-only), read with the table",
+        (
+            # A rowid table: parts are several kilobytes each, too large for WITHOUT ROWID.
+            """CREATE TABLE table_parts (
+                table_key TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                owner TEXT NOT NULL,
+                data TEXT NOT NULL,
+                PRIMARY KEY (table_key, seq)
+            )""",
+        ),
+    ),
 )
 
 POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
@@ -295,6 +309,19 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
             """CREATE TABLE processes (
                 owner TEXT PRIMARY KEY,
                 alive_until DOUBLE PRECISION NOT NULL
+            )""",
+        ),
+    ),
+    Migration(
+        6,
+        "finished parts of a table's match, each stored once (append-only), read with the table",
+        (
+            """CREATE TABLE table_parts (
+                table_key TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                owner TEXT NOT NULL,
+                data JSONB NOT NULL,
+                PRIMARY KEY (table_key, seq)
             )""",
         ),
     ),

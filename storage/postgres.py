@@ -37,10 +37,26 @@ from storage.common import (
     out_message,
     raise_unavailable,
     stat_rows,
+    table_parts,
 )
 from storage.migrations import migrate_postgres
 
 _TABLE_COLUMNS = "key, version, status, deadline, updated_at, state, table_id"
+#: A table's finished parts, read with its row in the same statement (`common.table_parts`).
+_PARTS_COLUMN = (
+    "(SELECT coalesce(jsonb_agg(jsonb_build_array(p.seq, p.owner, p.data)), '[]'::jsonb) "
+    "FROM table_parts AS p WHERE p.table_key = t.key) AS parts"
+)
+_TABLE_SELECT = (
+    "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, "
+    f"{_PARTS_COLUMN} FROM tables AS t"
+)
+#: Parts of seq 0 start a key's parts afresh; the others are added (append-only).
+_DROP_PARTS = "DELETE FROM table_parts WHERE table_key = $1"
+_UPSERT_PART = (
+    "INSERT INTO table_parts (table_key, seq, owner, data) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT (table_key, seq) DO UPDATE SET owner = EXCLUDED.owner, data = EXCLUDED.data"
+)
 
 _INSERT_TABLE = (
     f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) "
@@ -80,8 +96,8 @@ _UPSERT_STAT_COUNTER = (
     "ELSE stat_counters.value + EXCLUDED.value END"
 )
 _SELECT_BY_ID = (
-    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1 "
-    "ORDER BY status = 'closed', updated_at DESC, key LIMIT 1"
+    f"{_TABLE_SELECT} WHERE t.table_id = $1 "
+    "ORDER BY t.status = 'closed', t.updated_at DESC, t.key LIMIT 1"
 )
 #: A player's name and counters (one row per counter; a NULL counter when there is none).
 _SELECT_STATS = (
@@ -241,11 +257,12 @@ class PostgresRepository:
             deadline=row["deadline"],
             updated_at=row["updated_at"],
             table_id=row["table_id"],
+            parts=table_parts(row["parts"]),
         )
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any."""
-        row = await self._pool.fetchrow(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE key = $1", key)
+        row = await self._pool.fetchrow(f"{_TABLE_SELECT} WHERE t.key = $1", key)
         return self._table_row(row) if row is not None else None
 
     async def load_table_by_id(self, table_id: str) -> TableRow | None:
@@ -257,7 +274,8 @@ class PostgresRepository:
         """Every table that is not closed, by key, with its message's reference."""
         rows = await self._pool.fetch(
             "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, "
-            "m.ref FROM tables AS t LEFT JOIN table_messages AS m ON m.table_key = t.key "
+            f"{_PARTS_COLUMN}, m.ref FROM tables AS t "
+            "LEFT JOIN table_messages AS m ON m.table_key = t.key "
             "WHERE t.status <> 'closed' ORDER BY t.key"
         )
         out = []
@@ -346,6 +364,12 @@ class PostgresRepository:
                 found = await conn.fetchval("SELECT version FROM tables WHERE key = $1", row.key)
                 raise ConflictError(
                     f"table {row.key}: stored version {found}, expected {expected_version}"
+                )
+            if row.parts:
+                if row.parts[0].seq == 0:
+                    await conn.execute(_DROP_PARTS, row.key)
+                await conn.executemany(
+                    _UPSERT_PART, [(row.key, p.seq, p.owner, _json(p.data)) for p in row.parts]
                 )
             if name_params:
                 await conn.executemany(_UPSERT_STAT_NAME, name_params)

@@ -47,6 +47,7 @@ from storage.common import (
     out_message,
     raise_unavailable,
     stat_rows,
+    table_parts,
 )
 from storage.migrations import migrate_sqlite
 
@@ -57,6 +58,18 @@ log = logging.getLogger(__name__)
 Synchronous = Literal["FULL", "NORMAL"]
 
 _TABLE_COLUMNS = "key, version, status, deadline, updated_at, state, table_id"
+#: A table's row and, in the same statement, its finished parts (`storage.common.table_parts`).
+_TABLE_SELECT = (
+    "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, "
+    "(SELECT json_group_array(json_array(p.seq, p.owner, json(p.data))) "
+    "FROM table_parts AS p WHERE p.table_key = t.key) FROM tables AS t"
+)
+#: Parts of seq 0 start a key's parts afresh; the others are added (append-only).
+_DROP_PARTS = "DELETE FROM table_parts WHERE table_key = ?"
+_UPSERT_PART = (
+    "INSERT INTO table_parts (table_key, seq, owner, data) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (table_key, seq) DO UPDATE SET owner = excluded.owner, data = excluded.data"
+)
 
 _INSERT_TABLE = (
     f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -86,7 +99,9 @@ _WAITING_AND_REF = (
     "(SELECT ref FROM table_messages WHERE table_key = ?1)"
 )
 _SELECT_ACTIVE = (
-    "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, m.ref "
+    "SELECT t.key, t.version, t.status, t.deadline, t.updated_at, t.state, t.table_id, "
+    "(SELECT json_group_array(json_array(p.seq, p.owner, json(p.data))) "
+    "FROM table_parts AS p WHERE p.table_key = t.key), m.ref "
     "FROM tables AS t LEFT JOIN table_messages AS m ON m.table_key = t.key "
     "WHERE t.status <> 'closed' ORDER BY t.key"
 )
@@ -109,8 +124,8 @@ _UPSERT_STAT_COUNTER = (
     "ELSE value + excluded.value END"
 )
 _SELECT_BY_ID = (
-    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ? "
-    "ORDER BY status = 'closed', updated_at DESC, key LIMIT 1"
+    f"{_TABLE_SELECT} WHERE t.table_id = ? "
+    "ORDER BY t.status = 'closed', t.updated_at DESC, t.key LIMIT 1"
 )
 #: A player's name and counters (one row per counter; a NULL counter when there is none).
 _SELECT_STATS = (
@@ -464,7 +479,7 @@ class SqliteRepository:
 
     @staticmethod
     def _table_row(row: Sequence[Any]) -> TableRow:
-        key, version, status, deadline, updated_at, state, table_id = row
+        key, version, status, deadline, updated_at, state, table_id, parts = row
         return TableRow(
             key=key,
             version=version,
@@ -473,11 +488,12 @@ class SqliteRepository:
             deadline=deadline,
             updated_at=updated_at,
             table_id=table_id,
+            parts=table_parts(parts),
         )
 
     async def load_table(self, key: str) -> TableRow | None:
         """The stored table under `key`, if any."""
-        rows = await self._fetchall(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE key = ?", (key,))
+        rows = await self._fetchall(f"{_TABLE_SELECT} WHERE t.key = ?", (key,))
         return self._table_row(rows[0]) if rows else None
 
     async def load_table_by_id(self, table_id: str) -> TableRow | None:
@@ -577,6 +593,7 @@ class SqliteRepository:
             else None
         )
         message_params = _message_params(key, messages, claim)
+        part_params = [(key, p.seq, p.owner, dump_json(p.data)) for p in row.parts]
         result: list[OutBatch | None] = [None]
 
         def apply(conn: sqlite3.Connection) -> None:
@@ -590,6 +607,10 @@ class SqliteRepository:
                     f"table {key}: stored version {found[0] if found else None}, "
                     f"expected {expected_version}"
                 )
+            if part_params:
+                if part_params[0][1] == 0:
+                    conn.execute(_DROP_PARTS, (key,))
+                conn.executemany(_UPSERT_PART, part_params)
             if name_params:
                 conn.executemany(_UPSERT_STAT_NAME, name_params)
             if counter_params:

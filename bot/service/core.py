@@ -313,6 +313,7 @@ class UnitOfWork:
                 self.cached.pop(key, None)
                 raise
             table.row_version = row.version
+            table.parts_saved(row)
             self.cached[key] = table
             self.store_answered()
             for listener in self.on_commit:

@@ -180,9 +180,30 @@ class FinishedMatch:
     finished_at: float
 
 
+@dataclass(frozen=True, slots=True)
+class TablePart:
+    """A finished part of a table's match (a round that is over, with all its moves): a JSON
+    object that never changes once stored, so that it is written once, not with every move.
+
+    `seq`: its 0-based place among the parts of the match; `owner`: the match it belongs to
+    (the table's `match_id`). See `TableRow.parts` and `bot.service.game.PARTS`.
+    """
+
+    seq: int
+    owner: str
+    data: dict[str, Any]
+
+
 @dataclass(slots=True)
 class TableRow:
-    """A stored table: its key, optimistic version and JSON state (opaque to storage)."""
+    """A stored table: its key, optimistic version and JSON state (opaque to storage).
+
+    `parts` (append-only, opaque to storage too): when the row is loaded, every finished part
+    stored under its key, by `seq`; when it is saved, the parts to add in the same transaction,
+    each stored once and never rewritten. A part of `seq` 0 starts the key's parts afresh (a new
+    match, or a table moved to this key): the parts stored under the key before are dropped.
+    Saving a row without parts leaves the stored ones as they are.
+    """
 
     key: str
     version: int
@@ -195,6 +216,8 @@ class TableRow:
     #: The table message's reference as last delivered (the outbox store's), where known
     #: (`load_active_tables` fills it in).
     message_ref: str | None = None
+    #: Finished parts: all of them when loaded, the ones to add when saved (see above).
+    parts: list[TablePart] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +353,8 @@ class Repository(Protocol):
         messages: Sequence[OutMessage] = (),
         claim: Claim | None = None,
     ) -> OutBatch | None:
-        """Store `row` if the stored version is `expected_version` (None: a new table).
+        """Store `row` (and append `row.parts`) if the stored version is `expected_version`
+        (None: a new table).
 
         Raises ConflictError otherwise. `messages` are added to the table's outbox in the same
         transaction; with `claim`, they (and any earlier ones nobody holds) are claimed for

@@ -2,7 +2,8 @@
 
 The table is the unit of locking and of storage: `to_row` / `from_row` turn it into the JSON
 state a `Repository` keeps. The game's match is held as the game's own object in memory and
-stored through the game's `dump`.
+stored through the game's `dump`; the finished parts of a dump (`bot.service.game.PARTS`) are
+stored once each beside the row (`TableRow.parts`, append-only) and the row keeps their count.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.service.game import Choice, GameRules, LogLine
-from bot.service.ports import TableRow
+from bot.service.game import PARTS, Choice, GameRules, LogLine
+from bot.service.ports import TablePart, TableRow
 from bot.service.settings import TableSettings, load_settings
 
 Status = Literal["lobby", "playing", "closed"]
@@ -123,6 +124,9 @@ class Table:
     # state (a press's check, the seat's mark, keyboards and views all read them).
     choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
     choices_seq: int = -1
+    # Not stored in the row: where the match's finished parts are stored (the row's key and
+    # the match), and how many: `to_row` hands the store only the parts after those.
+    parts_stored: tuple[str, str | None, int] = ("", None, 0)
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""
@@ -159,13 +163,27 @@ class Table:
             "updated_at": self.updated_at,
             "deadline": self.deadline,
             "deadline_kind": self.deadline_kind,
-            "match": None if self.match is None else rules.dump(self.match),
+            "match": None,
             "match_id": self.match_id,
             "log": [[k, p] for k, p in self.log],
             "message_ref": self.message_ref,
             "message_no": self.message_no,
             "closed_reason": self.closed_reason,
         }
+        new_parts: list[TablePart] = []
+        if self.match is not None:
+            dump = rules.dump(self.match)
+            parts = dump.get(PARTS)
+            if isinstance(parts, list):
+                key, owner, stored = self.parts_stored
+                if (key, owner) != (self.key.key, self.match_id):
+                    stored = 0  # a new match, or the table moved: its parts start afresh
+                owner = self.match_id or ""
+                new_parts = [
+                    TablePart(seq, owner, part) for seq, part in enumerate(parts[stored:], stored)
+                ]
+                dump = {**dump, PARTS: len(parts)}  # the row keeps their count only
+            state["match"] = dump
         return TableRow(
             key=self.key.key,
             version=(self.row_version or 0) + 1,
@@ -174,7 +192,13 @@ class Table:
             deadline=self.deadline,
             updated_at=self.updated_at,
             table_id=self.table_id,
+            parts=new_parts,
         )
+
+    def parts_saved(self, row: TableRow) -> None:
+        """`row` (from `to_row`) is stored: its parts count as stored from now on."""
+        if row.parts:
+            self.parts_stored = (row.key, self.match_id, row.parts[-1].seq + 1)
 
     @classmethod
     def from_row(cls, row: TableRow, games: Mapping[str, GameRules]) -> Table:
@@ -185,7 +209,14 @@ class Table:
         rules = games.get(s.get("game", ""))
         if rules is None:
             raise ValueError(f"table {row.key}: its game {s.get('game')!r} is not hosted here")
-        return cls(
+        match = s["match"]
+        count = match.get(PARTS) if isinstance(match, dict) else None
+        if isinstance(count, int):
+            parts = [p for p in row.parts if p.owner == (s["match_id"] or "")][:count]
+            if [p.seq for p in parts] != list(range(count)):
+                raise ValueError(f"table {row.key}: {count} finished parts stored, not found")
+            match = {**match, PARTS: [p.data for p in parts]}
+        table = cls(
             key=TableKey(s["platform"], s["chat"], s["thread"]),
             table_id=s["table_id"],
             game=s["game"],
@@ -198,7 +229,7 @@ class Table:
             updated_at=s["updated_at"],
             deadline=s["deadline"],
             deadline_kind=s["deadline_kind"],
-            match=None if s["match"] is None else rules.load(s["match"]),
+            match=None if match is None else rules.load(match),
             match_id=s["match_id"],
             log=[(k, p) for k, p in s["log"]],
             message_ref=s["message_ref"],
@@ -206,3 +237,6 @@ class Table:
             closed_reason=s["closed_reason"],
             row_version=row.version,
         )
+        if isinstance(count, int):
+            table.parts_stored = (row.key, s["match_id"], count)
+        return table

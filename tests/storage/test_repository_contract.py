@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from bot.service.ports import ConflictError, FinishedMatch, PlayerStats, StatDelta, TableRow
+from bot.service.ports import (
+    ConflictError,
+    FinishedMatch,
+    PlayerStats,
+    StatDelta,
+    TablePart,
+    TableRow,
+)
 from storage.common import DuplicateMatchError
 from tests.storage.conftest import Store
 
@@ -483,3 +490,59 @@ async def test_everything_survives_a_reopen(store: Store) -> None:
     assert await repo.load_settings("c") == {"lives": 4}
     assert await repo.load_player("u1") == {"name": "U"}
     await repo.save_table(table("t", 2), expected_version=1)
+
+
+# ---------------------------------------------------------------- finished parts (issue 17)
+def _part(seq: int, owner: str = "m1") -> TablePart:
+    return TablePart(seq, owner, {"seq": seq, "moves": [["Åse", "x"]] * (seq + 1)})
+
+
+async def test_finished_parts_are_added_once_and_read_with_the_row(store: Store) -> None:
+    """Parts saved with a row are read back with it by every load, in order; a save without
+    parts keeps them; a later save adds only its own (append-only)."""
+    repo = store.repo
+    row = table("t:1", 1, table_id="id1")
+    row.parts = [_part(0), _part(1)]
+    await repo.save_table(row, expected_version=None)
+    row = table("t:1", 2, table_id="id1")  # a move: no new part
+    await repo.save_table(row, expected_version=1)
+    row = table("t:1", 3, table_id="id1")
+    row.parts = [_part(2)]
+    await repo.save_table(row, expected_version=2)
+    if store.reopen is not None:
+        repo = await store.reopen()
+    want = [_part(0), _part(1), _part(2)]
+    loaded = await repo.load_table("t:1")
+    assert loaded is not None and loaded.parts == want and loaded.version == 3
+    by_id = await repo.load_table_by_id("id1")
+    assert by_id is not None and by_id.parts == want
+    (active,) = [r for r in await repo.load_active_tables() if r.key == "t:1"]
+    assert active.parts == want
+    other = table("t:2", 1)
+    await repo.save_table(other, expected_version=None)
+    loaded_other = await repo.load_table("t:2")
+    assert loaded_other is not None and loaded_other.parts == []
+
+
+async def test_a_part_of_seq_0_starts_the_keys_parts_afresh(store: Store) -> None:
+    """A new match's first part replaces the parts of the match before at that key."""
+    repo = store.repo
+    row = table("t:1", 1)
+    row.parts = [_part(0, "old"), _part(1, "old"), _part(2, "old")]
+    await repo.save_table(row, expected_version=None)
+    row = table("t:1", 2)
+    row.parts = [_part(0, "new")]
+    await repo.save_table(row, expected_version=1)
+    loaded = await repo.load_table("t:1")
+    assert loaded is not None and loaded.parts == [_part(0, "new")]
+
+
+async def test_a_refused_save_adds_no_part(store: Store) -> None:
+    repo = store.repo
+    await repo.save_table(table("t:1", 1), expected_version=None)
+    row = table("t:1", 2)
+    row.parts = [_part(0)]
+    with pytest.raises(ConflictError):
+        await repo.save_table(row, expected_version=7)
+    loaded = await repo.load_table("t:1")
+    assert loaded is not None and loaded.parts == []
