@@ -19,7 +19,15 @@ from bot.games.gnav.engine.profiles import get_profile
 from bot.games.gnav.engine.record import export_record
 from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
-from bot.service.game import Choice, GameRuleError, LogLine, Outcome
+from bot.service.game import (
+    PARTS,
+    Choice,
+    GameRuleError,
+    LogLine,
+    Outcome,
+    join_parts,
+    split_parts,
+)
 from bot.service.i18n import Catalog, Template, game_texts
 
 #: How often an `easy` bot seat takes the second-best choice.
@@ -68,12 +76,14 @@ class GnavRules:
         )
 
     def dump(self, match: Match) -> dict[str, Any]:
-        """The engine's lossless JSON form."""
-        return match.to_dict()
+        """The engine's lossless JSON form with only the newest round in its history (the
+        rounds before it never change again: the finished parts, stored once each)."""
+        data, finished = split_parts(match.to_dict(), "history")
+        return {**data, PARTS: finished}
 
     def load(self, data: dict[str, Any]) -> Match:
         """Rebuild from `dump`."""
-        return Match.from_dict(data)
+        return Match.from_dict(join_parts(data, "history", data.get(PARTS)))
 
     def in_round(self, match: Match) -> bool:
         """A round is under way."""

@@ -20,7 +20,15 @@ from bot.games.gnavspiel.engine import DECK, EVERYONE, Event, Match, RuleError, 
 from bot.games.gnavspiel.engine.record import export_record
 from bot.games.gnavspiel.settings import GnavspielSettings
 from bot.games.gnavspiel.strategy import choose
-from bot.service.game import Choice, GameRuleError, LogLine, Outcome
+from bot.service.game import (
+    PARTS,
+    Choice,
+    GameRuleError,
+    LogLine,
+    Outcome,
+    join_parts,
+    split_parts,
+)
 from bot.service.i18n import Catalog, Template, game_texts
 
 #: How often an `easy` bot seat takes a choice other than the strategy's.
@@ -78,12 +86,16 @@ class GnavspielRules:
         )
 
     def dump(self, t: Table) -> dict[str, Any]:
-        """The engine's JSON form and the seats leaving."""
-        return {"match": t.m.to_dict(), "leaving": sorted(t.leaving)}
+        """The engine's JSON form with only the newest deal's log in its history (the logs
+        before it never change again: the finished parts, stored once each) and the seats
+        leaving."""
+        match, finished = split_parts(t.m.to_dict(), "history")
+        return {"match": match, PARTS: finished, "leaving": sorted(t.leaving)}
 
     def load(self, data: dict[str, Any]) -> Table:
         """Rebuild from `dump`."""
-        return Table(Match.from_dict(data["match"]), {int(s) for s in data["leaving"]})
+        match = Match.from_dict(join_parts(data["match"], "history", data.get(PARTS)))
+        return Table(match, {int(s) for s in data["leaving"]})
 
     def in_round(self, t: Table) -> bool:
         """A deal (or its loan questions) is under way."""

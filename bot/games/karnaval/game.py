@@ -24,7 +24,15 @@ from bot.games.karnaval.engine.game import barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
 from bot.games.karnaval.sheet import sheet_png, sheet_text
-from bot.service.game import Choice, GameRuleError, LogLine, Outcome
+from bot.service.game import (
+    PARTS,
+    Choice,
+    GameRuleError,
+    LogLine,
+    Outcome,
+    join_parts,
+    split_parts,
+)
 from bot.service.i18n import Catalog, Template, game_texts
 from bot.service.ports import Picture
 
@@ -98,13 +106,20 @@ class KarnavalRules:
         return Table(Karnaval(list(names), _draw(len(names), rng)))
 
     def dump(self, t: Table) -> dict[str, Any]:
-        """The engine's JSON form and the seats leaving."""
-        return {"match": t.k.to_dict(), "leaving": sorted(t.leaving), "drawn": t.announced_draw}
+        """The engine's JSON form with only the newest deal in it (the deals before it, which
+        never change again, are the finished parts: stored once each) and the seats leaving."""
+        match, finished = split_parts(t.k.to_dict(), "deals")
+        return {
+            "match": match,
+            PARTS: finished,
+            "leaving": sorted(t.leaving),
+            "drawn": t.announced_draw,
+        }
 
     def load(self, data: dict[str, Any]) -> Table:
         """Rebuild from `dump`."""
         return Table(
-            Karnaval.from_dict(data["match"]),
+            Karnaval.from_dict(join_parts(data["match"], "deals", data.get(PARTS))),
             {int(s) for s in data["leaving"]},
             bool(data.get("drawn", True)),
         )
