@@ -7,7 +7,8 @@ with its signed link, the others spectators), and records when each pushed view 
 server records when each table commit happened. Printed:
 
 - push delay: from a commit to the moment *every* page watching that table has a view of that
-  version or newer (pushes are coalesced: a page may skip to a newer one), p50/p99/max;
+  version or newer (pushes are coalesced: a page may skip to a newer one), p50/p99/max; and of
+  it, until the server had written that version's push to the last of its pages;
 - memory per open page: the server's resident memory with the pages open, minus before they
   connected, divided by the pages;
 - page weight of the first view: the HTML, CSS and JavaScript a page loads plus its first
@@ -40,6 +41,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from bot.games.registry import all_games
+from bot.runtime import tune_garbage_collector
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -94,8 +96,18 @@ async def _serve(conn: Connection, tables: int, bot_delay: float, db: str) -> No
         assert table is not None
         links = [web.links.seat_link(table.table_id, s.user) for s in table.seats[:2]]
         opened.append({"id": table.table_id, "links": links})
+    tune_garbage_collector()  # as `gnav-bot run` does once its tables are loaded
     commits: list[tuple[str, int, float]] = []
     service.on_commit.append(lambda key, tid, v: commits.append((tid, v, time.time())))
+    # When the server has written a version's push to its last page (the server's share).
+    written: dict[tuple[str, int], float] = {}
+    send = web.hub._send
+
+    async def timed(page: Any, view: Any, text: str) -> None:
+        await send(page, view, text)
+        written[(view.table_id, view.version)] = time.time()
+
+    web.hub._send = timed  # type: ignore[method-assign]
     timers = asyncio.create_task(service.run())
     loop = asyncio.get_running_loop()
     conn.send({"port": web.port, "tables": opened, "rss": _rss()})
@@ -108,7 +120,8 @@ async def _serve(conn: Connection, tables: int, bot_delay: float, db: str) -> No
             conn.send(True)
         elif msg == "stop":
             timers.cancel()
-            conn.send(commits)
+            server_side = [written[(tid, v)] - at for tid, v, at in commits if (tid, v) in written]
+            conn.send((commits, server_side))
             break
     await web.stop()
     await asyncio.gather(timers, return_exceptions=True)
@@ -167,7 +180,7 @@ async def _pages(
         started = time.time()
         await asyncio.sleep(seconds)
         await loop.run_in_executor(None, conn.send, "stop")
-        commits = await loop.run_in_executor(None, conn.recv)
+        commits, server_side = await loop.run_in_executor(None, conn.recv)
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -176,6 +189,7 @@ async def _pages(
         "seen": seen,
         "which": which,
         "commits": [c for c in commits if c[2] >= started],
+        "server_side": sorted(server_side),
         "rss_open": rss_open,
         "weight": weight + len(first),
         "weight_gzip": first_view + len(gzip.compress(first)),
@@ -225,6 +239,9 @@ def main() -> None:
     p50 = statistics.median(delays) * 1000
     p99 = delays[min(len(delays) - 1, int(len(delays) * 0.99))] * 1000
     per_page = (result["rss_open"] - hello["rss"]) / args.pages
+    ours = result["server_side"] or [0.0]
+    s50 = statistics.median(ours) * 1000
+    s99 = ours[min(len(ours) - 1, int(len(ours) * 0.99))] * 1000
     figures = {
         "pages": args.pages,
         "tables": args.tables,
@@ -232,6 +249,8 @@ def main() -> None:
         "push_p50_ms": round(p50, 1),
         "push_p99_ms": round(p99, 1),
         "push_max_ms": round(delays[-1] * 1000, 1),
+        "server_written_p50_ms": round(s50, 1),
+        "server_written_p99_ms": round(s99, 1),
         "memory_per_page_kib": round(per_page / 1024, 1),
         "first_view_bytes": result["weight"],
         "first_view_gzip_bytes": result["weight_gzip"],
@@ -239,6 +258,9 @@ def main() -> None:
     }
     print(f"{args.pages} pages on {args.tables} tables of bots, {len(delays)} commits measured")
     print(f"push delay, commit -> every watching page: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(
+        f"of which until the server wrote the push to its pages: p50 {s50:.1f} ms, p99 {s99:.1f} ms"
+    )
     print(f"memory per open page: {per_page / 1024:.1f} KiB")
     print(
         f"first view: {result['weight']} bytes ({result['weight_gzip']} gzip-compressed): "

@@ -229,6 +229,11 @@ class GameRules(Protocol):
     # Optional: `result_lines(match, names, cat) -> list[str]`, the game's own account of a
     # finished match (standings, payments), added to the result when bots finish a match.
 
+    # Optional: `web_view(match, seat, names, cat) -> dict`, the web table's generic shapes
+    # (docs/web.md: `own` for `seat` only, `middle`, `facts`, `columns`, `sheet`); `seat` is
+    # None for a spectator, who must get nothing hidden. And `web_replay(record, cat) ->
+    # list[dict]`, a finished match's record as the replay page's steps.
+
     # Optional: `render_picture(match, names, cat) -> Picture | None`, a picture that goes
     # with the message showing a round's end (Karnaval's score sheet at the end of a quarter
     # and of the game), carried by that message (never a message of its own); None when this
