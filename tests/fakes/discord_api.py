@@ -105,6 +105,7 @@ __all__ = [
     "ALL_INTENTS",
     "DEFAULT_BOT_PERMISSIONS",
     "DEFAULT_MEMBER_PERMISSIONS",
+    "ChannelLimit",
     "DiscordAPIError",
     "FakeChannel",
     "FakeDiscord",
@@ -563,6 +564,18 @@ class InteractionRecord:
         return bool(int(data.get("flags") or 0) & FLAG_EPHEMERAL)
 
 
+@dataclass(frozen=True)
+class ChannelLimit:
+    """Discord's bucket for a channel's messages: ``limit`` requests per ``per`` seconds for
+    each method (POST sends, PATCH edits), the window starting at its first request."""
+
+    limit: int = 5
+    per: float = 5.0
+
+
+_CHANNEL_MESSAGES = re.compile(r"/channels/(\d+)/messages(?:/\d+)?")
+
+
 @dataclass
 class RateLimitRule:
     """A 429 injection: the next ``times`` requests matching ``method`` and ``path`` get a 429."""
@@ -876,6 +889,9 @@ class FakeDiscord:
         strict_commands: refuse (``LookupError``) ``slash()`` for commands never registered.
         clock: monotonic clock used for the acknowledgement deadline and token expiry.
         install: whether ``async with`` also points discord.py at the fake (``install()``).
+        channel_limit: enforce Discord's per-channel message buckets (sends and edits of a
+            channel's messages, each method its own bucket of ``limit`` per ``per`` s, with
+            the ``X-RateLimit-*`` headers discord.py learns them from; a 429 beyond).
     """
 
     def __init__(
@@ -890,8 +906,15 @@ class FakeDiscord:
         strict_commands: bool = False,
         clock: Callable[[], float] = time.monotonic,
         install: bool = True,
+        channel_limit: ChannelLimit | None = None,
     ) -> None:
         self._ids = _Snowflakes()
+        #: Discord's per-channel message buckets, enforced (None: only injected 429s).
+        self.channel_limit = channel_limit
+        #: (channel id, method) -> [window end, requests in it].
+        self._channel_buckets: dict[tuple[int, str], list[float]] = {}
+        #: 429 answers the channel buckets gave, per channel id.
+        self.bucket_refusals: dict[int, int] = {}
         self.token = token
         self.bot = FakeUser(id=self._ids.next(), username=bot_name, bot=True)
         self.owner = FakeUser(id=self._ids.next(), username=f"{bot_name.lower()}-owner")
@@ -2104,6 +2127,39 @@ class FakeDiscord:
         except ValueError:
             raise DiscordAPIError(400, 50109, "The request body contains invalid JSON.") from None
 
+    def _channel_bucket(
+        self, method: str, path: str, template: str
+    ) -> tuple[dict[str, str], float | None] | None:
+        """The headers of a channel's message bucket, and the seconds a refused request must
+        wait (None: it fits); None when no bucket applies."""
+        limit = self.channel_limit
+        found = _CHANNEL_MESSAGES.fullmatch(path)
+        if limit is None or found is None or method not in ("POST", "PATCH"):
+            return None
+        now = time.monotonic()
+        key = (int(found.group(1)), method)
+        window = self._channel_buckets.get(key)
+        if window is None or window[0] <= now:
+            window = self._channel_buckets[key] = [now + limit.per, 0.0]
+        reset_after = window[0] - now
+        bucket = hashlib.sha1(f"{method} {template}".encode()).hexdigest()[:16]
+        headers = {
+            "X-RateLimit-Limit": str(limit.limit),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": bucket,
+            "Via": "1.1 google",
+        }
+        if window[1] >= limit.limit:
+            self.bucket_refusals[key[0]] = self.bucket_refusals.get(key[0], 0) + 1
+            headers["X-RateLimit-Remaining"] = "0"
+            headers["X-RateLimit-Scope"] = "user"
+            headers["Retry-After"] = str(math.ceil(reset_after))
+            return headers, round(reset_after, 3)
+        window[1] += 1
+        headers["X-RateLimit-Remaining"] = str(int(limit.limit - window[1]))
+        return headers, None
+
     def _ratelimit_headers(
         self, template: str, *, remaining: int, reset_after: float
     ) -> dict[str, str]:
@@ -2139,7 +2195,19 @@ class FakeDiscord:
         try:
             body, files = await self._read_body(request)
             rule = next((r for r in self.rate_limits if r.matches(method, path)), None)
-            if rule is not None:
+            bucket = self._channel_bucket(method, path, template)
+            if bucket is not None:
+                headers, refused_for = bucket
+                if refused_for is not None:
+                    status = 429
+                    response = {
+                        "message": "You are being rate limited.",
+                        "retry_after": refused_for,
+                        "global": False,
+                    }
+            if status == 429:
+                pass
+            elif rule is not None:
                 rule.hits += 1
                 status = 429
                 response = {
