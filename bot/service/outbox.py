@@ -55,6 +55,7 @@ from bot.service.ports import (
     StoreUnavailable,
     TableShot,
 )
+from bot.service.samples import Samples
 from bot.service.table_message import OnPosted, RenderShot, Shown, TableMessage, TableMessages
 
 if TYPE_CHECKING:
@@ -174,8 +175,8 @@ class Outbox:
         #: Table message references not yet stored (posted from memory; lazy marking).
         self._refs: dict[str, str | None] = {}
         self._flushing: asyncio.Task[None] | None = None
-        #: Seconds from commit to send of each message sent (benchmarks), newest last.
-        self.lags: deque[float] = deque(maxlen=200_000)
+        #: Seconds from commit to send of the newest messages sent (benchmarks: 10,000 kept).
+        self.lags: Samples = Samples()
         #: How far behind the game each channel message went out (benchmarks).
         self.stale = self.policy.stale
         #: Private lanes, per user key: never behind a channel's messages.

@@ -13,12 +13,12 @@ retries and marks.
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from bot.service.ports import Clock, MessageGone, Notifier, OutMessage, Screen, TableShot
+from bot.service.samples import Samples
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +72,8 @@ class TableMessages:
         self._render_shot = render_shot
         self._on_posted = on_posted
         #: How far behind the game a channel's message was when sent: from the commit of the
-        #: oldest state it shows or merged away (benchmarks), newest last.
-        self.stale: deque[float] = deque(maxlen=200_000)
+        #: oldest state it shows or merged away (benchmarks: the newest 10,000 kept).
+        self.stale: Samples = Samples()
 
     @staticmethod
     def superseded(m: OutMessage, later: list[OutMessage]) -> bool:
