@@ -12,10 +12,12 @@ stops and declines a loan (so it goes out when broke), which keeps every record 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from bot.games.gnavspiel import search
 from bot.games.gnavspiel.engine import DECK, EVERYONE, Event, Match, RuleError, card_name
 from bot.games.gnavspiel.engine.record import export_record
 from bot.games.gnavspiel.settings import GnavspielSettings
@@ -166,12 +168,13 @@ class GnavspielRules:
 
     def bot_thinking(
         self, t: Table, seat: int, rng: random.Random, level: str, seconds: float | None
-    ) -> Choice:
-        """A bot seat's choice at a table's level (issue 22), decided at once (thresholds):
-        `easy` now and then (`EASY_SLIP`) takes another legal choice (a casual player's
-        second-best: with two choices, the other one); `strong` plays as `normal`, because
-        sampling has not been shown to beat the tuned thresholds
-        (benchmarks/gnavspiel_strategy.py)."""
+    ) -> Choice | Callable[[], Choice]:
+        """A bot seat's choice at a table's level (issue 22): `normal` and `easy` at once
+        (`easy` now and then, `EASY_SLIP`, takes another legal choice: a casual player's
+        second-best); `strong` (bot/games/gnavspiel/search.py) as a job holding a snapshot of
+        what the seat may know, to run away from the service's loop within `seconds`."""
+        if level == "strong" and len(t.m.choices(seat)) > 1:
+            return partial(_thought_choice, search.think(t.m, seat, rng, seconds=seconds))
         pick = self.bot_choice(t, seat, rng)
         if level == "easy" and rng.random() < EASY_SLIP:
             others = [c for c in t.m.choices(seat) if (c.action, c.arg) != (pick.action, pick.arg)]
@@ -456,3 +459,9 @@ def _round_stats(m: Match) -> dict[int, dict[str, int]]:
         stats.setdefault(m.result.winner, {"deals": 1, "chips_paid": 0, "pots": 0, "loans": 0})
         stats[m.result.winner]["pots"] += 1
     return stats
+
+
+def _thought_choice(thought: search.Thought) -> Choice:
+    """Run a snapshot decision (in any process) and word it as the service's choice."""
+    c = thought.run()
+    return Choice(c.action, c.arg)

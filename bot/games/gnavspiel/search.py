@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import copy
 import random
+import time
+from dataclasses import dataclass
 
 from bot.games.gnavspiel.engine.cards import DECK, JOKER
 from bot.games.gnavspiel.engine.match import NO_CARD, Choice, Match
@@ -73,28 +75,69 @@ def _pays(m: Match, seat: int, first: Choice) -> int:
     return 0
 
 
-def evaluate(match: Match, seat: int, seed: int, samples: int = SAMPLES) -> dict[Choice, float]:
-    """Mean chips paid by `seat` for each of its choices over sampled worlds."""
+def evaluate(
+    match: Match, seat: int, seed: int, samples: int = SAMPLES, seconds: float | None = None
+) -> dict[Choice, float]:
+    """Mean chips paid by `seat` for each of its choices over sampled worlds (at least 4
+    worlds; `seconds`, when set, stops the sampling after that much time)."""
     view = SeatView.from_match(match, seat)
     choices = match.choices(seat)
     rng = random.Random(seed)
     totals = dict.fromkeys(choices, 0.0)
-    for _ in range(samples):
+    start = time.perf_counter()
+    done = 0
+    while done < samples:
+        if seconds is not None and done >= 4 and time.perf_counter() - start > seconds:
+            break
         world = _world(match, view, rng)
+        done += 1
         for c in choices:
-            totals[c] += _pays(_copy(world), seat, c)
-    return {c: t / samples for c, t in totals.items()}
+            totals[c] += _pays(copy.deepcopy(world), seat, c)
+    return {c: t / max(1, done) for c, t in totals.items()}
 
 
-def _copy(m: Match) -> Match:
-    return copy.deepcopy(m)
+@dataclass(frozen=True)
+class Thought:
+    """A decision to think about away from the live match: a copy of the deal holding only
+    what the seat may know (the other hands and the stock are placeholders), the seed and
+    the budget (picklable, so it may run in another process)."""
+
+    match: Match
+    seat: int
+    seed: int
+    samples: int = SAMPLES
+    seconds: float | None = None
+
+    def run(self) -> Choice:
+        """The strong choice: one of the seat's choices."""
+        m, seat = self.match, self.seat
+        choices = m.choices(seat)
+        normal = choose(m, seat)
+        if len(choices) < 2 or normal.action == "borrow":
+            return normal
+        means = evaluate(m, seat, self.seed, self.samples, self.seconds)
+        return min(choices, key=lambda c: (round(means[c], 9), c != normal))
+
+
+def think(
+    match: Match,
+    seat: int,
+    rng: random.Random,
+    samples: int = SAMPLES,
+    seconds: float | None = None,
+) -> Thought:
+    """Snapshot what `seat` may know now (run it with `Thought.run`)."""
+    m = copy.copy(match)
+    m.history = match.history[-1:]
+    m = copy.deepcopy(m)
+    own = m.hands[seat]
+    m.hands = [c if s == seat or c == NO_CARD else own for s, c in enumerate(m.hands)]
+    m.stock = [own] * len(m.stock)
+    log = m.history[-1]
+    log.deal, log.stock = list(m.hands), tuple(m.stock)
+    return Thought(m, seat, rng.getrandbits(63), samples, seconds)
 
 
 def choose_strong(match: Match, seat: int, rng: random.Random, samples: int = SAMPLES) -> Choice:
     """The strong choice: one of `match.choices(seat)`, from the seat's view only."""
-    choices = match.choices(seat)
-    normal = choose(match, seat)
-    if len(choices) < 2 or normal.action == "borrow":
-        return normal
-    means = evaluate(match, seat, rng.getrandbits(63), samples)
-    return min(choices, key=lambda c: (round(means[c], 9), c != normal))
+    return think(match, seat, rng, samples).run()
