@@ -1,17 +1,21 @@
 """How fast a game moves under the platforms' flood limits (issue 17): whole games through the
-real Telegram adapter (python-telegram-bot, the service, SQLite) against the local fake Bot API
-keeping Telegram's limits (`tests/fakes/telegram_api.FloodLimits`: 20 sends and edits per
-sliding minute per group, about 1 a second per private chat (3 per 3 s), 30 a second per bot,
-a 429 beyond).
+real adapters (python-telegram-bot, discord.py, the service, SQLite) against the local fakes
+keeping the platforms' limits, a 429 beyond them. Telegram (`tests/fakes/telegram_api.
+FloodLimits`): 20 sends and edits per sliding minute per group, about 1 a second per private
+chat (3 per 3 s), 30 a second per bot. Discord (`tests/fakes/discord_api.ChannelLimit`): 5
+sends and 5 edits per 5 s per channel (DM channels too), learnt by discord.py from the
+headers.
 
-Every player has started the bot and acts the moment a private message shows a button of
-their current choices (a random one of them, seeded). The table keeps its own next-deal delay
-(10 s, as a new group's table), scaled like the limits. Printed per game and platform: the
-whole game's wall time, moves per minute, the delay from a press to the next decider's private
-screen (p50/p99; a deal's first screen follows the next-deal timer, not a press: not counted),
-how stale the group's table message got (p99, and from each deal's last move to its result in
-the group), group calls in the busiest minute, 429s received, result posts lost, and bytes of
-state written per move in the first and last deal. The last line is one JSON object.
+Every player can be messaged privately (started the bot; DMs open) and acts the moment a
+private message shows a button of their current choices (a random one of them, seeded):
+Telegram's by a callback query, Discord's by a component interaction. The table keeps its
+own next-deal delay (10 s, as a new group's table), scaled like the limits. Printed per game
+and platform: the whole game's wall time, moves per minute, the delay from a press to the
+next decider's private screen (p50/p99; a deal's first screen follows the next-deal timer,
+not a press: not counted), how stale the group's table message got (p99, and from each
+deal's last move to its result in the group), group calls in the busiest minute, 429s
+received, result posts lost, and bytes of state written per move in the first and last
+deal. The last line is one JSON object (Karnaval on Telegram).
 
 `--scale 0.1` runs every limit ten times faster (a minute of the group's budget lasts 6 s) in
 the fake and in the bot alike, so a game bound by the budget ends ten times sooner; times are
@@ -20,6 +24,7 @@ work and its hiccups are not faster at a smaller scale, they count ten times). `
 runs Telegram's limits as they are.
 
     .venv/bin/python benchmarks/chat_pace.py --players 3 6 --scale 1
+    .venv/bin/python benchmarks/chat_pace.py --players 3 --platforms discord
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import contextlib
 import json
 import logging
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -74,6 +80,7 @@ class Run:
     players: int
     scale: float
     delay: int = 10
+    platform: str = "telegram"
     wall: float = 0.0
     moves: int = 0
     private: list[float] = field(default_factory=list)
@@ -94,7 +101,7 @@ class Run:
         s = self.scale
         return {
             "game": "karnaval",
-            "platform": "telegram",
+            "platform": self.platform,
             "players": self.players,
             "scale": s,
             "deals": self.deals,
@@ -275,6 +282,137 @@ async def _game(
     run.bytes_last = statistics.fmean(last) if last else 0.0
 
 
+async def play_discord(players: int, scale: float, seed: int, delay: int | None = None) -> Run:
+    """One whole Karnaval game of `players` people, instant, on Discord's channel buckets
+    (5 sends and 5 edits per 5 s per channel; discord.py keeps them from the headers). People
+    press the buttons of their DMs (interactions through the real adapter)."""
+    from tests.adapters.test_discord_play import fake_world, running_bot
+    from tests.fakes.discord_api import ChannelLimit
+
+    run = Run(players, scale, round(10 * scale) if delay is None else delay, "discord")
+    with tempfile.TemporaryDirectory() as tmp:
+        async with fake_world(channel_limit=ChannelLimit(5, 5.0 * scale)) as world:
+            repo = await MeasuredSqlite.open(Path(tmp) / "store.sqlite3")
+            repo.saves = []
+            try:
+                async with running_bot(world, repo, rng=random.Random(seed)) as bot:
+                    await _game_discord(world, bot, repo, players, random.Random(seed + 1), run)
+            finally:
+                await repo.close()
+    return run
+
+
+async def _game_discord(
+    world: Any, bot: Any, repo: MeasuredSqlite, players: int, rng: random.Random, run: Run
+) -> None:
+    from bot.service.table import User
+
+    fake = world.fake
+    loop = asyncio.get_running_loop()
+    people = [fake.add_user(n.lower(), guilds=[world.guild]) for n in NAMES[:players]]
+    users = {p.id: User(f"discord:{p.id}", p.username) for p in people}
+    tk = TableKey("discord", str(world.channel.id))
+    service = bot.service
+    assert (await service.open(tk, users[people[0].id], game="karnaval")).ok
+    for p in people[1:]:
+        assert (await service.join(tk, users[p.id])).ok
+    opening = ["bots=0", f"delay={run.delay}"]
+    assert (await service.configure(tk, users[people[0].id], opening)).ok
+    await bot.settle()
+    calls_before = len(fake.calls)
+    start = loop.time()
+    assert (await service.start(tk, users[people[0].id])).ok
+    pressed: set[tuple[int, str, frozenset[str]]] = set()
+    last_press, first_of_deal, finished = start, True, 0
+    ends: dict[int, float] = {}
+    saves_at_deal: dict[int, int] = {}
+    presses: set[asyncio.Task[Any]] = set()
+    while True:
+        table = await service.table_state(tk)
+        k = getattr(table.match, "k", None) if table is not None else None
+        if k is not None:
+            done = sum(1 for d in k.deals if d.complete)
+            for n in range(finished + 1, done + 1):
+                ends[n] = last_press
+                saves_at_deal[n] = len(repo.saves)
+                first_of_deal = True
+            finished = max(finished, done)
+        if table is not None and table.status == "closed":
+            break
+        acted = False
+        for person in people:
+            dm = fake.dm_channel(person)
+            msg = next((m for m in reversed(fake.messages_in(dm)) if m.get("components")), None)
+            if msg is None:
+                continue
+            tokens = frozenset(
+                c["custom_id"] for row in msg["components"] for c in row["components"]
+                if c.get("custom_id")
+            )  # fmt: skip
+            key = (person.id, str(msg["id"]), tokens)
+            if key in pressed:
+                continue
+            pressed.add(key)
+            mine = [
+                c.token for c in await service.choices_of(users[person.id]) if c.token in tokens
+            ]
+            if not mine:
+                continue
+            if first_of_deal:
+                first_of_deal = False
+            else:
+                run.private.append(loop.time() - last_press)
+            task = asyncio.create_task(fake.press(person, dm, int(msg["id"]), rng.choice(mine)))
+            presses.add(task)
+            task.add_done_callback(presses.discard)
+            last_press = loop.time()
+            run.moves += 1
+            acted = True
+        if not acted:
+            with contextlib.suppress(TimeoutError):
+                await fake.wait_for(lambda: False, timeout=0.05)
+    run.wall = loop.time() - start
+    await asyncio.gather(*presses, return_exceptions=True)
+    await bot.settle()
+    run.deals = finished
+    calls = fake.calls[calls_before:]
+    here = re.compile(rf"/channels/{world.channel.id}/messages(/\d+)?")
+    channel_calls = [c for c in calls if c.method in ("POST", "PATCH") and here.fullmatch(c.path)]
+    run.refused = sum(1 for c in calls if c.status == 429)
+    run.refused_group = sum(1 for c in channel_calls if c.status == 429)
+    run.refused_private = run.refused - run.refused_group
+    dms = {f"/channels/{fake.dm_channel(p).id}/messages" for p in people}
+    run.private_sent = sum(
+        1 for c in calls if c.method == "POST" and c.status == 200 and c.path in dms
+    )
+    times = [c.at for c in channel_calls if c.status == 200]
+    window, j = 60 * run.scale, 0
+    for i, t in enumerate(times):
+        while times[j] <= t - window:
+            j += 1
+        run.busiest = max(run.busiest, i - j + 1)
+    for n, t_end in ends.items():
+        shown = next(
+            (
+                c.at
+                for c in channel_calls
+                if c.status == 200 and c.at >= t_end
+                and f"Deal {n} of" in str((c.json or {}).get("content") or "")
+            ),
+            None,
+        )  # fmt: skip
+        if shown is None:
+            run.lost += 1
+        else:
+            run.deal_end.append(shown - t_end)
+    run.lags = list(getattr(service.outbox, "stale", service.outbox.lags))
+    saves = repo.saves
+    first = saves[: saves_at_deal.get(1, len(saves))]
+    last = saves[saves_at_deal.get(finished - 1, 0) : saves_at_deal.get(finished, len(saves))]
+    run.bytes_first = statistics.fmean(first) if first else 0.0
+    run.bytes_last = statistics.fmean(last) if last else 0.0
+
+
 def _user(user: FakeUser) -> Any:
     from bot.service.table import User
 
@@ -288,18 +426,24 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=0.1, help="limits' time scale (1: real)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument(
+        "--platforms", nargs="+", default=["telegram", "discord"], choices=["telegram", "discord"]
+    )
+    parser.add_argument(
         "--delay", type=int, default=None, help="next-deal delay, s (default: 10 x scale)"
     )
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     out: dict[str, Any] = {}
-    for n in args.players:
+    games = [(p, n) for p in args.platforms for n in args.players]
+    for platform, n in games:
         started = time.monotonic()
-        run = asyncio.run(play(n, args.scale, args.seed, args.delay))
+        runner = play if platform == "telegram" else play_discord
+        run = asyncio.run(runner(n, args.scale, args.seed, args.delay))
         fig = run.figures()
-        out[f"karnaval_{n}p_telegram"] = fig
+        if platform == "telegram":  # the last line: Karnaval on Telegram
+            out[f"karnaval_{n}p_telegram"] = fig
         print(
-            f"karnaval {n}p telegram (scale {args.scale:g}, real-time equivalents): "
+            f"karnaval {n}p {platform} (scale {args.scale:g}, real-time equivalents): "
             f"game {fig['wall_min']} min ({fig['wall_s_measured']} s measured, "
             f"{time.monotonic() - started:.0f} s with set-up), {fig['moves']} moves, "
             f"{fig['moves_per_min']} moves/min; press->private p50 "
