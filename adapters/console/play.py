@@ -359,9 +359,18 @@ async def _ask(
 
 
 async def _wait_told(notifier: ConsoleNotifier) -> None:
-    """Wait for the next thing the table says (a bot's move, the next deal, the end)."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(notifier.changed(), _GUARD)
+    """Wait for the next thing the table says (a bot's move, the next deal, the end).
+
+    `asyncio.wait`, not `wait_for`: Python 3.11's `wait_for` may swallow a cancellation (Ctrl-C)
+    that comes as the awaited event is set, and the game would then go on.
+    """
+    told = asyncio.ensure_future(notifier.changed())
+    try:
+        await asyncio.wait({told}, timeout=_GUARD)
+    finally:
+        if not told.done():
+            told.cancel()
+            await asyncio.gather(told, return_exceptions=True)
 
 
 async def _loop(
