@@ -70,8 +70,8 @@ class MeasuredSqlite(SqliteRepository):
     async def save_table(self, row: TableRow, **kwargs: Any) -> Any:  # type: ignore[override]
         """Count the state's bytes and the parts', then save as usual."""
         size = len(json.dumps(row.state, separators=(",", ":")))
-        for part in kwargs.get("parts", ()):
-            size += len(json.dumps(part, separators=(",", ":")))
+        for part in row.parts:
+            size += len(json.dumps(part.data, separators=(",", ":")))
         self.saves.append(size)
         return await super().save_table(row, **kwargs)
 
