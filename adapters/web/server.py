@@ -36,6 +36,12 @@ _TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".svg": "image/svg+xml",
 }
+#: The live page loads only its own files and talks only to its own server (no inline script,
+#: no other host); Telegram's clients may frame it (a Mini App), so no frame-ancestors rule.
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'"
+)
 #: The largest message a page may send (a press is tiny; the hello carries initData).
 MAX_MESSAGE = 16 * 1024
 #: A page that says nothing this long after connecting is dropped.
@@ -146,7 +152,12 @@ class WebServer:
             text=static_text("index.html"),
             content_type="text/html",
             charset="utf-8",
-            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+            headers={
+                "Cache-Control": "no-store",
+                "Referrer-Policy": "no-referrer",
+                "Content-Security-Policy": PAGE_POLICY,
+                "X-Content-Type-Options": "nosniff",
+            },
         )
 
     async def static(self, request: web.Request) -> web.Response:
@@ -160,7 +171,11 @@ class WebServer:
             raise web.HTTPNotFound()
         return web.Response(
             body=path.read_bytes(),
-            headers={"Content-Type": kind, "Cache-Control": "public, max-age=300"},
+            headers={
+                "Content-Type": kind,
+                "Cache-Control": "public, max-age=300",
+                "X-Content-Type-Options": "nosniff",
+            },
         )
 
     async def healthz(self, request: web.Request) -> web.Response:

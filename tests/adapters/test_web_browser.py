@@ -139,7 +139,7 @@ async def _settled(w: World, group: Any, pages: list[Any]) -> str:
     version = table.row_version or 0
     for page in pages:
         await page.wait_for_function(
-            f"window.gnavView && window.gnavView.version >= {version}", timeout=10_000
+            f"window.gnavView && window.gnavView.version >= {version}", timeout=30_000
         )
     text = await pages[0].evaluate("window.gnavView.text")
     assert text == await pages[1].evaluate("window.gnavView.text")
@@ -148,7 +148,7 @@ async def _settled(w: World, group: Any, pages: list[Any]) -> str:
         msg = w.bench.table_message(group)
         return msg if msg is not None and (msg.text or "") == text else None
 
-    await w.tg.wait_for(agrees, timeout=10, what="the group's table message as the pages show")
+    await w.tg.wait_for(agrees, timeout=30, what="the group's table message as the pages show")
     # What the page shows on screen is that text, line by line.
     shown = await pages[0].eval_on_selector_all(
         ".lines p, .lines pre", "e => e.map(x => x.innerText)"
@@ -160,7 +160,7 @@ async def _settled(w: World, group: Any, pages: list[Any]) -> str:
 
 async def _bots_moved(w: World, group: Any, version: int) -> None:
     """Wait until the table moved past `version` (a bot seat acted)."""
-    for _ in range(1000):
+    for _ in range(3000):
         table = await w.bench.table(group)
         if (table.row_version or 0) > version:
             return
@@ -217,13 +217,13 @@ async def _tap_for(w: World, group: Any, pages: dict[str, Any], shot: Path | Non
     page = pages[table.seats[seat].user]
     # A card of the hand when cards are offered, else the first button of the keypad.
     control = page.locator("button.tile.can, .choices button[data-token]").first
-    await control.wait_for(timeout=10_000)
+    await control.wait_for(timeout=30_000)
     before = table.row_version or 0
     if shot is not None:
         await page.screenshot(path=str(shot))
     await control.click()
     await page.wait_for_function(
-        f"window.gnavView && window.gnavView.version > {before}", timeout=10_000
+        f"window.gnavView && window.gnavView.version > {before}", timeout=30_000
     )
     return True
 
@@ -333,7 +333,7 @@ async def test_a_spectator_page_has_no_control_that_acts(world: World) -> None:
     context = await w.browser.new_context(viewport={"width": 360, "height": 640})
     page = await context.new_page()
     await page.goto(f"{w.base}/t/{table_id}")
-    await page.wait_for_function("window.gnavView !== undefined", timeout=10_000)
+    await page.wait_for_function("window.gnavView !== undefined", timeout=30_000)
     assert await page.locator("[data-token]").count() == 0
     assert await page.locator("button.tile").count() == 0
     assert "watching" in (await page.inner_text(".notice"))
@@ -353,7 +353,7 @@ async def test_a_spectator_page_has_no_control_that_acts(world: World) -> None:
     )
     page2 = await context2.new_page()
     await page2.goto(f"{w.base}/?t={table_id}")
-    await page2.wait_for_function("window.gnavView !== undefined", timeout=10_000)
+    await page2.wait_for_function("window.gnavView !== undefined", timeout=30_000)
     assert await page2.locator("[data-token]").count() == 0
     assert "could not be verified" in await page2.inner_text(".notice")
     # A tampered link: a 403 page.
@@ -378,7 +378,7 @@ async def test_the_replay_page_works_offline_step_by_step(world: World, tmp_path
     page = await context.new_page()
     await page.goto(page_file.as_uri())
     counter = page.locator(".steps .hint")
-    await counter.wait_for(timeout=10_000)
+    await counter.wait_for(timeout=30_000)
     first = await counter.inner_text()
     assert first.startswith("1 / ")
     before = await page.inner_text(".lines")

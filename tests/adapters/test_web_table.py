@@ -109,7 +109,7 @@ class Page:
 
     async def next(self, kind: str) -> dict[str, Any]:
         while True:
-            text = await asyncio.wait_for(self.ws.receive_str(), 10)
+            text = await asyncio.wait_for(self.ws.receive_str(), 30)
             self.received.append(text)
             msg = json.loads(text)
             if msg["type"] == "state":
