@@ -106,14 +106,12 @@ def _play(args: argparse.Namespace) -> int:
     console = PlayConsole(highlight=False, soft_wrap=not sys.stdout.isatty())
     options = PlayOptions(
         players=args.players,
-        lives=args.lives,
-        profile=args.profile,
         language=args.language,
         level=args.level,
         name=args.name,
-        game=game,
         new=args.new,
-        given=given,
+        given=tuple((k, str(getattr(args, k))) for k in given),
+        words_of=_option_words(args),
         settings=_play_settings(game, args),
     )
     interactive = sys.stdin.isatty()
@@ -190,6 +188,19 @@ def _play_settings(game: str, args: argparse.Namespace) -> tuple[str, ...]:
     if game == "gnav":
         return ("game=gnav", f"rules={args.profile}", f"lives={args.lives}")
     return (f"game={game}",)
+
+
+def _option_words(args: argparse.Namespace) -> dict[str, str]:
+    """The settings word each `gnav-bot play` option of a game's stands for (a saved match
+    compares it with its own settings)."""
+    profile = "game=gnavspiel" if args.profile == "gnavspiel" else f"rules={args.profile}"
+    return {
+        "game": f"game={args.game}",
+        "profile": profile,
+        "lives": f"lives={args.lives}",
+        "language": f"language={args.language}",
+        "level": f"level={args.level}",
+    }
 
 
 def _contradiction(args: argparse.Namespace, given: tuple[str, ...]) -> str | None:

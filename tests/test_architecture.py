@@ -391,9 +391,6 @@ GAME_WORDS = frozenset(
 GAME_WORDS_ALLOWED_IN = {
     # Schema steps of before games had their own counters: they rename Gnav's old columns.
     "storage.migrations",
-    # The terminal's `gnav-bot play --lives/--profile` (Gnav's options, compared with a saved
-    # match): to go once the command line hands the console its game's settings as words.
-    "adapters.console.play",
 }
 
 

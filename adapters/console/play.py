@@ -14,7 +14,7 @@ import contextlib
 import os
 import shlex
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from rich.console import Console
@@ -30,6 +30,7 @@ from bot.service.settings import (
     TableSettings,
     apply_changes,
     echo,
+    game_settings,
     parse_changes,
 )
 from bot.service.table import TableKey, User
@@ -84,19 +85,19 @@ class PlayOptions:
     """What `gnav-bot play` was asked for."""
 
     players: int = 4
-    lives: int = 3
-    profile: str = "norsk"
     language: str = "en"
     level: str = "normal"
     name: str = "You"
-    #: The game of a new table (a saved match keeps its own).
-    game: str = "gnav"
     new: bool = False
-    #: The game's own settings words (`rules=norsk lives=3`, `game=karnaval`): the composition
-    #: root knows the games; this table only types them.
+    #: The game's settings words of a new table, its name first (`game=karnaval`): the
+    #: composition root knows the games; this table only types them.
     settings: tuple[str, ...] = ()
-    #: The options given on the command line (not defaults): a saved match ignores them.
-    given: tuple[str, ...] = field(default=())
+    #: The options given on the command line (not defaults), as typed (`("players", "6")`):
+    #: a saved match ignores those it does not follow, and says so.
+    given: tuple[tuple[str, str], ...] = field(default=())
+    #: The settings word each given option of a game stands for (the composition root's:
+    #: an option's `--name` to `word=value`), to compare with a saved table's settings.
+    words_of: Mapping[str, str] = field(default_factory=dict)
     #: The language the table speaks, once known (a saved match keeps its own).
     spoken: str = ""
     #: Called with the table's id once it is open or continued (`--web` prints the link).
@@ -161,7 +162,7 @@ async def play(
             if table is not None and table.status != "closed":
                 options.spoken = table.settings.language
                 console.print(Text(options.cat().t("console.continuing"), "dim"))
-                ignored = " ".join(_ignored(table, me, options))
+                ignored = " ".join(_ignored(service, table, me, options))
                 if ignored:
                     text = options.cat().t("console.ignored", options=ignored)
                     console.print(Text(text, "bold"))
@@ -198,30 +199,46 @@ async def _abandon(service: TableService, me: User, console: Console) -> bool:
         console.quiet = quiet
 
 
-def _ignored(table: TableView, me: User, options: PlayOptions) -> list[str]:
+def _ignored(service: TableService, table: TableView, me: User, options: PlayOptions) -> list[str]:
     """The command-line options the saved match does not follow, as they were typed."""
     seat = table.seat_of(me.key)
-    saved = {
-        "players": len(table.seats),
-        "lives": table.settings.of(table.game).get("lives", 3),
-        "profile": table.settings.of(table.game).get("rules", table.game),
-        "game": table.game,
-        "language": table.settings.language,
-        "level": table.settings.level,
-        "name": table.seats[seat].name if seat is not None else None,
-    }
     out = []
-    for name in options.given:
-        value = getattr(options, name)
-        if name in saved and saved[name] != value:
-            out.append(f"--{name} {shlex.quote(str(value))}")
+    for name, value in options.given:
+        if name == "players":
+            followed = str(len(table.seats)) == value
+        elif name == "name":
+            followed = seat is not None and table.seats[seat].name == options.name
+        elif name in options.words_of:
+            followed = _follows(service, table, options.words_of[name])
+        else:
+            continue
+        if not followed:
+            out.append(f"--{name} {shlex.quote(value)}")
     return out
+
+
+def _follows(service: TableService, table: TableView, word: str) -> bool:
+    """Whether the table's settings already say what a settings word would set."""
+    models = {name: game.settings_model for name, game in service.games.items()}
+    saved = table.settings
+    try:
+        new = apply_changes(saved, parse_changes([word]), game=table.game, models=models)
+    except SettingsError:
+        return False  # a word of another game: not this table's
+    if new.game != table.game:
+        return False
+
+    def shown(s: TableSettings) -> tuple[object, ...]:
+        own = game_settings(s, table.game, models[table.game])
+        return (s.model_dump(exclude={"games"}), own.model_dump())
+
+    return shown(new) == shown(saved)
 
 
 def _new_words(options: PlayOptions, *, pause: bool) -> list[str]:
     """The settings words of a new terminal table: the game's own, then the table's."""
     return [
-        *(options.settings or (f"lives={options.lives}", f"rules={options.profile}")),
+        *options.settings,
         f"bots={options.players - 1}",
         f"language={options.language}",
         f"level={options.level}",

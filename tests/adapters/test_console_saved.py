@@ -95,10 +95,10 @@ async def test_new_with_settings_the_table_refuses_abandons_nothing(tmp_path: Pa
         return TableService(repo, notifier, rng=random.Random(1), bot_delay=0.0, games=all_games())
 
     try:
-        first = PlayOptions(players=3, name="Olga", settings=("game=karnaval",), game="karnaval")
+        first = PlayOptions(players=3, name="Olga", settings=("game=karnaval",))
         with typed.open(encoding="utf-8") as stdin:
             assert await play(service(), first, console, LineReader(stdin), notifier=notifier) == 0
-        bad = PlayOptions(settings=("game=gnavspiel", "chips=99"), game="gnavspiel", new=True)
+        bad = PlayOptions(settings=("game=gnavspiel", "chips=99"), new=True)
         with typed.open(encoding="utf-8") as stdin, pytest.raises(SystemExit) as refused:
             await play(service(), bad, console, LineReader(stdin), notifier=notifier)
         assert "chips" in str(refused.value) and "99" in str(refused.value)
