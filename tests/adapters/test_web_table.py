@@ -563,3 +563,42 @@ def test_discord_shows_a_link_button_beside_the_table_buttons() -> None:
     links = [i for i in view.children if isinstance(i, discord.ui.Button) and i.url]
     assert [b.url for b in links] == ["https://gnav.example.org/t/abc?k=x"]
     assert len(view.children) == 2
+
+
+@pytest.mark.parametrize("game", ["gnav", "gnavspiel", "karnaval"])
+async def test_every_game_shows_a_seat_its_own_holding_only_N1_G4_K4(
+    served: Served, game: str
+) -> None:
+    """Each game's page at the deal: the seated player's own piece, card or hand as tiles,
+    never another seat's (checked in everything the page received), a spectator none."""
+    svc = served.h.service
+    assert (await svc.open(CHANNEL, ALICE, game=game)).ok
+    assert (await svc.join(CHANNEL, BOB)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["bots=1", "timeout=600"])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    table = await served.h.table()
+    links = served.stack.links
+    alice = await served.page(
+        table.table_id, link=_proof(links.seat_link(table.table_id, ALICE.key) or "")
+    )
+    watcher = await served.page(table.table_id)
+    rules = svc.game_of(table)
+    a, b = table.seat_of(ALICE.key), table.seat_of(BOB.key)
+    own = rules.web_view(table.match, a, table.names, svc.texts(table))["own"]["tiles"]
+    theirs = rules.web_view(table.match, b, table.names, svc.texts(table))["own"]["tiles"]
+    assert alice.view["shapes"]["own"]["tiles"] == own
+    assert "own" not in watcher.view["shapes"]
+    mine = {t["text"] for t in own}
+    if game == "karnaval":  # public: the trump card, the draw for the first player (K2)
+        k = table.match.k
+        shown = {k.current.trump_card} | {c for r in k.draw or [] for c in r.values()}
+        mine |= {card_text(c) for c in shown if c}
+    for tile in theirs:
+        if tile["text"] in mine:
+            continue  # the twin of what Alice holds, or of a public card: it says nothing
+        for text in alice.received + watcher.received:
+            assert f'"text":"{tile["text"]}"' not in text
+            assert not re.search(
+                rf"(?<![\w]){re.escape(tile['text'])}(?![\w])",
+                json.loads(text).get("view", {}).get("text", ""),
+            ), tile
