@@ -31,7 +31,6 @@ from bot.service.game import (
     LogLine,
     Outcome,
     join_parts,
-    split_parts,
 )
 from bot.service.i18n import Catalog, Template, game_texts
 from bot.service.ports import Picture
@@ -60,6 +59,9 @@ class Table:
     announced_draw: bool = False
     #: The web page's last score sheet (not stored: drawn again when needed).
     sheet_memo: list[Any] = field(default_factory=list)
+    #: The JSON form of the finished deals (they never change again): each made once for
+    #: `dump`'s finished parts, not at every move.
+    finished: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
@@ -108,10 +110,11 @@ class KarnavalRules:
     def dump(self, t: Table) -> dict[str, Any]:
         """The engine's JSON form with only the newest deal in it (the deals before it, which
         never change again, are the finished parts: stored once each) and the seats leaving."""
-        match, finished = split_parts(t.k.to_dict(), "deals")
+        done = max(0, len(t.k.deals) - 1)  # every deal but the newest (it may still change)
+        t.finished.extend(t.k.deal_to_dict(i) for i in range(len(t.finished), done))
         return {
-            "match": match,
-            PARTS: finished,
+            "match": t.k.to_dict(deals_from=done),
+            PARTS: list(t.finished),
             "leaving": sorted(t.leaving),
             "drawn": t.announced_draw,
         }

@@ -1107,8 +1107,10 @@ class Karnaval:
 
     # --- persistence ---
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole match as JSON-safe data; `from_dict` restores it without loss."""
+    def to_dict(self, deals_from: int = 0) -> dict[str, Any]:
+        """The whole match as JSON-safe data; `from_dict` restores it without loss. With
+        `deals_from`, "deals" holds only the deals from that index on (the ones before it
+        come from `deal_to_dict`, and go back in front of them for `from_dict`)."""
         return {
             "format": 1,
             "names": list(self.names),
@@ -1116,21 +1118,23 @@ class Karnaval:
             if self.draw is None
             else [[[s, c] for s, c in sorted(r.items())] for r in self.draw],
             "first": self.first,
-            "deals": [
-                {
-                    "hands": [list(h) for h in d.hands],
-                    "stock": list(d.stock),
-                    "held": [list(h) for h in d.held],
-                    "bids": [[s, b] for s, b in d.bids],
-                    "plays": [[p.seat, list(p.cards), p.choice] for p in d.plays],
-                    "trick": len(d.trick),
-                    "tricks": list(d.tricks),
-                    "leads": d.leads,
-                    "scores": None if d.scores is None else list(d.scores),
-                }
-                for d in self.deals
-            ],
+            "deals": [self.deal_to_dict(i) for i in range(deals_from, len(self.deals))],
             "pending": None if self.pending is None else list(self.pending),
+        }
+
+    def deal_to_dict(self, index: int) -> dict[str, Any]:
+        """Deal `index` (0-based) as `to_dict` writes it."""
+        d = self.deals[index]
+        return {
+            "hands": [list(h) for h in d.hands],
+            "stock": list(d.stock),
+            "held": [list(h) for h in d.held],
+            "bids": [[s, b] for s, b in d.bids],
+            "plays": [[p.seat, list(p.cards), p.choice] for p in d.plays],
+            "trick": len(d.trick),
+            "tricks": list(d.tricks),
+            "leads": d.leads,
+            "scores": None if d.scores is None else list(d.scores),
         }
 
     @classmethod
