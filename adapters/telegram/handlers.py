@@ -304,7 +304,8 @@ class Handlers:
                     await answer(reply.text, url=link)
                     return
             text = reply.text
-            if reply.buttons and context.bot.username:
+            choices = any(b.token for row in reply.buttons for b in row)  # not a link
+            if choices and context.bot.username:
                 # A popup cannot hold buttons: the choices are in the private chat, or
                 # here by inline mode for a person who never started the bot.
                 lang = texts.language_of(query.from_user.language_code)

@@ -602,3 +602,29 @@ async def test_every_game_shows_a_seat_its_own_holding_only_N1_G4_K4(
                 rf"(?<![\w]){re.escape(tile['text'])}(?![\w])",
                 json.loads(text).get("view", {}).get("text", ""),
             ), tile
+
+
+async def test_telegram_my_piece_popup_is_not_told_to_use_inline_mode_for_a_link() -> None:
+    """Gnav's "My piece" popup carries the player's web link among its buttons (for platforms
+    that show them); Telegram's popup shows text only and, with no choice to make there, never
+    says to choose by inline mode (N1: the popup is the presser's alone)."""
+    from tests.adapters.test_telegram_bench import Bench
+    from tests.fakes.telegram_api import FakeTelegram
+
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg).start()
+        web = await start_web(bench.service, telegram_token=tg.token)
+        try:
+            alice = tg.add_user("Alice")
+            group = tg.add_group("Gnav", members=[alice])
+            bench.say(alice, group, "/gnav")
+            await bench.wait_table(group, button="Join")
+            bench.say(alice, group, "/gnav_settings bots=1 timeout=600")
+            await bench.idle()
+            bench.say(alice, group, "/gnav_start")
+            answer = await bench.press(alice, group, "My piece")
+            assert answer.text and "@" not in answer.text, answer.text
+            assert answer.show_alert
+        finally:
+            await web.stop()
+            await bench.stop()
