@@ -111,6 +111,7 @@ class World:
 
 @pytest.fixture
 async def world() -> AsyncIterator[World]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     async with FakeTelegram() as tg:
         bench = await Bench(tg).start()
         web = await start_web(bench.service, telegram_token=tg.token, webapp="table")
@@ -389,3 +390,26 @@ async def test_the_replay_page_works_offline_step_by_step(world: World, tmp_path
     assert last != before
     assert all(url.startswith("file:") for url in asked), asked
     await page.screenshot(path=str(ARTIFACTS / "replay-karnaval-360x640.png"))
+
+
+async def test_a_gnavspiel_table_on_a_phone(world: World) -> None:
+    """Gnavspiel's page at 360x640 (its own card, the pot, chips): a screenshot is kept."""
+    from bot.service.table import User
+
+    w = world
+    alice = w.tg.add_user("Alice")
+    bob = w.tg.add_user("Bob")
+    group = w.tg.add_group("Spiel", members=[alice, bob])
+    tk = TableKey("telegram", str(group.id))
+    svc = w.bench.service
+    a, b = User(f"telegram:{alice.id}", "Alice"), User(f"telegram:{bob.id}", "Bob")
+    assert (await svc.open(tk, a, game="gnavspiel")).ok
+    assert (await svc.join(tk, b)).ok
+    assert (await svc.configure(tk, a, ["bots=1", "timeout=600"])).ok
+    assert (await svc.start(tk, a)).ok
+    table = await svc.table_state(tk)
+    page = await w.by_link(a.key, table.table_id)
+    await page.wait_for_function("window.gnavView !== undefined", timeout=30_000)
+    own = await _own_tiles(page)
+    assert own == ["own"]
+    await page.screenshot(path=str(ARTIFACTS / "gnavspiel-360x640.png"))
