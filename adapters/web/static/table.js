@@ -202,7 +202,9 @@ function live(root) {
   const table = parts[0] === 't' ? parts[1] : query.get('t') || startParam();
   const link = query.get('k') || '';
   const init = telegramInitData();
-  const state = { view: null, busy: false, kind: '', reply: '', replyOk: null, clockOffset: 0 };
+  const state = {
+    view: null, busy: false, kind: '', reply: '', replyOk: null, replyAt: 0, clockOffset: 0,
+  };
   let socket = null;
   let pressId = 0;
   let retry = 1000;
@@ -232,6 +234,9 @@ function live(root) {
       if (msg.type === 'hello') {
         state.kind = msg.denied ? 'denied' : msg.you ? '' : 'spectator';
       } else if (msg.type === 'state') {
+        // A press's answer ("Done.") stays until the table moves on after it; a refusal
+        // until the next press.
+        if (state.replyOk && msg.view.version > state.replyAt) state.reply = '';
         state.view = msg.view;
         window.gnavView = msg.view; // what the page shows, for tools and tests
         state.clockOffset = msg.view.now - Date.now() / 1000;
@@ -241,6 +246,7 @@ function live(root) {
         state.busy = false;
         state.reply = msg.text;
         state.replyOk = msg.ok;
+        state.replyAt = state.view ? state.view.version : 0;
         draw();
       } else if (msg.type === 'gone') {
         root.replaceChildren($('p', 'hint', '404 · no such table'));
