@@ -45,7 +45,7 @@ from bot.games.gnav.strategy import (
     FIXED_THRESHOLD,
     THRESHOLDS,
     BotView,
-    Table,
+    ThresholdTable,
     decide,
     fixed_table,
     forced_action,
@@ -69,7 +69,7 @@ def names(n: int) -> list[str]:
     return [f"P{i}" for i in range(n)]
 
 
-def table_policy(table: Table) -> Policy:
+def table_policy(table: ThresholdTable) -> Policy:
     """A bot seat playing `decide` with `table` (public knowledge and its own piece)."""
 
     def play(match: Match, seat: int) -> str:
@@ -157,7 +157,7 @@ class Search:
 
 
 def search_class(
-    m: int, cls: int, turns: int, rng: random.Random, table: Table, profile: str
+    m: int, cls: int, turns: int, rng: random.Random, table: ThresholdTable, profile: str
 ) -> Search:
     """Sample `turns` turns of class `cls` seats in m-participant rounds, others on `table`."""
     policy = table_policy(table)
@@ -354,7 +354,9 @@ def evaluate(
     return out
 
 
-def gjok_check(counts: Sequence[int], rounds: int, seed: int, table: Table, profile: str) -> None:
+def gjok_check(
+    counts: Sequence[int], rounds: int, seed: int, table: ThresholdTable, profile: str
+) -> None:
     """Print, per own rank, the lives lost staying and asking when the partner holds the Gjøk.
 
     An experiment, not a bot: it peeks at the partner's hand to pick such turns. Asking

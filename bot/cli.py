@@ -89,6 +89,10 @@ def _play(args: argparse.Namespace) -> int:
         if getattr(args, k) is None:
             setattr(args, k, default() if callable(default) else default)
     games = all_games()
+    if args.game not in games:  # the registry is the list (not read for other commands)
+        known = ", ".join(games)
+        print(f"gnav-bot play: --game must be one of {known}, not {args.game}", file=sys.stderr)
+        return 2
     contradiction = _contradiction(args, given)
     if contradiction:
         print(f"gnav-bot play: {contradiction}", file=sys.stderr)
@@ -268,6 +272,8 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
+    from bot.service.i18n import LANGUAGES
+
     parser = argparse.ArgumentParser(
         prog="gnav-bot",
         description="Gnav, the Scandinavian swapping game, for chat groups and the terminal.",
@@ -286,9 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write the match as one self-contained web page, step by step (works offline)",
     )
-    replay.add_argument(
-        "--language", choices=["en", "nb", "ru", "pt", "de"], default="en", help="its words"
-    )
+    replay.add_argument("--language", choices=LANGUAGES, default="en", help="its words")
     replay.set_defaults(func=_replay)
 
     play = sub.add_parser(
@@ -306,14 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["norsk", "tradisjonell", "gnavspiel"],
         help="rule profile (default norsk; gnavspiel plays Gnavspiel)",
     )
-    play.add_argument(
-        "--game",
-        choices=["gnav", "gnavspiel", "karnaval"],
-        help="the game (default gnav)",
-    )
-    play.add_argument(
-        "--language", choices=["en", "nb", "ru", "pt", "de"], help="announcements (default en)"
-    )
+    play.add_argument("--game", help="the game: one the registry hosts (default gnav)")
+    play.add_argument("--language", choices=LANGUAGES, help="announcements (default en)")
     play.add_argument(
         "--level",
         choices=["easy", "normal", "strong"],

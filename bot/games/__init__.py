@@ -1,1 +1,2 @@
-"""The games the table service can host, one sub-package each (Gnav now, Karnaval later)."""
+"""The games the table service hosts (Gnav, Gnavspiel, Karnaval), one sub-package each, and
+the registry (`registry.py`) that names them to the composition root."""

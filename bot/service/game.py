@@ -8,13 +8,14 @@ second implementation, not a rewrite of the service.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
 from bot.service.i18n import Catalog, Template
+from bot.service.ports import Picture
 
 #: A line of the round's log: a catalog key and its parameters (rendered per language).
 LogLine = tuple[str, dict[str, Any]]
@@ -176,18 +177,24 @@ class GameRules(Protocol):
         """A bot seat's choice, from public knowledge and its own cards only."""
         ...
 
-    # Optional: `bot_thinking(match, seat, rng, level, seconds) -> Choice | Callable[[],
-    # Choice]` decides at a table's bot level (easy, normal, strong): the choice when it is
-    # decided at once, else a job holding a snapshot of what the seat may know (never the
-    # live match; picklable, so it may run in another process) to run away from the event
-    # loop within `seconds` (None: its own count of work only). See thinking.py.
+    def bot_thinking(
+        self, match: Any, seat: int, rng: random.Random, level: str, seconds: float | None
+    ) -> Choice | Callable[[], Choice] | None:
+        """A bot seat's choice at a table's bot level (easy, normal, strong): the choice when
+        it is decided at once, else a job holding a snapshot of what the seat may know (never
+        the live match; picklable, so it may run in another process) to run away from the
+        event loop within `seconds` (None: its own count of work only); None: `bot_choice`
+        (the default). See thinking.py."""
+        ...
 
     def forfeit(self, match: Any, seat: int) -> Outcome:
         """`seat` leaves the match."""
         ...
 
-    # Optional: `rejoin(match, seat) -> Outcome | None` gives a forfeited seat back to its
-    # player during the match (`/gnav_join`); None, or no such method, when it cannot be.
+    def rejoin(self, match: Any, seat: int) -> Outcome | None:
+        """Give a forfeited seat back to its player during the match (`/gnav_join`; Karnaval:
+        the bot played it after three timeouts); None when it cannot be (the default)."""
+        ...
 
     def leaving(self, match: Any, seat: int) -> bool:
         """True when `seat` has forfeited but still sits in the round under way."""
@@ -226,19 +233,31 @@ class GameRules(Protocol):
         its columns kept and never cut; None when the game has none now."""
         ...
 
-    # Optional: `result_lines(match, names, cat) -> list[str]`, the game's own account of a
-    # finished match (standings, payments), added to the result when bots finish a match.
+    def result_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The game's own account of a finished match (standings, payments), added to the
+        result when bots finish a match; none by default."""
+        ...
 
-    # Optional: `web_view(match, seat, names, cat) -> dict`, the web table's generic shapes
-    # (docs/web.md: `own` for `seat` only, `middle`, `facts`, `columns`, `sheet`); `seat` is
-    # None for a spectator, who must get nothing hidden. And `web_replay(record, cat) ->
-    # list[dict]`, a finished match's record as the replay page's steps.
+    def render_picture(self, match: Any, names: Sequence[str], cat: Catalog) -> Picture | None:
+        """A picture that goes with the message showing a round's end (Karnaval's score sheet
+        at the end of a quarter and of the game), carried by that message (never a message
+        of its own); None when this round's end has none (the default). The picture's `alt`
+        is what a platform without pictures shows, so the game leaves that grid out of
+        `render_block` then."""
+        ...
 
-    # Optional: `render_picture(match, names, cat) -> Picture | None`, a picture that goes
-    # with the message showing a round's end (Karnaval's score sheet at the end of a quarter
-    # and of the game), carried by that message (never a message of its own); None when this
-    # round's end has none. The picture's `alt` is what a platform without pictures shows,
-    # so the game leaves that grid out of `render_block` then.
+    def web_view(
+        self, match: Any, seat: int | None, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """The web table's generic shapes of the match as `seat` may see it (docs/web.md:
+        `own` for `seat` only, `middle`, `facts`, `columns`, `sheet`); `seat` is None for a
+        spectator, who must get nothing hidden. None by default."""
+        ...
+
+    def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]] | None:
+        """A finished match's record as the web replay's steps; None when the game has no
+        replay page (the default)."""
+        ...
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line in a language."""
@@ -267,3 +286,42 @@ class GameRules(Protocol):
     def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
         """Line `n` (from 1) of the chat's top list."""
         ...
+
+
+class GameDefaults:
+    """What a game inherits where it has nothing of its own: no rejoining, no account of the
+    end, no picture, no preformatted block, no web shapes or replay, bots deciding by
+    `bot_choice` at every level. A game overrides only what it shows or decides differently
+    (the service calls every member of `GameRules`; none is looked up by name)."""
+
+    def rejoin(self, match: Any, seat: int) -> Outcome | None:
+        """No seat comes back."""
+        return None
+
+    def bot_thinking(
+        self, match: Any, seat: int, rng: random.Random, level: str, seconds: float | None
+    ) -> Choice | Callable[[], Choice] | None:
+        """Every level plays as `bot_choice`."""
+        return None
+
+    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """No preformatted block."""
+        return None
+
+    def result_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
+        """No account of the end beyond its winners."""
+        return []
+
+    def render_picture(self, match: Any, names: Sequence[str], cat: Catalog) -> Picture | None:
+        """No picture."""
+        return None
+
+    def web_view(
+        self, match: Any, seat: int | None, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """No shapes: the page shows the table message's text."""
+        return {}
+
+    def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]] | None:
+        """No replay page."""
+        return None

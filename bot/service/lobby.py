@@ -110,12 +110,14 @@ class Lobby:
         """During a match: a player whose seat a game lets the bot play after their timeouts
         (`rejoin`) takes it back; anyone else hears that the match has started."""
         seat = table.seat_of(user.key)
-        rejoin = getattr(self.work.game_of(table), "rejoin", None)
-        if seat is None or rejoin is None:
+        if seat is None:
             raise ServiceError("error.started")
-        outcome = rejoin(table.match, seat)
-        if outcome is None:
-            raise ServiceError("join.already")
+        rules = self.work.game_of(table)
+        outcome = rules.rejoin(table.match, seat)
+        if outcome is None:  # nothing to take back: still playing it, or out of the match
+            raise ServiceError(
+                "join.already" if rules.in_match(table.match, seat) else "error.started"
+            )
         table.seats[seat].timeouts = 0
         table.log.extend(outcome.log)
         await self.play.after_step(table, outcome)

@@ -136,10 +136,9 @@ class Pages:
                         "arg": c.arg,
                     }
                 )
-        own_view = getattr(rules, "web_view", None)
         shapes: dict[str, Any] = {}
-        if own_view is not None and match is not None:
-            shapes = own_view(match, seat, table.names, cat)
+        if match is not None:
+            shapes = rules.web_view(match, seat, table.names, cat)
         deadline = table.deadline if table.deadline_kind == "turn" and in_round else None
         data: dict[str, Any] = {
             "table": table.table_id,
@@ -176,12 +175,12 @@ def replay_frames(
     """A match record as the replay page's frames: `{"title", "steps": [view, ...]}`, each
     view drawn by the same page as a live one (nothing to press); None when the game has no
     `web_replay`."""
-    fold = getattr(rules, "web_replay", None)
-    if fold is None:
+    folded = rules.web_replay(record, cat)
+    if folded is None:
         return None
     words = {k: cat.t(f"web.{k}") for k in ("title", "mine", "table", "log", "sheet")}
     steps = []
-    for i, step in enumerate(fold(record, cat)):
+    for i, step in enumerate(folded):
         steps.append(
             {
                 "table": table_id or "replay",

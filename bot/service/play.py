@@ -239,13 +239,11 @@ class Play:
             self._tell_outcomes(table, outcomes, round_no=rounds_before)
             table.message_no += 1
             self.work.outbox.post_table(key, left_screen, None)
-        # Then the game's own account of the end, when it has one (optional: `result_lines`).
-        account = getattr(rules, "result_lines", None)
-        final = list(account(match, table.names, cat)) if winners and account else []
+        # Then the game's own account of the end, when it has one (`result_lines`).
+        final = list(rules.result_lines(match, table.names, cat)) if winners else []
         text = "\n".join([result, *final, cat.t("closed.finished")])
-        # The end's picture, when the game draws one (optional `render_picture`), goes with it.
-        draw = getattr(rules, "render_picture", None)
-        picture = draw(match, table.names, cat) if winners and draw else None
+        # The end's picture, when the game draws one (`render_picture`), goes with it.
+        picture = rules.render_picture(match, table.names, cat) if winners else None
         self.work.outbox.post(
             key,
             Screen(

@@ -89,9 +89,8 @@ class Screens:
                 if block:
                     lines.append(block)
                     blocks.append(block)
-                # A picture the round's end carries (optional: `render_picture`).
-                draw = getattr(rules, "render_picture", None)
-                picture = draw(match, names, cat) if draw is not None else None
+                # A picture the round's end carries (`render_picture`).
+                picture = rules.render_picture(match, names, cat)
             if table.status == "closed":
                 lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
             elif view == "round" and not in_round:

@@ -355,6 +355,8 @@ def load_settings(data: dict[str, Any] | None, default_game: str = "") -> TableS
     if not data:
         return TableSettings()
     data = dict(data)
+    # Still needed by channel settings and table states stored before per-game settings (their
+    # `profile` and `lives` at the top): no schema step rewrites those rows.
     legacy = {k: data.pop(k) for k in list(data) if k not in TableSettings.model_fields}
     if legacy and default_game:
         games = dict(data.get("games") or {})

@@ -233,7 +233,8 @@ class Table:
             match_id=s["match_id"],
             log=[(k, p) for k, p in s["log"]],
             message_ref=s["message_ref"],
-            message_no=s.get("message_no", 0),  # stored before shots: none
+            # Table states stored before shots of the table (the outbox's v5) have no number.
+            message_no=s.get("message_no", 0),
             closed_reason=s["closed_reason"],
             row_version=row.version,
         )

@@ -64,10 +64,11 @@ class Thinking:
     ) -> Choice:
         """The bot seat's choice at `level`: at once when the game decides at once, else its
         job run in the pool (waiting for a free place when `concurrent` jobs run)."""
-        think = getattr(rules, "bot_thinking", None)
-        if think is None or level not in LEVELS or level == "normal":
+        if level not in LEVELS or level == "normal":
             return rules.bot_choice(match, seat, rng)
-        decided: Choice | Callable[[], Choice] = think(match, seat, rng, level, self.seconds)
+        decided = rules.bot_thinking(match, seat, rng, level, self.seconds)
+        if decided is None:  # the game decides every level as `bot_choice`
+            return rules.bot_choice(match, seat, rng)
         if isinstance(decided, Choice):
             return decided
         return await self._run(decided)
@@ -84,15 +85,16 @@ class Thinking:
     ) -> Choice | None:
         """The choice at once when the game decides at once; else None, with a job thinking
         for the table in state `stamp` (one per table: a job for an older state is dropped)."""
-        think = getattr(rules, "bot_thinking", None)
-        if think is None or level not in LEVELS or level == "normal":
+        if level not in LEVELS or level == "normal":
             return rules.bot_choice(match, seat, rng)
         if self._failed.pop(key, None) == stamp:  # its thinking failed: never stall the table
             return rules.bot_choice(match, seat, rng)
         held = self._jobs.get(key)
         if held is not None and held[0] == stamp:
             return None  # already thinking about this very state
-        decided: Choice | Callable[[], Choice] = think(match, seat, rng, level, self.seconds)
+        decided = rules.bot_thinking(match, seat, rng, level, self.seconds)
+        if decided is None:  # the game decides every level as `bot_choice`
+            return rules.bot_choice(match, seat, rng)
         if isinstance(decided, Choice):
             return decided
         future = asyncio.ensure_future(self._run(decided))

@@ -39,11 +39,6 @@ class Token:
     action: str
     arg: str | None = None
 
-    @property
-    def table_action(self) -> bool:
-        """True for the table's own actions (join, start...), false for a game's choice."""
-        return self.action in TABLE_ACTIONS
-
     def encode(self) -> str:
         """The token as text (at most 64 bytes)."""
         text = f"{PREFIX}:{self.table_id}:{_b36(self.seq)}:{self.action}"

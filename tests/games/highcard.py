@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.service.game import Choice, GameRuleError, LogLine, Outcome
+from bot.service.game import Choice, GameDefaults, GameRuleError, LogLine, Outcome
 from bot.service.i18n import Catalog
 
 #: Rounds won to win the match.
@@ -96,7 +96,7 @@ class HighMatch:
         return [s for s in range(len(self.names)) if s not in self.out]
 
 
-class HighCard:
+class HighCard(GameDefaults):
     """The high-card game behind the service's game interface."""
 
     name = "highcard"
@@ -262,10 +262,6 @@ class HighCard:
     def render_reveal(self, match: HighMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """The last round's cards (they are in the log already)."""
         return self.render_status(match, names, cat)
-
-    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
-        """No preformatted block: the table message is lines of text."""
-        return None
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """A log line."""

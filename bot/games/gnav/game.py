@@ -22,6 +22,7 @@ from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import (
     PARTS,
     Choice,
+    GameDefaults,
     GameRuleError,
     LogLine,
     Outcome,
@@ -50,7 +51,7 @@ _SWAP = Choice("swap", label=("gnav.button.swap", {}), role="primary")
 _CHOICES = (_STAY, _SWAP)
 
 
-class GnavRules:
+class GnavRules(GameDefaults):
     """The Gnav game for the table service (profiles `norsk` and `tradisjonell`)."""
 
     name = "gnav"
@@ -92,10 +93,6 @@ class GnavRules:
     def finished(self, match: Match) -> bool:
         """The match has its winners (N23)."""
         return match.phase == "finished"
-
-    def turn(self, match: Match) -> int | None:
-        """The seat to act (N8)."""
-        return match.turn
 
     def deciders(self, match: Match) -> tuple[int, ...]:
         """The one seat to act during a round (N8), none between rounds."""
@@ -288,10 +285,6 @@ class GnavRules:
             key = "gnav.reveal.winner" if len(match.winners) == 1 else "gnav.reveal.winners"
             lines.append(cat.t(key, names=winners))
         return lines
-
-    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
-        """No preformatted block: the table message is lines of text."""
-        return None
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line."""

@@ -267,7 +267,7 @@ CLASS_NAMES = ("first", "early", "late", "dealer")
 
 #: participants -> thresholds per position class (first, early, late, dealer): swap when the
 #: own rank is below. Rows for other sizes use the nearest smaller key.
-Table = Mapping[int, Sequence[int]]
+ThresholdTable = Mapping[int, Sequence[int]]
 
 #: Why it falls with the table size: a request risks a Dragon or Katt (a life at once) or
 #: the Narr whatever the size, while the chance that a middling piece ends up the lowest
@@ -310,7 +310,7 @@ def position_class(position: int, participants: int) -> int:
     return EARLY if position <= (participants - 2) // 2 else LATE
 
 
-def threshold(view: BotView, table: Table | None = None) -> int:
+def threshold(view: BotView, table: ThresholdTable | None = None) -> int:
     """The tuned swap threshold of `view`'s seat (its class in the row for its table size)."""
     table = THRESHOLDS if table is None else table
     if not table:
@@ -439,7 +439,7 @@ def forced_action(view: BotView) -> Action | None:
 
 
 def decide(
-    view: BotView, rng: random.Random | None = None, *, table: Table | None = None
+    view: BotView, rng: random.Random | None = None, *, table: ThresholdTable | None = None
 ) -> Action:
     """The action for `view`'s seat, "stay" or "swap": always one of its legal actions.
 
@@ -453,7 +453,7 @@ def decide(
     return "swap" if view.rank + 0.5 < swap_limit(view, table) else "stay"
 
 
-def swap_limit(view: BotView, table: Table | None = None) -> float:
+def swap_limit(view: BotView, table: ThresholdTable | None = None) -> float:
     """Swap when the own rank + 0.5 is below this: the threshold, moved by `bag_shift` when
     the request goes to the bag (the acting dealer, or C3 past known Hest/Hus)."""
     limit: float = threshold(view, table)

@@ -25,6 +25,7 @@ from bot.games.gnavspiel.strategy import choose
 from bot.service.game import (
     PARTS,
     Choice,
+    GameDefaults,
     GameRuleError,
     LogLine,
     Outcome,
@@ -50,14 +51,14 @@ _ROLES = {
 
 
 @dataclass(slots=True)
-class Table:
+class GnavspielMatch:
     """The engine's match and the seats leaving it (they act by the timeout rule)."""
 
     m: Match
     leaving: set[int] = field(default_factory=set)
 
 
-class GnavspielRules:
+class GnavspielRules(GameDefaults):
     """The Gnavspiel game for the table service."""
 
     name = "gnavspiel"
@@ -74,10 +75,10 @@ class GnavspielRules:
         return game_texts(self.texts_package, language)
 
     # ------------------------------------------------------------------ state
-    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Table:
+    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> GnavspielMatch:
         """A match with the table's chips, deals and variants; the first dealer drawn."""
         s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()
-        return Table(
+        return GnavspielMatch(
             Match(
                 list(names),
                 chips=s.chips,
@@ -87,31 +88,31 @@ class GnavspielRules:
             )
         )
 
-    def dump(self, t: Table) -> dict[str, Any]:
+    def dump(self, t: GnavspielMatch) -> dict[str, Any]:
         """The engine's JSON form with only the newest deal's log in its history (the logs
         before it never change again: the finished parts, stored once each) and the seats
         leaving."""
         match, finished = split_parts(t.m.to_dict(), "history")
         return {"match": match, PARTS: finished, "leaving": sorted(t.leaving)}
 
-    def load(self, data: dict[str, Any]) -> Table:
+    def load(self, data: dict[str, Any]) -> GnavspielMatch:
         """Rebuild from `dump`."""
         match = Match.from_dict(join_parts(data["match"], "history", data.get(PARTS)))
-        return Table(match, {int(s) for s in data["leaving"]})
+        return GnavspielMatch(match, {int(s) for s in data["leaving"]})
 
-    def in_round(self, t: Table) -> bool:
+    def in_round(self, t: GnavspielMatch) -> bool:
         """A deal (or its loan questions) is under way."""
         return t.m.phase in ("play", "loan")
 
-    def finished(self, t: Table) -> bool:
+    def finished(self, t: GnavspielMatch) -> bool:
         """The match has its winner (G9, C13, C20-C22)."""
         return t.m.phase == "over"
 
-    def deciders(self, t: Table) -> list[int]:
+    def deciders(self, t: GnavspielMatch) -> list[int]:
         """The one seat holding a decision: the player to act, the offered one, a broke one."""
         return t.m.deciders()
 
-    def choices(self, t: Table, seat: int) -> list[Choice]:
+    def choices(self, t: GnavspielMatch, seat: int) -> list[Choice]:
         """The seat's choices, labelled: an offer names the player it goes to."""
         m = t.m
         out = []
@@ -135,7 +136,7 @@ class GnavspielRules:
             out.append(Choice("stand", None, ("gnavspiel.button.stand", {}), _ROLES["stand"]))  # type: ignore[arg-type]
         return out
 
-    def act(self, t: Table, seat: int, action: str, arg: str | None = None) -> Outcome:
+    def act(self, t: GnavspielMatch, seat: int, action: str, arg: str | None = None) -> Outcome:
         """Apply one choice; the engine's rule errors carry their catalog keys."""
         try:
             events = t.m.act(seat, action, arg)
@@ -145,14 +146,14 @@ class GnavspielRules:
             ) from exc
         return self._collect(t, events, Outcome())
 
-    def start_round(self, t: Table, rng: random.Random) -> Outcome:
+    def start_round(self, t: GnavspielMatch, rng: random.Random) -> Outcome:
         """Shuffle the 14 cards with `rng` and deal (G3)."""
         cards = list(DECK)
         rng.shuffle(cards)
         deal, stock = t.m.deal_from(cards)
         return self._collect(t, t.m.start_deal(deal, stock), Outcome())
 
-    def timeout_choice(self, t: Table, seat: int) -> Choice:
+    def timeout_choice(self, t: GnavspielMatch, seat: int) -> Choice:
         """A turn passes, an offer is refused, an offerer refused stops, a loan is borrowed;
         a seat leaving the match declines the loan (it goes out)."""
         c = t.m.timeout_choice(seat)
@@ -161,13 +162,13 @@ class GnavspielRules:
             action = "decline"
         return Choice(action)
 
-    def bot_choice(self, t: Table, seat: int, rng: random.Random) -> Choice:
+    def bot_choice(self, t: GnavspielMatch, seat: int, rng: random.Random) -> Choice:
         """The strategy's choice (public knowledge and its own card)."""
         c = choose(t.m, seat)
         return Choice(c.action, c.arg)
 
     def bot_thinking(
-        self, t: Table, seat: int, rng: random.Random, level: str, seconds: float | None
+        self, t: GnavspielMatch, seat: int, rng: random.Random, level: str, seconds: float | None
     ) -> Choice | Callable[[], Choice]:
         """A bot seat's choice at a table's level (issue 22): `normal` and `easy` at once
         (`easy` now and then, `EASY_SLIP`, takes another legal choice: a casual player's
@@ -183,37 +184,37 @@ class GnavspielRules:
                 return Choice(c.action, c.arg)
         return pick
 
-    def forfeit(self, t: Table, seat: int) -> Outcome:
+    def forfeit(self, t: GnavspielMatch, seat: int) -> Outcome:
         """The seat leaves: from now on it acts by the timeout rule and declines a loan."""
         t.leaving.add(seat)
         return Outcome(log=[("gnavspiel.ev.leaves", {"p": t.m.seats[seat]})])
 
-    def leaving(self, t: Table, seat: int) -> bool:
+    def leaving(self, t: GnavspielMatch, seat: int) -> bool:
         """Left the match but still seated until it goes out."""
         return seat in t.leaving and t.m.in_match[seat]
 
-    def in_match(self, t: Table, seat: int) -> bool:
+    def in_match(self, t: GnavspielMatch, seat: int) -> bool:
         """Still in the match (G8) and not leaving it."""
         return t.m.in_match[seat] and seat not in t.leaving
 
-    def winners(self, t: Table) -> list[int]:
+    def winners(self, t: GnavspielMatch) -> list[int]:
         """The winner (G9)."""
         return [t.m.result.winner] if t.m.result is not None else []
 
-    def record(self, t: Table) -> dict[str, Any]:
+    def record(self, t: GnavspielMatch) -> dict[str, Any]:
         """The match record (MATCH_RECORD.md, profile gnavspiel)."""
         return export_record(t.m)
 
-    def public_record(self, t: Table) -> dict[str, Any]:
+    def public_record(self, t: GnavspielMatch) -> dict[str, Any]:
         """The record of the finished deals (the deal under way is never exported)."""
         return export_record(t.m)
 
-    def round_number(self, t: Table) -> int:
+    def round_number(self, t: GnavspielMatch) -> int:
         """Deals dealt so far."""
         return t.m.deal_no
 
     # ------------------------------------------------------------------ events
-    def _collect(self, t: Table, events: list[Event], out: Outcome) -> Outcome:
+    def _collect(self, t: GnavspielMatch, events: list[Event], out: Outcome) -> Outcome:
         names = t.m.seats
         for e in events:
             if e.audience != EVERYONE:
@@ -231,7 +232,7 @@ class GnavspielRules:
         return out
 
     # ------------------------------------------------------------------ screens
-    def render_status(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+    def render_status(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """Deal, dealer and pot; every seat's chips and debt, marks for turn and dealer."""
         m = t.m
         log = m.log
@@ -254,7 +255,7 @@ class GnavspielRules:
             lines.append(cat.t("gnavspiel.status.offer", p=names[m.offerer], q=names[m.target]))
         return lines
 
-    def render_reveal(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+    def render_reveal(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """The last deal's reveal: every card, who paid, chips, debts and pot; at the end who
         takes the pot and every balance (C23)."""
         m = t.m
@@ -276,7 +277,7 @@ class GnavspielRules:
             lines.append(cat.t("gnavspiel.ev.out", p=names[s]))
         return lines + self.result_lines(t, names, cat)
 
-    def result_lines(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+    def result_lines(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """The end (C23): who takes the pot, the debts collected, every balance."""
         r = t.m.result
         if r is None:
@@ -295,10 +296,6 @@ class GnavspielRules:
         lines.append(cat.t("gnavspiel.end.balances", balances=balances))
         return lines
 
-    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
-        """No preformatted block: the table message is lines of text."""
-        return None
-
     def render_line(self, line: LogLine, cat: Catalog) -> str:
         """One log line, its cards named in the table's language."""
         key, params = line
@@ -308,7 +305,7 @@ class GnavspielRules:
             params = {**params, "hands": _hands_text(cat, params["hands"])}
         return cat.t(key, **params)
 
-    def private_text(self, t: Table, seat: int, cat: Catalog) -> str:
+    def private_text(self, t: GnavspielMatch, seat: int, cat: Catalog) -> str:
         """The seat's card, and what it may do now."""
         m = t.m
         if m.phase not in ("play", "loan") or m.hands[seat] < 0:
@@ -324,7 +321,7 @@ class GnavspielRules:
         return text
 
     def web_view(
-        self, t: Table, seat: int | None, names: Sequence[str], cat: Catalog
+        self, t: GnavspielMatch, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own card only (G4), the pot, every
         seat's chips and debt."""
@@ -356,7 +353,7 @@ class GnavspielRules:
         from bot.games.gnav.web import replay_steps
         from bot.games.gnavspiel.engine.record import replay_record
 
-        return replay_steps(record, cat, self, replay_record, Table)
+        return replay_steps(record, cat, self, replay_record, GnavspielMatch)
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary, with the table's chips, deals and variants."""

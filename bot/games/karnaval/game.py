@@ -27,6 +27,7 @@ from bot.games.karnaval.sheet import sheet_png, sheet_text
 from bot.service.game import (
     PARTS,
     Choice,
+    GameDefaults,
     GameRuleError,
     LogLine,
     Outcome,
@@ -51,7 +52,7 @@ def cards_text(cards: Sequence[str]) -> str:
 
 
 @dataclass(slots=True)
-class Table:
+class KarnavalMatch:
     """The engine's match and the seats leaving it."""
 
     k: Karnaval
@@ -77,7 +78,7 @@ def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
     return rounds
 
 
-class KarnavalRules:
+class KarnavalRules(GameDefaults):
     """The Karnaval game for the table service."""
 
     name = "karnaval"
@@ -103,11 +104,11 @@ class KarnavalRules:
         return game_texts(self.texts_package, language)
 
     # ------------------------------------------------------------------ state
-    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Table:
+    def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> KarnavalMatch:
         """A game; the first player is drawn with `rng` (K2, KC1, KC4)."""
-        return Table(Karnaval(list(names), _draw(len(names), rng)))
+        return KarnavalMatch(Karnaval(list(names), _draw(len(names), rng)))
 
-    def dump(self, t: Table) -> dict[str, Any]:
+    def dump(self, t: KarnavalMatch) -> dict[str, Any]:
         """The engine's JSON form with only the newest deal in it (the deals before it, which
         never change again, are the finished parts: stored once each) and the seats leaving."""
         done = max(0, len(t.k.deals) - 1)  # every deal but the newest (it may still change)
@@ -119,27 +120,27 @@ class KarnavalRules:
             "drawn": t.announced_draw,
         }
 
-    def load(self, data: dict[str, Any]) -> Table:
+    def load(self, data: dict[str, Any]) -> KarnavalMatch:
         """Rebuild from `dump`."""
-        return Table(
+        return KarnavalMatch(
             Karnaval.from_dict(join_parts(data["match"], "deals", data.get(PARTS))),
             {int(s) for s in data["leaving"]},
             bool(data.get("drawn", True)),
         )
 
-    def in_round(self, t: Table) -> bool:
+    def in_round(self, t: KarnavalMatch) -> bool:
         """Bidding or playing."""
         return t.k.phase in ("bid", "play")
 
-    def finished(self, t: Table) -> bool:
+    def finished(self, t: KarnavalMatch) -> bool:
         """All four quarters played (K3, K20)."""
         return t.k.phase == "over"
 
-    def deciders(self, t: Table) -> list[int]:
+    def deciders(self, t: KarnavalMatch) -> list[int]:
         """The seat to bid or play."""
         return t.k.deciders()
 
-    def choices(self, t: Table, seat: int) -> list[Choice]:
+    def choices(self, t: KarnavalMatch, seat: int) -> list[Choice]:
         """The seat's legal steps, labelled from the catalog."""
         return [self._choice(c.action, c.arg) for c in t.k.choices(seat)]
 
@@ -163,7 +164,7 @@ class KarnavalRules:
             )
         return Choice(action, arg, (f"karnaval.button.{action}_{arg}", {}), "primary", 0)
 
-    def act(self, t: Table, seat: int, action: str, arg: str | None = None) -> Outcome:
+    def act(self, t: KarnavalMatch, seat: int, action: str, arg: str | None = None) -> Outcome:
         """Apply one step; the engine's rule errors carry their catalog keys."""
         engine_arg = arg.replace("+", " ") if action == "karnaval" and arg else arg
         try:
@@ -172,7 +173,7 @@ class KarnavalRules:
             raise GameRuleError(exc.rule, exc.key, dict(exc.params), str(exc)) from exc
         return self._collect(t, events, Outcome())
 
-    def start_round(self, t: Table, rng: random.Random) -> Outcome:
+    def start_round(self, t: KarnavalMatch, rng: random.Random) -> Outcome:
         """Shuffle the 76 cards with `rng` and deal (K3, K5); the first deal announces the
         draw for the first player."""
         out = Outcome()
@@ -184,20 +185,20 @@ class KarnavalRules:
         hands, stock = t.k.deal_from(deck)
         return self._collect(t, t.k.start_deal(hands, stock), out)
 
-    def timeout_choice(self, t: Table, seat: int) -> Choice:
+    def timeout_choice(self, t: KarnavalMatch, seat: int) -> Choice:
         """A choice that timed out is made by the bot strategy for that player (issue 13),
         from its own hand and the public cards only."""
         c = strategy.choose(t.k, seat)
         return self._choice(c.action, c.arg)
 
-    def bot_choice(self, t: Table, seat: int, rng: random.Random) -> Choice:
+    def bot_choice(self, t: KarnavalMatch, seat: int, rng: random.Random) -> Choice:
         """The bot strategy (bot/games/karnaval/strategy.py): its own hand and the public
         cards only."""
         c = strategy.choose(t.k, seat, rng)
         return self._choice(c.action, c.arg)
 
     def bot_thinking(
-        self, t: Table, seat: int, rng: random.Random, level: str, seconds: float | None
+        self, t: KarnavalMatch, seat: int, rng: random.Random, level: str, seconds: float | None
     ) -> Choice | Callable[[], Choice]:
         """A bot seat's choice at a table's level (issue 22): `normal` at once; `easy` and
         `strong` (bot/games/karnaval/search.py) as a job to run away from the service's loop,
@@ -208,13 +209,13 @@ class KarnavalRules:
         thought = search.think(t.k, seat, rng, level, search.Budget(seconds=seconds))
         return partial(_thought_choice, thought)
 
-    def forfeit(self, t: Table, seat: int) -> Outcome:
+    def forfeit(self, t: KarnavalMatch, seat: int) -> Outcome:
         """The seat cannot leave (the score sheet keeps its column): the bot strategy plays it
         from now on (its timeout choice), until the player takes it back (`rejoin`)."""
         t.leaving.add(seat)
         return Outcome(log=[("karnaval.ev.leaves", {"p": t.k.names[seat]})])
 
-    def rejoin(self, t: Table, seat: int) -> Outcome | None:
+    def rejoin(self, t: KarnavalMatch, seat: int) -> Outcome | None:
         """The player takes back a seat the bot played since it forfeited (None when the
         seat is not the bot's, or the game is over)."""
         if seat not in t.leaving or t.k.phase == "over":
@@ -222,23 +223,23 @@ class KarnavalRules:
         t.leaving.discard(seat)
         return Outcome(log=[("karnaval.ev.back", {"p": t.k.names[seat]})])
 
-    def leaving(self, t: Table, seat: int) -> bool:
+    def leaving(self, t: KarnavalMatch, seat: int) -> bool:
         """Left, still seated (it plays out by the timeout rule)."""
         return seat in t.leaving and t.k.phase != "over"
 
-    def in_match(self, t: Table, seat: int) -> bool:
+    def in_match(self, t: KarnavalMatch, seat: int) -> bool:
         """Every seat plays to the end, unless leaving."""
         return seat not in t.leaving
 
-    def winners(self, t: Table) -> list[int]:
+    def winners(self, t: KarnavalMatch) -> list[int]:
         """The highest totals (KC12: a tie shares the win)."""
         return list(t.k.winners or [])
 
-    def record(self, t: Table) -> dict[str, Any]:
+    def record(self, t: KarnavalMatch) -> dict[str, Any]:
         """The record (KARNAVAL_RECORD.md)."""
         return export_record(t.k)
 
-    def public_record(self, t: Table) -> dict[str, Any]:
+    def public_record(self, t: KarnavalMatch) -> dict[str, Any]:
         """The record without the deal under way (its hands are hidden)."""
         record = export_record(t.k)
         d = t.k.current
@@ -246,12 +247,12 @@ class KarnavalRules:
             record["deals"] = record["deals"][:-1]
         return record
 
-    def round_number(self, t: Table) -> int:
+    def round_number(self, t: KarnavalMatch) -> int:
         """Deals dealt."""
         return len(t.k.deals)
 
     # ------------------------------------------------------------------ events
-    def _collect(self, t: Table, events: list[Event], out: Outcome) -> Outcome:
+    def _collect(self, t: KarnavalMatch, events: list[Event], out: Outcome) -> Outcome:
         k = t.k
         names = k.names
         for e in events:
@@ -269,7 +270,7 @@ class KarnavalRules:
         return out
 
     # ------------------------------------------------------------------ screens
-    def render_status(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+    def render_status(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """Quarter and deal, dealer, trump card, bids, tricks taken, the trick, whose turn."""
         k = t.k
         d = k.current
@@ -318,7 +319,7 @@ class KarnavalRules:
             lines.append(cat.t("karnaval.status.trick", plays=played))
         return lines
 
-    def render_reveal(self, t: Table, names: Sequence[str], cat: Catalog) -> list[str]:
+    def render_reveal(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """After a deal: its scores and the score sheet; at the end the totals and winners."""
         k = t.k
         d = k.current
@@ -330,7 +331,7 @@ class KarnavalRules:
             lines.append(cat.t("karnaval.end.winners", names=win))
         return lines
 
-    def render_block(self, t: Table, names: Sequence[str], cat: Catalog) -> str | None:
+    def render_block(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> str | None:
         """The score sheet as the seed draws it (K20), after each deal: a monospace block that
         keeps its columns (bot/games/karnaval/sheet.py). Not after a deal that ends a quarter:
         the sheet is then a picture (`render_picture`), whose alt text is this block."""
@@ -340,7 +341,7 @@ class KarnavalRules:
         return self._deal_block(t, cat)
 
     @staticmethod
-    def _deal_block(t: Table, cat: Catalog) -> str:
+    def _deal_block(t: KarnavalMatch, cat: Catalog) -> str:
         """After a deal inside a quarter: its line of the sheet and every player's total so
         far (K20); the whole sheet comes at the quarter's end."""
         k = t.k
@@ -367,11 +368,13 @@ class KarnavalRules:
         return sheet_text(short, words=_sheet_words(cat), max_chars=1500, legend=False)
 
     @staticmethod
-    def _sheet_block(t: Table, cat: Catalog) -> str:
+    def _sheet_block(t: KarnavalMatch, cat: Catalog) -> str:
         # Room is left for the lines around it within a message (Discord: 2,000 characters).
         return sheet_text(t.k.sheet(), words=_sheet_words(cat), max_chars=1500)
 
-    def render_picture(self, t: Table, names: Sequence[str], cat: Catalog) -> Picture | None:
+    def render_picture(
+        self, t: KarnavalMatch, names: Sequence[str], cat: Catalog
+    ) -> Picture | None:
         """The score sheet as a picture (K20) after the last deal of each quarter (the fourth
         quarter's is the end of the game, with the totals and winners), carried by the deal's
         result message: a PNG drawn by `sheet_png`, with the text sheet as its alt. It shows
@@ -393,7 +396,7 @@ class KarnavalRules:
             params = {**params, "suit": cat.t(f"karnaval.suit.{params['suit']}")}
         return cat.t(key, **params)
 
-    def private_text(self, t: Table, seat: int, cat: Catalog) -> str:
+    def private_text(self, t: KarnavalMatch, seat: int, cat: Catalog) -> str:
         """The seat's hand, sorted, trumps marked, and its legal choices now."""
         k = t.k
         d = k.current
@@ -422,7 +425,7 @@ class KarnavalRules:
         return text
 
     def web_view(
-        self, t: Table, seat: int | None, names: Sequence[str], cat: Catalog
+        self, t: KarnavalMatch, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
@@ -431,7 +434,7 @@ class KarnavalRules:
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps (bot/games/karnaval/web.py)."""
-        return web.replay_steps(record, cat, self, Table, card_text)
+        return web.replay_steps(record, cat, self, KarnavalMatch, card_text)
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary (KARNAVAL.md)."""

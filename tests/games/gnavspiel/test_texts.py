@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.games.gnavspiel.game import GnavspielRules, Table, card_text
+from bot.games.gnavspiel.game import GnavspielMatch, GnavspielRules, card_text
 from bot.service.game import Outcome
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 from tests.games.gnavspiel.helpers import new_match
@@ -40,7 +40,7 @@ def test_german_names_the_cards_as_german_players_do_G1() -> None:
 def test_reveal_private_card_and_taboo_draw_in_german_G5_G7() -> None:
     # Cid deals (acts last): everyone passes, Cid draws a taboo K, then takes the 9.
     m = new_match({"Ann": "Q", "Bob": "7", "Cid": "3"}, top=["K", "9"])
-    t = Table(m)
+    t = GnavspielMatch(m)
     out = Outcome()
     for seat, action in ((0, "pass"), (1, "pass"), (2, "draw")):
         step = RULES.act(t, seat, action)

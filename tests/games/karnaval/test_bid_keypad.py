@@ -9,7 +9,7 @@ import pytest
 
 from bot.games.karnaval.engine.cards import full_deck
 from bot.games.karnaval.engine.game import Karnaval
-from bot.games.karnaval.game import KarnavalRules, Table
+from bot.games.karnaval.game import KarnavalMatch, KarnavalRules
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 
 RULES = KarnavalRules()
@@ -19,7 +19,7 @@ def _cat(language: str) -> Catalog:
     return with_game_messages(catalog(language), [RULES.messages])
 
 
-def _bidding(bids: list[int]) -> Table:
+def _bidding(bids: list[int]) -> KarnavalMatch:
     """Three players in the first deal (6 cards each), `bids` made from player 1 on."""
     k = Karnaval(["Ann", "Bob", "Cy"])
     deck = full_deck()
@@ -29,7 +29,7 @@ def _bidding(bids: list[int]) -> Table:
         turn = k.turn
         assert turn is not None
         k.bid(turn, b)
-    return Table(k)
+    return KarnavalMatch(k)
 
 
 @pytest.mark.parametrize("language", sorted(LANGUAGES))
