@@ -252,7 +252,8 @@ class UnitOfWork:
         if row is None:
             return None
         table = Table.from_row(row, self.games)
-        self.cached[key] = table
+        if table.status != "closed":  # a closed table is read again when asked for (rarely)
+            self.cached[key] = table
         self.outbox.set_ref(key, table.message_ref)
         return table
 
@@ -347,6 +348,13 @@ class UnitOfWork:
             work.close()  # cancelled before it began (a stop): no "never awaited" warning
             raise
 
+    def release_closed(self, key: str) -> None:
+        """After a commit: a table that closed leaves the cache (the store keeps it), so a
+        bot that meets group after group holds only the tables that are open."""
+        table = self.cached.get(key)
+        if table is not None and table.status == "closed" and key not in self._pending:
+            del self.cached[key]
+
     def forget(self, key: str) -> None:
         """Drop what a failed command saved and staged, and the cached table."""
         self._pending.pop(key, None)
@@ -396,7 +404,9 @@ class UnitOfWork:
         async with self.lock(tk.key):
             for attempt in range(CONFLICT_RETRIES):
                 try:
-                    return await self._run_once(tk, user, fn, *args)
+                    reply = await self._run_once(tk, user, fn, *args)
+                    self.release_closed(tk.key)
+                    return reply
                 except ConflictError as exc:
                     self.forget(tk.key)
                     log.info("table %s changed elsewhere, running again: %s", tk.key, exc)

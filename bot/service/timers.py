@@ -134,6 +134,7 @@ class Timers:
             try:
                 acted = await self._deadline_step(key)
                 await self.work.commit(key)
+                self.work.release_closed(key)
             except ConflictError as exc:
                 # Another process acted on the table first (a press, or this timer before
                 # the claim): nothing to do here, its commit set the next deadline.
