@@ -1,0 +1,102 @@
+"""One unit of work per command (issue 18): a card pressed in a private chat is decoded once,
+its table found in memory, locked and loaded once (one version query on a shared store), and
+each seat's choices are built once per state, never again for the press's check, the marks
+or the keyboards."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from bot.games.registry import all_games
+from bot.service import tokens
+from bot.service.service import TableService
+from bot.service.table import TableKey
+from storage.memory import MemoryRepository
+from tests.games.highcard import HighCard
+from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
+from tests.service.test_any_game import keyboard
+
+#: Alice's private chat: the table is elsewhere, found by the id in the token.
+ALICE_DM = TableKey("test", "dm-alice")
+
+
+class CountingRepository(MemoryRepository):
+    """The in-memory store as another process might share it (every load checks the stored
+    version), counting the reads a command makes."""
+
+    shared = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: Counter[str] = Counter()
+
+    async def table_version(self, key: str) -> int | None:
+        self.reads["table_version"] += 1
+        return await super().table_version(key)
+
+    async def load_table(self, key: str) -> Any:
+        self.reads["load_table"] += 1
+        return await super().load_table(key)
+
+    async def load_table_by_id(self, table_id: str) -> Any:
+        self.reads["load_table_by_id"] += 1
+        return await super().load_table_by_id(table_id)
+
+
+class CountingHighCard(HighCard):
+    """High card, counting how often the service asks a seat's choices."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: Counter[int] = Counter()
+
+    def choices(self, match: Any, seat: int) -> Any:
+        self.asked[seat] += 1
+        return super().choices(match, seat)
+
+
+class CountingHarness(Harness):
+    """A service hosting the counting high card first, over the counting store."""
+
+    rules: CountingHighCard
+
+    def make_service(self, seed: int = 7) -> TableService:
+        self.rules = CountingHighCard()
+        return TableService(
+            self.repo,
+            self.notifier,
+            clock=self.clock,
+            rng=random.Random(seed),
+            bot_delay=0.0,
+            games={"highcard": self.rules, **all_games()},
+        )
+
+
+async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once() -> None:
+    repo = CountingRepository()
+    h = CountingHarness(repo=repo)
+    await h.service.open(CHANNEL, ALICE)
+    await h.service.join(CHANNEL, BOB)
+    await h.service.join(CHANNEL, CARL)
+    assert (await h.service.start(CHANNEL, ALICE)).ok
+    await h.settle()
+    card = sorted(keyboard(h.notifier.private_screens[ALICE.key][-1]).values())[0]
+    pressed = tokens.decode(card)
+    assert pressed is not None
+    repo.reads.clear()
+    h.rules.asked.clear()
+
+    reply = await h.service.press(ALICE_DM, ALICE, pressed)  # the adapter's decoded token
+
+    assert reply.ok, reply.text
+    # Found by its id in memory (no read for the private chat), loaded once: one version
+    # query, no row read (nobody else committed).
+    assert repo.reads == Counter({"table_version": 1})
+    # The check used the choices built at the last commit; after Alice's card each seat
+    # still deciding had its choices built once (marks, keyboards and views share them).
+    table = await h.table()
+    deciding = set(h.rules.deciders(table.match))
+    assert deciding and ALICE.key not in {table.seats[s].user for s in deciding}
+    assert h.rules.asked == Counter({s: 1 for s in deciding})
