@@ -15,8 +15,10 @@ tables' commands and deadlines go on meanwhile.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
+import os
 import random
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -28,6 +30,17 @@ log = logging.getLogger(__name__)
 
 #: The bot levels a table may choose (`normal`: the game's plain bot choice).
 LEVELS = ("easy", "normal", "strong")
+
+
+#: How much lower than the bot's process the thinking processes run (`os.nice`): on a busy
+#: machine the commands of every table come first, thinking takes what is left.
+NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """A thinking process yields the processor to the bot's own (where the system allows)."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(NICENESS)
 
 
 class Thinking:
@@ -54,7 +67,9 @@ class Thinking:
                 # "spawn": a fresh interpreter per worker (forking a process that runs
                 # threads, as the stores do, is unsafe).
                 ctx = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(self._processes, mp_context=ctx)
+                self._pool = ProcessPoolExecutor(
+                    self._processes, mp_context=ctx, initializer=_lower_priority
+                )
             else:
                 self._pool = ThreadPoolExecutor(self.concurrent, thread_name_prefix="thinking")
         return self._pool
