@@ -3,21 +3,24 @@
 A command that cannot be stored is answered with one clear line in the table's language and
 changes nothing (not even in memory); the log says once that the store is away and once that
 it is back, whatever the outage's length; deadlines, claims and sweeps back off meanwhile and
-resume by themselves.
+resume by themselves. SQLite's full disk (a small tmpfs, where mounting is allowed) likewise.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
 from bot.games.registry import all_games
 from bot.service.i18n import LANGUAGES, catalog
 from bot.service.service import TableService
+from storage.sqlite import SqliteRepository
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.test_service import start_table
+from tests.storage.disk import fill, small_tmpfs
 from tests.storage.gate import TcpGate, gated_postgres
 
 
@@ -131,3 +134,45 @@ async def test_an_outage_longer_than_the_give_up_time_stops_the_bot(
     assert stops == [1] and svc.health.gave_up and svc.store_lost is not None
     assert svc.health.snapshot()["store"] == "unavailable"
     assert svc.health.http_status() == 503
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MB tmpfs (root only: skipped where mounting is not allowed)."""
+    with small_tmpfs(tmp_path) as point:
+        yield point
+
+
+async def test_a_full_disk_logs_one_error_and_one_info_and_play_goes_on(
+    small_disk: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    repo = await SqliteRepository.open(small_disk / "gnav.sqlite3")
+    try:
+        harness = Harness(repo=repo)  # type: ignore[arg-type]
+        svc = harness.service
+        await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30"])
+        user = await harness.current()
+        caplog.set_level(logging.INFO)
+        caplog.clear()
+        filler = fill(small_disk)
+        harness.clock.advance(31)  # the turn's deadline falls due on the full disk
+        replies = []
+        for step in range(1, 101):
+            harness.clock.advance(0.05)
+            await svc.tick()
+            await svc.timers.housekeeping()
+            if step % 10 == 0:
+                replies.append(await svc.act(CHANNEL, user, "stay"))
+        assert [r.text for r in replies] == [clear_line()] * 10
+        noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert [(r.levelname, r.name) for r in noisy] == [("ERROR", "gnav_bot.store")]
+        assert "disk is full" in noisy[0].getMessage() and "needs about" in noisy[0].getMessage()
+        filler.unlink()
+        harness.clock.advance(1.0)
+        assert await svc.tick() == 1  # the timed-out turn is played once there is room
+        back = [r for r in caplog.records if "back after" in r.getMessage()]
+        assert len(back) == 1 and back[0].levelname == "INFO"
+        await harness.settle()
+        assert svc.health.available and svc.health.outages == 1
+    finally:
+        await repo.close()

@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
-import shutil
-import subprocess
-import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -22,6 +18,7 @@ import pytest
 from bot.service.ports import Claim, StoreUnavailable, TableRow
 from storage.postgres import PostgresRepository
 from storage.sqlite import SqliteRepository
+from tests.storage.disk import fill, small_tmpfs
 from tests.storage.gate import TcpGate, gated_postgres
 
 
@@ -69,38 +66,8 @@ async def test_postgres_away_raises_store_unavailable_and_serves_again(
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 2 MB tmpfs (root only: skipped where mounting is not allowed)."""
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a small tmpfs needs root")
-    point = tmp_path / "disk"
-    point.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(point)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path) as point:
         yield point
-    finally:
-        subprocess.run(["umount", "-l", str(point)], check=False)
-
-
-def fill(folder: Path) -> Path:
-    """Fill the disk of `folder` to the last byte; the filler file's path."""
-    filler = folder / f"filler-{uuid.uuid4().hex}"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 512, 1):
-            try:
-                while True:
-                    os.write(fd, b"\0" * size)
-            except OSError:
-                pass
-    finally:
-        os.close(fd)
-    return filler
 
 
 async def test_sqlite_full_disk_fails_whole_writes_then_writes_again_with_a_small_wal(
