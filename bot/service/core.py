@@ -524,9 +524,17 @@ class UnitOfWork:
         """A write failed because the store is away: counted and (once) logged by `health`;
         an outage longer than the bot was told to wait stops it (as a lost store does)."""
         self.health.failed(exc, what, count)
-        if self.health.gave_up and self.store_lost is None:
-            lasted = self.health.give_up_after or 0.0
-            self.lost(StoreLost(f"the store stayed unavailable for {lasted:.0f} s: {exc}"))
+        self.give_up_if_too_long()
+
+    def give_up_if_too_long(self) -> None:
+        """An outage under way longer than `store_give_up`: stop the bot (as when the store is
+        lost; its exit status says it gave up). Checked at each failure and by the main loop."""
+        health = self.health
+        if self.store_lost is not None or not health.too_long():
+            return
+        health.gave_up = True
+        lasted = health.give_up_after or 0.0
+        self.lost(StoreLost(f"the store stayed unavailable for {lasted:.0f} s: {health.reason}"))
 
     def store_answered(self) -> None:
         """A write succeeded: an outage under way is over (logged once), and the main loop

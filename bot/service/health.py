@@ -48,7 +48,8 @@ class StoreHealth:
         self.last_reason: str | None = None
         #: What waited during the outage under way, by kind ("command", "deadline"...).
         self.waited: Counter[str] = Counter()
-        #: Outages seen since the start, and whether the process gave up on the store.
+        #: Outages seen since the start, and whether the process gave up on the store (set by
+        #: the service when an outage is `too_long`).
         self.outages = 0
         self.gave_up = False
         self._pause = first
@@ -75,12 +76,12 @@ class StoreHealth:
         else:
             self._pause = min(self._pause * 2, self.longest)
         self._next_try = now + self._pause
-        if (
-            self.give_up_after is not None
-            and self.since is not None
-            and now - self.since >= self.give_up_after
-        ):
-            self.gave_up = True
+
+    def too_long(self) -> bool:
+        """Whether the outage under way has lasted `give_up_after` seconds."""
+        if self.give_up_after is None or self.since is None:
+            return False
+        return self.clock.now() - self.since >= self.give_up_after
 
     def count(self, what: str, n: int = 1) -> None:
         """Count work put off during the outage (not tried: the pause was not over)."""

@@ -231,6 +231,7 @@ class Timers:
                 self.work.lost(exc)
             except Exception as exc:
                 log.warning("housekeeping failed: %s", exc)
+            self.work.give_up_if_too_long()
             nxt = self.deadlines.next_deadline()
             retry = self.work.health.next_try()  # the store is away: nothing before its next try
             if retry is not None and nxt is not None:

@@ -1,10 +1,14 @@
 """A command while the store is away, on Telegram and Discord: the person gets the one clear
 line (nothing changed, try again soon), a text command and a button alike, and play goes on
-once the store is back; the web server's /healthz says 503 meanwhile. The store is the real
+once the store is back; the web server's /healthz says 503 meanwhile; `gnav-bot run` told to
+give up after a while exits with status 75. The store is the real
 PostgreSQL store behind a cut network.
 """
 
 from __future__ import annotations
+
+import asyncio
+from pathlib import Path
 
 import aiohttp
 
@@ -20,8 +24,10 @@ from tests.adapters.test_discord_play import (
     table_message,
 )
 from tests.adapters.test_telegram_bench import Bench
+from tests.adapters.test_telegram_run import _env, _gnav_bot_run
 from tests.fakes.telegram_api import FakeTelegram
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+from tests.storage.disk import fill, small_tmpfs
 from tests.storage.gate import gated_postgres
 
 CLEAR = catalog("en").t("error.store_unavailable")
@@ -99,3 +105,42 @@ async def test_healthz_says_503_with_the_reason_while_the_store_is_away() -> Non
                     assert resp.status == 200 and (await resp.json())["outages"] == 1
         finally:
             await stack.stop()
+
+
+async def test_gnav_bot_run_gives_up_after_a_long_outage_with_status_75(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path) as disk:
+        async with FakeTelegram() as tg:
+            env = _env(tg, tmp_path, tg.token)
+            env.update(GNAV_DB=str(disk / "gnav.sqlite3"), GNAV_STORE_GIVE_UP="1")
+            proc = await _gnav_bot_run(tmp_path, env)
+            try:
+                await tg.wait_for(lambda: tg.calls("getUpdates"), timeout=30, what="polling")
+                alice, bob = tg.add_user("Alice"), tg.add_user("Bob")
+                group = tg.add_group("Full disk", members=[alice, bob])
+                tg.user_sends(alice, group, "/gnav")
+                await tg.wait_for_message(group, contains="1. Alice", timeout=10)
+                fill(disk)
+                asked = tg.user_sends(bob, group, "/gnav_join")
+                answer = await tg.wait_for(
+                    lambda: next(
+                        (
+                            m
+                            for m in tg.bot_messages(group)
+                            if m.reply_to_message_id == asked.message_id
+                        ),
+                        None,
+                    ),
+                    timeout=10,
+                    what="the answer to /gnav_join",
+                )
+                assert CLEAR in (answer.text or "")
+                out, err = await asyncio.wait_for(proc.communicate(), 30)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+    text = (out + err).decode()
+    assert proc.returncode == 75, text
+    assert "Traceback" not in text
+    assert text.count("the store is unavailable") == 1
+    assert "stayed unavailable for 1 s" in text
