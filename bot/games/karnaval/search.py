@@ -18,6 +18,13 @@ The work per decision is bounded by `Budget`: a number of worlds (`samples`) and
 a time limit checked between worlds; tests count worlds only, so a choice is a function of the
 view, the seed and the sample count. The engine is never copied: `Sim` holds the hands as
 lists of small integers (suit * 9 + rank strength; a joker is 36).
+
+Measured by `python -m benchmarks.karnaval_strategy --level strong` (duplicate format, one
+strong seat rotating against normal seats, 32 worlds per decision, 60 games per size on a
+shared machine, not the 500 the issue asks): the strong seat scores more than the normal seat
+on the same cards in 0.93 ± 0.06 of games at 3 players, 0.90 ± 0.08 at 4, 0.85 ± 0.09 at 5
+and 0.72 ± 0.12 at 6 (+92, +75, +61, +53 points a game); decision p99 29-129 ms, max 223 ms
+of one core's CPU time.
 """
 
 from __future__ import annotations
