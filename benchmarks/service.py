@@ -20,7 +20,8 @@ minute; `--tables N` and `--resume N` to change the sizes).
 service while the measured tables play: their bots think in a pool of `--think-processes`
 worker processes (0: threads), at most `--think-concurrent` at once, each within
 `--think-seconds`; the latency figures stay those of the measured tables' commands, so
-comparing a run with and without `--thinking` shows what thinking costs the other tables.
+comparing a run with and without `--thinking` shows what thinking costs the other tables, and
+`--thinking-level normal` what the same tables cost with bots that do not think.
 """
 
 from __future__ import annotations
@@ -209,6 +210,9 @@ async def main() -> None:
     parser.add_argument("--think-processes", type=int, default=1)
     parser.add_argument("--think-concurrent", type=int, default=2)
     parser.add_argument("--think-seconds", type=float, default=0.25)
+    parser.add_argument(
+        "--thinking-level", default="strong", help="the level of those tables (normal: no thinking)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gnav-service-bench-") as tmp:
         folder = Path(tmp)
@@ -233,7 +237,7 @@ async def main() -> None:
         )
         await setup_tables(service, args.tables, "t", args.players)
         if args.thinking:
-            karnaval = ("game=karnaval", "level=strong")
+            karnaval = ("game=karnaval", f"level={args.thinking_level}")
             await setup_tables(service, args.thinking, "think", 3, karnaval)
         tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
         commands, seconds = await play_all(service)
@@ -253,7 +257,7 @@ async def main() -> None:
         print(f"latency per command: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
         if args.thinking:
             print(
-                f"meanwhile {args.thinking} Karnaval tables of strong bots made "
+                f"meanwhile {args.thinking} Karnaval tables of {args.thinking_level} bots made "
                 f"{service.thinking_steps:,} steps (not in the figures above)"
             )
         print(
