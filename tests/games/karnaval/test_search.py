@@ -18,6 +18,7 @@ from bot.games.karnaval.search import (
     Sim,
     choose_strong,
     code,
+    evaluate,
     name,
     sample_world,
     think,
@@ -163,3 +164,18 @@ def test_easy_mostly_plays_like_normal_but_not_always() -> None:
 
     _play(515, 4, choose, max_deals=2, on_step=probe)
     assert same > other > 0
+
+
+def test_a_time_budget_stops_the_sampling_after_the_minimum() -> None:
+    """The per-decision time budget is checked between worlds: with no time at all only the
+    minimum is thought about, and the choice is what that many worlds give (no clock in it)."""
+    k = Karnaval(["P1", "P2", "P3"])
+    deck = full_deck()
+    random.Random(8).shuffle(deck)
+    k.start_deal(*k.deal_from(deck))
+    view = SeatView.from_match(k, 0)
+    quarter = Quarter.from_match(k, 0)
+    rushed = evaluate(view, quarter, 5, Budget(samples=40, seconds=0.0, min_samples=2))
+    assert {count for _move, _mean, count in rushed} <= {2}
+    counted = evaluate(view, quarter, 5, Budget(samples=2, min_samples=2))
+    assert rushed == counted
