@@ -46,6 +46,10 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: the pty is its controlling terminal
             try:
+                # As a shell starts a command in the foreground: Ctrl-C interrupts it. A test
+                # run started in the background (no job control) ignores SIGINT, and exec
+                # would hand that on to the program, which then could not be interrupted.
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 if stdout_pipe:
                     os.dup2(write_end, 1)
                     os.close(read_end)
