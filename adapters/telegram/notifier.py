@@ -139,9 +139,19 @@ class TelegramNotifier:
 
     # ------------------------------------------------------------------ the Notifier port
     async def ready(self, channel: str) -> None:
-        """Return once a message to `channel` would go at once (its lane has room)."""
-        if self.lanes is not None:
-            await self.lanes.ready(int(TableKey.parse(channel).chat))
+        """Return once a message to `channel` would go at once (its lane has room), or at
+        once when the notifier closes: the call that follows then fails (NotRunning), so
+        stopping never waits out a group's spent minute here either."""
+        if self.lanes is None or self._closed.is_set():
+            return
+        room = asyncio.ensure_future(self.lanes.ready(int(TableKey.parse(channel).chat)))
+        closed = asyncio.ensure_future(self._closed.wait())
+        try:
+            await asyncio.wait({room, closed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            room.cancel()
+            closed.cancel()
+            await asyncio.gather(room, closed, return_exceptions=True)
 
     async def post(self, channel: str, screen: Screen) -> str | None:
         """Send a table message; its message id is the reference for later edits."""

@@ -21,6 +21,7 @@ from adapters.telegram.keyboards import (
     payload_secret,
 )
 from adapters.telegram.limits import LaneLimits, Lanes
+from adapters.telegram.notifier import TelegramNotifier
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES
 from bot.service.ports import Button, Delivery, Screen
@@ -166,6 +167,24 @@ async def test_reads_spend_no_group_message_budget() -> None:
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(request("editMessageText"), 0.2)
     assert calls == ["sendMessage", *["getChatMember"] * 5]
+
+
+async def test_a_table_edit_waiting_for_a_spent_group_minute_gives_up_when_the_bot_stops() -> None:
+    """Stopping never waits out a group's spent budget: an edit waiting for its lane (the
+    notifier's `ready`) returns as soon as the notifier closes (the call after it fails)."""
+    limiter = Lanes(LaneLimits(group=1, group_window=60, reserve=0))
+    notifier = TelegramNotifier(lanes=limiter)
+
+    async def call() -> Any:
+        return True
+
+    await limiter.process_request(call, (), {}, "sendMessage", {"chat_id": -100}, None)
+    waiting = asyncio.ensure_future(notifier.ready("telegram:-100"))
+    await asyncio.sleep(0)
+    assert not waiting.done()  # the group's minute is spent: the edit waits
+    notifier.close()
+    # A last guard only: without the close, `ready` would wait for the rest of the minute.
+    await asyncio.wait_for(waiting, 30)
 
 
 def test_people_carry_their_app_language_when_the_bot_speaks_it() -> None:
