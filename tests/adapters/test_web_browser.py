@@ -128,6 +128,18 @@ async def world() -> AsyncIterator[World]:
                 await bench.stop()
 
 
+async def _until(page: Any, expression: str, timeout: float = 30.0) -> None:
+    """Wait until `expression` holds in the page. Asked from here (`evaluate` is not subject
+    to the page's content-security-policy); Playwright's `wait_for_function` polls with an
+    `eval` inside the page, which the page's policy (no 'unsafe-eval') refuses whenever the
+    condition is not already true at the first look. `timeout` is a last guard only."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await page.evaluate(f"!!({expression})"):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"the page never had {expression!r} within {timeout} s")
+        await asyncio.sleep(0.02)
+
+
 async def _page_version(page: Any) -> int:
     return int(await page.evaluate("window.gnavView ? window.gnavView.version : -1"))
 
@@ -139,9 +151,7 @@ async def _settled(w: World, group: Any, pages: list[Any]) -> str:
     table = await w.bench.table(group)
     version = table.row_version or 0
     for page in pages:
-        await page.wait_for_function(
-            f"window.gnavView && window.gnavView.version >= {version}", timeout=30_000
-        )
+        await _until(page, f"window.gnavView && window.gnavView.version >= {version}")
     text = await pages[0].evaluate("window.gnavView.text")
     assert text == await pages[1].evaluate("window.gnavView.text")
 
@@ -223,9 +233,7 @@ async def _tap_for(w: World, group: Any, pages: dict[str, Any], shot: Path | Non
     if shot is not None:
         await page.screenshot(path=str(shot))
     await control.click()
-    await page.wait_for_function(
-        f"window.gnavView && window.gnavView.version > {before}", timeout=30_000
-    )
+    await _until(page, f"window.gnavView && window.gnavView.version > {before}")
     return True
 
 
@@ -334,7 +342,7 @@ async def test_a_spectator_page_has_no_control_that_acts(world: World) -> None:
     context = await w.browser.new_context(viewport={"width": 360, "height": 640})
     page = await context.new_page()
     await page.goto(f"{w.base}/t/{table_id}")
-    await page.wait_for_function("window.gnavView !== undefined", timeout=30_000)
+    await _until(page, "window.gnavView !== undefined")
     assert await page.locator("[data-token]").count() == 0
     assert await page.locator("button.tile").count() == 0
     assert "watching" in (await page.inner_text(".notice"))
@@ -354,7 +362,7 @@ async def test_a_spectator_page_has_no_control_that_acts(world: World) -> None:
     )
     page2 = await context2.new_page()
     await page2.goto(f"{w.base}/?t={table_id}")
-    await page2.wait_for_function("window.gnavView !== undefined", timeout=30_000)
+    await _until(page2, "window.gnavView !== undefined")
     assert await page2.locator("[data-token]").count() == 0
     assert "could not be verified" in await page2.inner_text(".notice")
     # A tampered link: a 403 page.
@@ -409,7 +417,7 @@ async def test_a_gnavspiel_table_on_a_phone(world: World) -> None:
     assert (await svc.start(tk, a)).ok
     table = await svc.table_state(tk)
     page = await w.by_link(a.key, table.table_id)
-    await page.wait_for_function("window.gnavView !== undefined", timeout=30_000)
+    await _until(page, "window.gnavView !== undefined")
     own = await _own_tiles(page)
     assert own == ["own"]
     await page.screenshot(path=str(ARTIFACTS / "gnavspiel-360x640.png"))
