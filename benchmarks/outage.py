@@ -49,36 +49,15 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
 from bot.service.i18n import catalog
-from bot.service.ports import Delivery, Repository, Screen
+from bot.service.ports import Repository
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
 HOST = User("bench:host", "Host")
 CLEAR = catalog("en").t("error.store_unavailable")
-
-
-class NullNotifier:
-    """Sends nothing; counts what it was asked to send."""
-
-    def __init__(self) -> None:
-        self.sent = 0
-
-    async def post(self, channel: str, screen: Screen) -> str | None:
-        """Count a post."""
-        self.sent += 1
-        return str(self.sent)
-
-    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Count an edit."""
-        self.sent += 1
-        return True
-
-    async def tell(self, user: str, screen: Screen) -> Delivery:
-        """Count a private message."""
-        self.sent += 1
-        return Delivery.DELIVERED
 
 
 class LineCounter(logging.Handler):

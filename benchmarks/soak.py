@@ -38,9 +38,9 @@ import time
 import tracemalloc
 from typing import Any
 
+from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
-from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
@@ -52,28 +52,6 @@ SETTINGS: dict[str, list[str]] = {
     "gnavspiel": ["game=gnavspiel", "bots=4", "delay=0"],
     "karnaval": ["game=karnaval", "bots=4", "delay=0"],
 }
-
-
-class NullNotifier:
-    """Sends nothing; counts what it was asked to send."""
-
-    def __init__(self) -> None:
-        self.sent = 0
-
-    async def post(self, channel: str, screen: Screen) -> str | None:
-        """Count a post."""
-        self.sent += 1
-        return str(self.sent)
-
-    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Count an edit."""
-        self.sent += 1
-        return True
-
-    async def tell(self, user: str, screen: Screen) -> Delivery:
-        """Count a private message."""
-        self.sent += 1
-        return Delivery.DELIVERED
 
 
 def rss_kb() -> int:

@@ -40,29 +40,13 @@ from multiprocessing.connection import Connection
 from typing import Any
 from urllib.parse import unquote
 
+from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
-from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
 HOST = User("bench:host", "Host")
-
-
-class NullNotifier:
-    """Sends nothing (the chat is not what is measured)."""
-
-    async def post(self, channel: str, screen: Screen) -> str | None:
-        """A reference."""
-        return "1"
-
-    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Done."""
-        return True
-
-    async def tell(self, user: str, screen: Screen) -> Delivery:
-        """Done."""
-        return Delivery.DELIVERED
 
 
 def _rss() -> int:
