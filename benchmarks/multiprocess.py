@@ -35,29 +35,13 @@ import subprocess
 import time
 from typing import Any
 
+from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
-from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
 HOST = User("bench:host", "Host")
 DSN = os.environ.get("GNAV_BENCH_POSTGRES_DSN", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-class NullNotifier:
-    """Sends nothing."""
-
-    async def post(self, channel: str, screen: Screen) -> str | None:
-        """A reference."""
-        return "1"
-
-    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Done."""
-        return True
-
-    async def tell(self, user: str, screen: Screen) -> Delivery:
-        """Done."""
-        return Delivery.DELIVERED
 
 
 class TimedService(TableService):
