@@ -309,12 +309,12 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def _gnav_words(path: Path) -> list[str]:
-    """Where a module names a Gnav counter: identifiers, attributes, keywords and strings
-    (SQL, keys); prose in comments and docstrings may still speak of refusals."""
+def _named(path: Path) -> list[tuple[int | str, str]]:
+    """What a module names in code, with its line: identifiers, attributes, keywords, imports
+    and string constants (SQL, keys, texts); docstrings and comments are prose, left out."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     docstrings = _docstrings(tree)
-    bad = []
+    found = []
     for node in ast.walk(tree):
         names: list[str] = []
         if isinstance(node, ast.Name):
@@ -335,10 +335,17 @@ def _gnav_words(path: Path) -> list[str]:
             and id(node) not in docstrings
         ):
             names = [node.value]
-        for text in names:
-            for m in GNAV_WORDS.finditer(text):
-                bad.append(f"line {getattr(node, 'lineno', '?')}: {m.group()}")
-    return bad
+        found.extend((getattr(node, "lineno", "?"), text) for text in names)
+    return found
+
+
+def _gnav_words(path: Path) -> list[str]:
+    """Where a module names a Gnav counter in code (prose may still speak of refusals)."""
+    return [
+        f"line {line}: {m.group()}"
+        for line, text in _named(path)
+        for m in GNAV_WORDS.finditer(text)
+    ]
 
 
 GENERIC = _modules("bot/service", "storage", "adapters")
@@ -401,36 +408,13 @@ def _words(text: str) -> list[str]:
 
 
 def _game_words(path: Path) -> list[str]:
-    """Where a module names a game's word: identifiers, attributes, keywords and string
-    constants (keys, texts); docstrings and comments are prose and may speak of games."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    docstrings = _docstrings(tree)
-    bad = []
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Name):
-            names = [node.id]
-        elif isinstance(node, ast.Attribute):
-            names = [node.attr]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [node.name]
-        elif isinstance(node, ast.arg):
-            names = [node.arg]
-        elif isinstance(node, ast.keyword):
-            names = [node.arg or ""]
-        elif isinstance(node, ast.alias):
-            names = [node.name, node.asname or ""]
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and id(node) not in docstrings
-        ):
-            names = [node.value]
-        for text in names:
-            for word in _words(text):
-                if word in GAME_WORDS:
-                    bad.append(f"line {getattr(node, 'lineno', '?')}: {word} ({text[:40]!r})")
-    return bad
+    """Where a module names a game's word in code (docstrings and comments may speak of games)."""
+    return [
+        f"line {line}: {word} ({text[:40]!r})"
+        for line, text in _named(path)
+        for word in _words(text)
+        if word in GAME_WORDS
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(set(GENERIC) - GAME_WORDS_ALLOWED_IN))

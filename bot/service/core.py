@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from bot.service.game import Choice, GameRuleError, GameRules
 from bot.service.health import StoreHealth
@@ -92,6 +92,31 @@ class ServiceError(Exception):
         self.params = params
 
 
+class ServiceOptions(TypedDict, total=False):
+    """How the service runs, beside its store, notifier and games: each one optional (its
+    default in `UnitOfWork`), handed on as they are by `TableService(repo, notifier,
+    games=..., **options)`."""
+
+    #: The time (default: the system's).
+    clock: Clock | None
+    #: Chance: deals, bot seats' choices (default: seeded by the system).
+    rng: random.Random | None
+    #: Seconds a bot seat waits before it acts (1.5).
+    bot_delay: float
+    #: Seconds an untouched lobby stays open (600).
+    lobby_idle: float
+    #: Timeouts in a row that forfeit a seat's match (3).
+    max_timeouts: int
+    #: Deadlines handled at once (32).
+    max_parallel: int
+    #: This process's name in the outbox's claims (default: host, process id, a random tail).
+    owner: str | None
+    #: Seconds one store outage may last before the bot stops (None: it waits for ever).
+    store_give_up: float | None
+    #: Where bot seats think at their table's level (default: threads, no worker process).
+    thinking: Thinking | None
+
+
 #: Renders a table message (the screens part): (table, buttons, note) -> screen.
 RenderTable = Callable[[Table, bool, str | None], Screen]
 
@@ -106,15 +131,7 @@ class UnitOfWork:
         notifier: Notifier,
         *,
         games: Mapping[str, GameRules],
-        clock: Clock | None = None,
-        rng: random.Random | None = None,
-        bot_delay: float = 1.5,
-        lobby_idle: float = 600.0,
-        max_timeouts: int = 3,
-        max_parallel: int = 32,
-        owner: str | None = None,
-        store_give_up: float | None = None,
-        thinking: Thinking | None = None,
+        **options: Unpack[ServiceOptions],
     ) -> None:
         self.repo = repo
         #: Other processes may change tables (PostgreSQL): a cached table is checked against
@@ -129,16 +146,16 @@ class UnitOfWork:
         #: Catalogs per language with the games' own messages merged in (built when first used).
         self._catalogs: dict[str, Catalog] = {}
         self._bound: dict[tuple[str, str], Catalog] = {}
-        self.clock: Clock = clock or SystemClock()
-        self.rng = rng or random.Random()
-        self.bot_delay = bot_delay
+        self.clock: Clock = options.get("clock") or SystemClock()
+        self.rng = options.get("rng") or random.Random()
+        self.bot_delay = options.get("bot_delay", 1.5)
         #: Where bot seats think at their table's level, away from the event loop.
-        self.thinking = thinking or Thinking()
-        self.lobby_idle = lobby_idle
-        self.max_timeouts = max_timeouts
+        self.thinking = options.get("thinking") or Thinking()
+        self.lobby_idle = options.get("lobby_idle", 600.0)
+        self.max_timeouts = options.get("max_timeouts", 3)
         # Deadlines handled at once: enough for commits to share a transaction, few enough
         # that each command is answered quickly when many tables are due together.
-        self.parallel = asyncio.Semaphore(max_parallel)
+        self.parallel = asyncio.Semaphore(options.get("max_parallel", 32))
         #: The platforms' notifier (its optional capabilities are looked up on it).
         self.notifier = notifier
         self.outbox = Outbox(
@@ -148,7 +165,7 @@ class UnitOfWork:
             render_shot=self.render_shot,
             repo=repo,
             clock=self.clock,
-            owner=owner,
+            owner=options.get("owner"),
         )
         #: Tables saved by the command under way, committed with its messages at its end.
         self._pending: dict[str, tuple[Table, list[StatDelta], FinishedMatch | None]] = {}
@@ -165,7 +182,7 @@ class UnitOfWork:
         #: Whether the store answers now (StoreUnavailable: away for a while, maybe back by
         #: itself), with the outage under way; a health endpoint serves its `snapshot()`.
         #: After `store_give_up` seconds of one outage the bot stops (as when it is lost).
-        self.health = StoreHealth(self.clock, give_up_after=store_give_up)
+        self.health = StoreHealth(self.clock, give_up_after=options.get("store_give_up"))
         #: Set by the main loop: woken when the store is back, so what waited goes at once.
         self.on_store_back: Callable[[], None] | None = None
         #: How each platform writes a sub-command in help texts: "/gnav_" + "stats" on

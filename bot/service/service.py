@@ -21,13 +21,19 @@ The parts are objects of their own, each handed the parts it uses (docs/design.m
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
 from bot.service import tokens
-from bot.service.core import MAX_ALERT, MAX_TEXT, Reply, ServiceError, UnitOfWork
+from bot.service.core import (
+    MAX_ALERT,
+    MAX_TEXT,
+    Reply,
+    ServiceError,
+    ServiceOptions,
+    UnitOfWork,
+)
 from bot.service.deadlines import Deadlines
 from bot.service.game import GameRules, PrivateChoice
 from bot.service.i18n import Catalog
@@ -35,15 +41,14 @@ from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobby
 from bot.service.pages import Pages, PageView
 from bot.service.play import Play
-from bot.service.ports import Clock, Notifier, PageLinks, Repository, Screen, StoreLost
+from bot.service.ports import Notifier, PageLinks, Repository, Screen, StoreLost
 from bot.service.queries import Queries
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey, User
-from bot.service.thinking import Thinking
 from bot.service.timers import Timers
 from bot.service.views import TableView
 
-__all__ = ["MAX_ALERT", "MAX_TEXT", "Reply", "ServiceError", "TableService"]
+__all__ = ["MAX_ALERT", "MAX_TEXT", "Reply", "ServiceError", "ServiceOptions", "TableService"]
 
 
 class TableService:
@@ -55,30 +60,9 @@ class TableService:
         notifier: Notifier,
         *,
         games: Mapping[str, GameRules],
-        clock: Clock | None = None,
-        rng: random.Random | None = None,
-        bot_delay: float = 1.5,
-        lobby_idle: float = 600.0,
-        max_timeouts: int = 3,
-        max_parallel: int = 32,
-        owner: str | None = None,
-        store_give_up: float | None = None,
-        thinking: Thinking | None = None,
+        **options: Unpack[ServiceOptions],
     ) -> None:
-        self.work = UnitOfWork(
-            repo,
-            notifier,
-            games=games,
-            clock=clock,
-            rng=rng,
-            bot_delay=bot_delay,
-            lobby_idle=lobby_idle,
-            max_timeouts=max_timeouts,
-            max_parallel=max_parallel,
-            owner=owner,
-            store_give_up=store_give_up,
-            thinking=thinking,
-        )
+        self.work = UnitOfWork(repo, notifier, games=games, **options)
         self.screens = Screens(self.work)
         self.work.render_table = self.screens.render_table
         self.deadlines = Deadlines(self.work)
