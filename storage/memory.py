@@ -300,6 +300,10 @@ class MemoryRepository:
         """The owners whose heartbeat says they live at `now`."""
         return [o for o, t in self.processes.items() if t > now]
 
+    async def gone_processes(self, now: float) -> list[str]:
+        """None known gone but by their heartbeat (the processes share this one)."""
+        return []
+
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Say `owner` lives until `until` (None: it stops); how many others live now."""
         if until is None:

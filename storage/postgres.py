@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import asyncpg
@@ -68,6 +68,29 @@ _UPDATE_TABLE = (
 )
 #: The advisory lock heartbeats take ("gnvp" in ASCII).
 _HEARTBEAT_LOCK = 0x676E7670
+#: A live process holds the session advisory lock (_HEARTBEAT_LOCK, hashtext(owner)) on a
+#: connection of its own for as long as it runs: when the process dies, its connection
+#: closes and the lock is gone at once, whatever its heartbeat says.
+_LIVENESS_LOCK = "SELECT pg_advisory_lock($1::int, hashtext($2))"
+#: Owners the processes table counts alive whose liveness lock nobody holds (their process,
+#: or its host, is gone). A lock on (int4, int4) shows in pg_locks as classid, objid and
+#: objsubid 2.
+_GONE_PROCESSES = (
+    "SELECT p.owner FROM processes AS p WHERE p.alive_until > $1 AND NOT EXISTS ("
+    "SELECT 1 FROM pg_locks AS l WHERE l.locktype = 'advisory' AND l.granted "
+    "AND l.objsubid = 2 AND l.classid = $2::bigint::oid "
+    "AND l.objid = (hashtext(p.owner)::bigint & 4294967295)::oid "
+    "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))"
+)
+#: The liveness connection asks the server to probe it often (TCP keepalive: idle 2 s, then
+#: every 1 s, given up after 2 unanswered), so a host that vanishes without closing its
+#: connection loses its lock within about 4 s too (no effect over a Unix socket, where a
+#: process's death always closes it at once).
+_LIVENESS_SETTINGS = {
+    "tcp_keepalives_idle": "2",
+    "tcp_keepalives_interval": "1",
+    "tcp_keepalives_count": "2",
+}
 _INSERT_MESSAGE = (
     "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES ($1, $2, $3, $4, $5)"
 )
@@ -191,10 +214,19 @@ class PostgresRepository:
     #: timers are claimed through the store.
     shared = True
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        """Use `open`; this wraps an already-migrated pool."""
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        connect: Callable[[], Awaitable[asyncpg.Connection]] | None = None,
+    ) -> None:
+        """Use `open`; this wraps an already-migrated pool (`connect`: opens a connection of
+        its own, for the liveness lock)."""
         self._pool = pool
         self._closed = False
+        self._connect = connect
+        #: The connections holding the liveness locks of this process's owners (one, but
+        #: for tests running several services on one store).
+        self._alive: dict[str, asyncpg.Connection] = {}
 
     @classmethod
     async def open(
@@ -238,7 +270,14 @@ class PostgresRepository:
         except BaseException:
             await pool.close()
             raise
-        return cls(pool)
+        liveness = {**settings, **_LIVENESS_SETTINGS}
+
+        async def connect() -> asyncpg.Connection:
+            return await asyncpg.connect(
+                dsn, server_settings=liveness, timeout=connect_timeout, command_timeout=10.0
+            )
+
+        return cls(pool, connect)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -475,8 +514,46 @@ class PostgresRepository:
         rows = await self._pool.fetch("SELECT owner FROM processes WHERE alive_until > $1", now)
         return [r["owner"] for r in rows]
 
+    async def gone_processes(self, now: float) -> list[str]:
+        """The owners whose heartbeat says they live at `now` but whose liveness lock is free:
+        the connection their process held it on is closed (the process died, or the server
+        gave up on its host), so they are gone, whatever their heartbeat says."""
+        rows = await self._pool.fetch(_GONE_PROCESSES, now, _HEARTBEAT_LOCK)
+        return [r["owner"] for r in rows]
+
+    async def _hold_liveness(self, owner: str) -> None:
+        """Hold `owner`'s liveness lock on a connection of its own (again, if it was lost)."""
+        alive = self._alive.get(owner)
+        if alive is not None and not alive.is_closed():
+            return
+        self._alive.pop(owner, None)
+        if self._connect is None:
+            return
+        conn = await self._connect()
+        try:
+            await conn.execute(_LIVENESS_LOCK, _HEARTBEAT_LOCK, owner)
+        except BaseException:
+            conn.terminate()
+            raise
+        self._alive[owner] = conn
+
+    async def _drop_liveness(self, owner: str) -> None:
+        alive = self._alive.pop(owner, None)
+        if alive is not None and not alive.is_closed():
+            try:
+                await asyncio.wait_for(alive.close(), 5.0)
+            except Exception:
+                alive.terminate()
+
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
-        """Record that `owner` lives until `until` (None: stopping); how many others live."""
+        """Record that `owner` lives until `until` (None: stopping); how many others live.
+
+        A process saying it lives holds its liveness lock first (`gone_processes`); one that
+        stops lets it go. (`until` <= `now` ends another owner's heartbeat: no lock of its.)"""
+        if until is None:
+            await self._drop_liveness(owner)
+        elif until > now:
+            await self._hold_liveness(owner)
         async with self._pool.acquire() as conn, conn.transaction():
             # One at a time: two processes starting together do not both find nobody alive.
             await conn.execute("SELECT pg_advisory_xact_lock($1)", _HEARTBEAT_LOCK)
@@ -520,6 +597,8 @@ class PostgresRepository:
         """Close the pool (waits for connections in use to be released)."""
         if not self._closed:
             self._closed = True
+            for owner in list(self._alive):
+                await self._drop_liveness(owner)
             await self._pool.close()
 
 

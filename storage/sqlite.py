@@ -746,6 +746,11 @@ class SqliteRepository:
         rows = await self._fetchall("SELECT owner FROM processes WHERE alive_until > ?", (now,))
         return [str(r[0]) for r in rows]
 
+    async def gone_processes(self, now: float) -> list[str]:
+        """None known gone but by their heartbeat (a store of one process: `resume` takes
+        over what a predecessor left)."""
+        return []
+
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Record that `owner` lives until `until` (None: stopping); how many others live."""
         result = [0]

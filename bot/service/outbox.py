@@ -7,8 +7,9 @@ commit renders them (`take`) and stores them in the same transaction as the tabl
 delivered: one task per table sends them in order through the `Notifier` and marks them done
 (`Repository.finish_messages`, which also claims whatever else the table has waiting, from any
 process). Messages whose deliverer died are claimed again once its lease ran out or its
-heartbeat ended (`sweep`; a restart ends those of a killed process of its host at once), so
-whatever was committed goes out once the bot is back: at most once more, never lost.
+heartbeat ended (`sweep`; `bury_dead` ends the heartbeat of a process known gone at once: of
+this host, its process id no longer runs; on PostgreSQL, its session with the store ended),
+so whatever was committed goes out once the bot is back: at most once more, never lost.
 
 Each destination has its own lane: a table's channel (its posts and table message, in order)
 and each person's private chat (`_PrivateLane`: their private messages from any table, in
@@ -347,18 +348,21 @@ class Outbox:
         self._start(batch.table_key, q)
 
     async def bury_dead(self) -> int:
-        """Say which processes of this host that the store counts alive are gone (their
-        process id no longer runs): their heartbeat ends now, and with it their claims, so a
-        restart delivers what a killed predecessor committed at once, not after its lease."""
+        """Say which processes that the store counts alive are gone: of this host, those whose
+        process id no longer runs; of any host, those whose session with the store ended
+        (`Repository.gone_processes`: PostgreSQL closes a dead process's connection). Their
+        heartbeat ends now, and with it their claims, so a restart (or a live process's next
+        housekeeping) delivers what a killed process committed at once, not after its lease."""
         now = self.clock.now()
         try:
             owners = await self.repo.live_processes(now)
+            ended = set(await self.repo.gone_processes(now)) if not self.alone else set()
         except StoreLost:
             raise
         except Exception as exc:  # the store may be briefly away: leases end by themselves
             log.warning("reading the live processes failed: %s", exc)
             return 0
-        gone = [o for o in owners if o != self.owner and _gone(o)]
+        gone = [o for o in owners if o != self.owner and (o in ended or _gone(o))]
         for owner in gone:
             await self.repo.heartbeat(owner, now, now)
             log.info("process %s is gone: its messages are delivered now", owner)

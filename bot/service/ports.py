@@ -406,6 +406,12 @@ class Repository(Protocol):
         """The owners whose heartbeat says they live at `now`."""
         ...
 
+    async def gone_processes(self, now: float) -> list[str]:
+        """Of the owners whose heartbeat says they live at `now`, those the store knows are
+        gone all the same (PostgreSQL: the session their process held is closed); [] where
+        only the heartbeat tells."""
+        ...
+
     async def claim_timers(
         self, claim: Claim, limit: int = 100, keys: Sequence[str] | None = None
     ) -> list[str]:

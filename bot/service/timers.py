@@ -24,8 +24,14 @@ TIMER_LEASE = 5.0
 #: How often a process of a shared store looks for due timers nobody holds (every table's,
 #: not only those it served), says it is alive, and sweeps undelivered messages.
 SCAN_INTERVAL = 0.5
-#: How long a process counts as alive after its last heartbeat.
+#: How long a process counts as alive after its last heartbeat (unless the store knows its
+#: session ended first: `Repository.gone_processes`).
 ALIVE_FOR = 10.0
+#: How often a process says it lives, buries the processes the store knows are gone, and
+#: sweeps what nobody delivers: a dead process's messages are taken over within about this
+#: long on PostgreSQL (its session ends with it), within ALIVE_FOR where only its heartbeat
+#: tells.
+HOUSEKEEPING_INTERVAL = 1.0
 
 
 class Timers:
@@ -115,16 +121,18 @@ class Timers:
         return mine
 
     async def housekeeping(self) -> None:
-        """Say this process lives, and deliver what dead processes left undelivered (put off
-        while the store is away, until the pause after its last failed try is over)."""
+        """Say this process lives, end the claims of processes known gone, and deliver what
+        dead processes left undelivered (put off while the store is away, until the pause
+        after its last failed try is over)."""
         now = self.work.clock.now()
         if now < self._next_housekeeping or not self.work.health.may_try():
             return
-        self._next_housekeeping = now + 2.0
+        self._next_housekeeping = now + HOUSEKEEPING_INTERVAL
         try:
             if self.work.shared:
                 await self.work.repo.heartbeat(self.work.outbox.owner, now, now + ALIVE_FOR)
                 self.work.store_answered()
+                await self.work.outbox.bury_dead()
             await self.work.outbox.sweep()
         except StoreUnavailable as exc:
             self.work.store_failed(exc, "sweep")

@@ -1,20 +1,26 @@
 """A process that plays Karnaval through the service, then commits one press its platform never
 delivers, and waits to be killed (used by test_recovery.py).
 
-Usage: `python -m tests.service.recovery_child sqlite:<path> | postgres:<schema>`. It prints
-`COMMITTED <table version>` once the undelivered press is committed.
+Usage: `python -m tests.service.recovery_child sqlite:<path> | postgres:<schema> [elsewhere]`.
+It prints `COMMITTED <table version>` once the undelivered press is committed. `elsewhere`:
+its process id names another host (nothing of this host can tell it died), and it says it
+lives once more after that commit (its heartbeat is fresh when it is killed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import secrets
 import sys
+import time
 
 from bot.games.registry import all_games
 from bot.service.ports import Delivery, Repository, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
+from bot.service.timers import ALIVE_FOR
 
 KEY = TableKey("test", "recovery")
 PEOPLE = [User("test:r1", "Rita"), User("test:r2", "Sven"), User("test:r3", "Tora")]
@@ -72,11 +78,14 @@ async def press_one(service: TableService, rng: random.Random) -> None:
     raise AssertionError("nobody decides")
 
 
-async def main(spec: str) -> None:
+async def main(spec: str, elsewhere: bool = False) -> None:
     """Play a few moves, then commit one more that is never delivered; wait to be killed."""
     repo = await open_store(spec)
     notifier = GateNotifier()
-    service = TableService(repo, notifier, rng=random.Random(3), bot_delay=0.0, games=all_games())
+    owner = f"elsewhere:{os.getpid()}:{secrets.token_hex(3)}" if elsewhere else None
+    service = TableService(
+        repo, notifier, rng=random.Random(3), bot_delay=0.0, games=all_games(), owner=owner
+    )
     await service.resume()  # says this process lives (the store's processes)
     assert (await service.open(KEY, PEOPLE[0], game="karnaval")).ok
     for person in PEOPLE[1:]:
@@ -90,9 +99,12 @@ async def main(spec: str) -> None:
     notifier.hold = True
     await press_one(service, rng)
     table = await service.table_state(KEY)
+    if elsewhere:
+        now = time.time()
+        await repo.heartbeat(service.outbox.owner, now, now + ALIVE_FOR)
     print("COMMITTED", table.row_version, flush=True)
     await asyncio.sleep(3600)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1], sys.argv[2:] == ["elsewhere"]))

@@ -21,6 +21,7 @@ import pytest
 
 from bot.games.registry import all_games
 from bot.service.service import TableService
+from bot.service.timers import HOUSEKEEPING_INTERVAL
 from tests.service.fakes import FakeClock
 from tests.service.recovery_child import KEY, PEOPLE, open_store
 from tests.service.test_outbox_crash import AnyRefNotifier
@@ -42,8 +43,23 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
 def _killed_after_commit(spec: str) -> int:
     """Run the child until its undelivered press is committed, then SIGKILL it; the table's
     version it committed."""
+    child, version = _committed(spec)
+    _kill(child)
+    return version
+
+
+def _kill(child: subprocess.Popen[str]) -> None:
+    """SIGKILL the child and reap it (its process id no longer runs)."""
+    if child.poll() is None:
+        os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def _committed(spec: str, *options: str) -> tuple[subprocess.Popen[str], int]:
+    """Run the child until its undelivered press is committed: the child, still running,
+    and the table's version it committed."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.service.recovery_child", spec],
+        [sys.executable, "-m", "tests.service.recovery_child", spec, *options],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -56,14 +72,12 @@ def _killed_after_commit(spec: str) -> int:
         for line in child.stdout:  # blocks until the child says it committed (or dies)
             if line.startswith("COMMITTED"):
                 version = int(line.split()[1])
-                os.kill(child.pid, signal.SIGKILL)
                 break
     finally:
-        if child.poll() is None:
-            child.kill()
-        child.wait()  # reaped: its process id no longer runs
+        if version is None:
+            _kill(child)
     assert version is not None, child.stderr.read() if child.stderr else "no output"
-    return version
+    return child, version
 
 
 async def test_a_restart_after_sigkill_shows_the_committed_state_at_once(store: str) -> None:
@@ -99,3 +113,50 @@ async def test_a_restart_after_sigkill_shows_the_committed_state_at_once(store: 
         await service.shutdown()
         await asyncio.sleep(0)
         await repo.close()
+
+
+async def test_a_live_process_takes_a_killed_process_of_another_host_over_at_once() -> None:
+    """Several processes (issue 17, point 4): a process of another host (nothing here can see
+    its process id) is killed with SIGKILL between a commit and its delivery. A live process on
+    the same PostgreSQL, whose clock is frozen (the dead one's heartbeat and lease never run
+    out for it), takes its messages over at its next housekeeping: the store ended the dead
+    process's session, and with it the liveness lock that says it lives."""
+    async with fresh_pg_schema() as schema:
+        spec = f"postgres:{schema}"
+        child, committed = _committed(spec, "elsewhere")
+        try:
+            repo = await open_store(spec)
+            notifier = AnyRefNotifier()
+            clock = FakeClock(time.time())
+            service = TableService(repo, notifier, clock=clock, bot_delay=60.0, games=all_games())
+            try:
+                # The other process lives: this one starts quietly and takes nothing of its.
+                assert await service.resume() == 0
+                await service.timers.housekeeping()
+                await service.outbox.drain()
+                assert notifier.private_screens == {}
+                _kill(child)
+                # One housekeeping interval later (of this process's clock: far from the dead
+                # process's ALIVE_FOR or LEASE), its messages are this process's.
+                clock.advance(HOUSEKEEPING_INTERVAL)
+                await service.timers.housekeeping()
+                await service.outbox.drain()
+                table = await service.table_state(KEY)
+                assert table.row_version == committed
+                edited = [
+                    text for kind, ch, text in notifier.order if kind == "edit" and ch == KEY.key
+                ]
+                assert edited and edited[-1].endswith(service.render(table).text)
+                choices = {p: await service.choices_of(p) for p in PEOPLE}
+                person = next(p for p in PEOPLE if choices[p])
+                screens = notifier.private_screens.get(person.key, [])
+                assert screens, "the decider's private message was not taken over"
+                shown = [b.token for row in screens[-1].buttons for b in row]
+                assert shown and set(shown) <= {c.token for c in choices[person]}
+                assert (await service.press(KEY, person, shown[0])).ok
+            finally:
+                await service.shutdown()
+                await asyncio.sleep(0)
+                await repo.close()
+        finally:
+            _kill(child)

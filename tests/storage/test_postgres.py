@@ -171,3 +171,34 @@ async def test_commits_are_synchronous_whatever_the_server_default(pg_schema: st
         assert await repo.pool.fetchval("SHOW synchronous_commit") == "on"
     finally:
         await repo.close()
+
+
+async def test_a_process_whose_session_ended_is_gone_whatever_its_heartbeat(
+    pg_schema: str,
+) -> None:
+    """Issue 17, point 4: a process that says it lives holds a liveness lock on a connection of
+    its own; when that connection closes (the process died), the other processes' store counts
+    it gone at once, though its heartbeat would run for seconds more. One that stops cleanly
+    lets its lock go with its heartbeat row."""
+    a = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    b = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    try:
+        now = 1_000.0
+        await a.heartbeat("host-a:1:aa", now, now + 10)
+        await b.heartbeat("host-b:2:bb", now, now + 10)
+        assert await b.gone_processes(now) == []
+        a._alive["host-a:1:aa"].terminate()  # as a SIGKILL closes it
+        for _ in range(400):  # the server ends the session once it reads the close
+            if await b.gone_processes(now):
+                break
+            await asyncio.sleep(0.05)
+        assert await b.gone_processes(now) == ["host-a:1:aa"]
+        assert sorted(await b.live_processes(now)) == ["host-a:1:aa", "host-b:2:bb"]
+        # Its next heartbeat takes the lock again: alive once more.
+        await a.heartbeat("host-a:1:aa", now + 1, now + 11)
+        assert await b.gone_processes(now + 1) == []
+        await b.heartbeat("host-b:2:bb", now + 2, None)
+        assert await a.gone_processes(now + 2) == []
+    finally:
+        await a.close()
+        await b.close()
