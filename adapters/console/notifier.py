@@ -11,7 +11,9 @@ in `changed()` (the game loop of adapters/console/play.py), which then looks at 
 Private messages travel in a lane of their own (the outbox never holds them behind the
 table's), but a terminal shows one story: a private line is printed after the public message
 delivered next (the public event it belongs to: the deal, the swap, the round's last moves
-before its reveal), or when the game loop has nothing more coming (`show_private`).
+before its reveal), or when the game loop has nothing more coming (`show_private`). One that
+names its place in the round's log (`Screen.log`: the entries up to the event it tells of) is
+printed right after that entry, and waits for it while it is still to come.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class ConsoleNotifier:
         self._pushed: asyncio.Event | None = None
         #: The local player's newest private screen (what they hold, their choices).
         self.private: Screen | None = None
+        #: The round log's entries of the message printed last, as far as printed.
+        self._printed: tuple[str, ...] = ()
 
     def _event(self) -> asyncio.Event:
         if self._pushed is None:
@@ -58,6 +62,7 @@ class ConsoleNotifier:
         self._count += 1
         ref = str(self._count)
         self._shown[ref] = screen.log
+        self._printed = screen.log
         self.console.print()
         lines = screen.text.split("\n")
         if screen.image is not None and screen.image.alt:
@@ -66,7 +71,7 @@ class ConsoleNotifier:
             lines[1:1] = screen.image.alt.split("\n")
         for line in lines:
             self.console.print(Text(line))
-        self.show_private()
+        self.show_private(waiting=False)
         self._push()
         return ref
 
@@ -77,11 +82,13 @@ class ConsoleNotifier:
         entries, and prints nothing."""
         before = self._shown.get(message_ref, ())
         added = screen.log[len(before) :] if screen.log[: len(before)] == before else ()
-        for line in added:
+        for n, line in enumerate(added, len(before) + 1):
             self.console.print(Text(line))
+            self._printed = screen.log[:n]
+            self._show_placed()  # a private line told of this entry comes right after it
         if added:
             self._shown[message_ref] = screen.log
-            self.show_private()  # what the new entries meant for the local player
+            self.show_private(waiting=False)  # what the new entries meant for the local player
         self._push()
         return True
 
@@ -94,8 +101,29 @@ class ConsoleNotifier:
         self._push()
         return Delivery.DELIVERED
 
-    def show_private(self) -> None:
-        """Print the private screens told since the last public message."""
+    def show_private(self, *, waiting: bool = True) -> None:
+        """Print the private screens told since the last public message. `waiting=False`
+        keeps back a screen whose entry of the round's log is still to be printed (more is
+        coming); by default everything told is printed."""
+        kept = []
         for screen in self._told:
-            self.console.print(Text("🔒 " + screen.text.replace("\n", " · "), style="bold"))
-        self._told.clear()
+            if not waiting and self._ahead(screen):
+                kept.append(screen)
+            else:
+                self._print_private(screen)
+        self._told = kept
+
+    def _ahead(self, screen: Screen) -> bool:
+        """Whether the entry `screen` follows is still to come in the message printed last."""
+        printed = self._printed
+        return len(screen.log) > len(printed) and screen.log[: len(printed)] == printed
+
+    def _show_placed(self) -> None:
+        """Print the private screens whose place is the entry just printed."""
+        placed = [s for s in self._told if s.log and s.log == self._printed]
+        for screen in placed:
+            self._told.remove(screen)
+            self._print_private(screen)
+
+    def _print_private(self, screen: Screen) -> None:
+        self.console.print(Text("🔒 " + screen.text.replace("\n", " · "), style="bold"))

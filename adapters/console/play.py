@@ -365,7 +365,7 @@ async def _ask(
                     await asyncio.gather(told, return_exceptions=True)
             if read.done():
                 return read.result()
-            notifier.show_private()
+            notifier.show_private(waiting=False)  # what is placed further on waits for it
             table = await service.status(TABLE, me.key)
             if table is None or table.seq != seq:
                 return _MOVED_ON

@@ -76,6 +76,15 @@ class Outcome:
     private: list[tuple[int, LogLine]] = field(default_factory=list)  # (seat, line) for one seat
     round_over: bool = False
     round_stats: dict[int, dict[str, int]] = field(default_factory=dict)  # seat -> counters
+    #: Where each of `private`'s lines (in order) belongs in the story: how many of `log`'s
+    #: lines come before it. A line without one (added to `private` directly) follows the
+    #: whole step. A terminal prints it there: "You drew 10" before the reveal it led to.
+    private_after: list[int] = field(default_factory=list)
+
+    def tell(self, seat: int, line: LogLine) -> None:
+        """A private line for `seat`, placed after the public lines logged so far."""
+        self.private_after.append(len(self.log))
+        self.private.append((seat, line))
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,6 +211,8 @@ class Play:
             else:  # a person leaving at the end of the round: the timeout choice
                 choice = rules.timeout_choice(match, seat)
             rules.act(match, seat, choice.action, choice.arg)
+        # The round's log where people left it: where the last steps' private lines belong.
+        story = list(self.screens.round_log(table, self.work.cat(table)))
         table.log = []
         winners = rules.winners(match) if rules.finished(match) else []
         if rules.finished(match):
@@ -232,11 +234,11 @@ class Play:
         key = table.key.key
         if round_freeze is None:
             self.work.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
-            self._tell_outcomes(table, outcomes, round_no=rounds_before)
+            self._tell_outcomes(table, outcomes, round_no=rounds_before, story=story)
         else:
             # The round's last moves, what they meant for each player, then its reveal.
             self.work.outbox.edit_table(key, round_freeze)
-            self._tell_outcomes(table, outcomes, round_no=rounds_before)
+            self._tell_outcomes(table, outcomes, round_no=rounds_before, story=story)
             table.message_no += 1
             self.work.outbox.post_table(key, left_screen, None)
         # Then the game's own account of the end, when it has one (`result_lines`).
@@ -342,10 +344,19 @@ class Play:
         outcomes: Iterable[Outcome],
         round_no: int | None = None,
         skip: set[int] | frozenset[int] = frozenset(),
+        story: list[str] | None = None,
     ) -> None:
-        """The game's private lines of each step, in order."""
-        for o in outcomes:
-            self._tell_private(table, o, round_no=round_no, skip=skip)
+        """The game's private lines of each step, in order. The steps' public lines are the
+        end of the round's log (`story`, rendered; the table's by default), each step's
+        appended in turn, which places each private line where its step says
+        (`Outcome.private_after`)."""
+        steps = list(outcomes)
+        if story is None and any(o.private for o in steps):
+            story = self.screens.round_log(table, self.work.cat(table))
+        start = len(story or ()) - sum(len(o.log) for o in steps)
+        for o in steps:
+            self._tell_private(table, o, round_no=round_no, skip=skip, before=story, at=start)
+            start += len(o.log)
 
     def _tell_private(
         self,
@@ -353,15 +364,20 @@ class Play:
         outcome: Outcome,
         round_no: int | None = None,
         skip: set[int] | frozenset[int] = frozenset(),
+        before: list[str] | None = None,
+        at: int = -1,
     ) -> None:
-        """The game's private lines of one step, each to its own seat (except `skip`)."""
+        """The game's private lines of one step, each to its own seat (except `skip`). `at` is
+        where the step's public lines begin in the rendered round log `before` (-1: not
+        there); a line's screen carries that log up to the event it tells of (`Screen.log`),
+        for a platform that prints one story (the terminal)."""
         if not outcome.private:
             return
         rules = self.work.game_of(table)
         if round_no is None:
             round_no = rules.round_number(table.match)
         cat = self.work.cat(table)
-        for seat, line in outcome.private:
+        for i, (seat, line) in enumerate(outcome.private):
             s = table.seats[seat]
             if s.bot or seat in skip:
                 continue
@@ -374,10 +390,13 @@ class Play:
                 table=table.key.key,
             )
             text = f"{text}\n{rules.render_line(line, cat)}"
+            placed: tuple[str, ...] = ()
+            if before is not None and at >= 0 and i < len(outcome.private_after):
+                placed = tuple(before[: at + outcome.private_after[i]])
             self.work.outbox.tell(
                 table.key.key,
                 s.user,
-                Screen(text, literals=tuple(table.names), language=cat.language),
+                Screen(text, literals=tuple(table.names), language=cat.language, log=placed),
             )
 
     def _no_humans_left(self, table: Table) -> bool:

@@ -62,7 +62,9 @@ class Screen:
     only, and a platform without pictures shows the picture's `alt` text instead.
     `log` is the round's log the text shows, one entry a line, in order: it only grows while
     a message shows one round, so a platform that cannot edit (a terminal) prints the
-    entries it has not shown yet, without reading the text.
+    entries it has not shown yet, without reading the text. A private message about a step
+    of the round carries the round's log up to the event it tells of, so such a platform
+    prints it right after that entry ("You drew 10" before the reveal the draw led to).
     """
 
     text: str

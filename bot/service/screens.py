@@ -169,15 +169,19 @@ class Screens:
         lines = self.work.game_of(table).render_status(table.match, table.names, cat)
         if table.log:
             lines.append("—")
-            # The log only grows during a round: render each line once per language.
-            cache = table.rendered_log
-            if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
-                cache.clear()
-                table.rendered_for = (id(table.log), cat.language)
-            for line in table.log[len(cache) :]:
-                cache.append(self.work.game_of(table).render_line(line, cat))
-            lines.extend(cache)
+            lines.extend(self.round_log(table, cat))
         return lines
+
+    def round_log(self, table: Table, cat: Catalog) -> list[str]:
+        """The round's log in `cat`'s language, one entry a line (as `Screen.log` has it)."""
+        # The log only grows during a round: render each line once per language.
+        cache = table.rendered_log
+        if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
+            cache.clear()
+            table.rendered_for = (id(table.log), cat.language)
+        for line in table.log[len(cache) :]:
+            cache.append(self.work.game_of(table).render_line(line, cat))
+        return cache
 
     def render_table(self, table: Table, buttons: bool, note: str | None) -> Screen:
         """The table message (for a shot rendered at its delivery)."""

@@ -113,7 +113,9 @@ def test_gnavspiel_the_dealers_draw_before_the_reveal_and_words_of_a_deal_G5_C23
     reveal = lines.index("Deal 1: reveal")
     drew = lines.index("Me draws from the stock.")
     told = next(i for i, line in enumerate(lines) if "You drew" in line)
-    assert drew < told < reveal
+    # Right after the draw, before the round log's own reveal line (G5, G7).
+    shown = next(i for i in range(drew, reveal) if lines[i].startswith("Reveal: "))
+    assert told == drew + 1 and told < shown < reveal, lines[drew - 1 : reveal]
     # A loan is asked after the reveal that made the person pay, never before it.
     for i, line in enumerate(lines):
         if "1) Borrow 1 chip" in line:
@@ -174,3 +176,31 @@ def test_karnaval_in_portuguese_says_its_own_words_and_cuts_a_long_line(tmp_path
     assert "Me licita 2." in text  # `bid 2` is the bid of 2
     assert "«stay» não é um comando." in text  # Gnav's word is not Karnaval's
     assert long not in text and max(len(line) for line in lines) < 1000
+
+
+def test_a_private_line_is_printed_after_the_entry_it_tells_of_G5_G7() -> None:
+    # The private lane delivered before the table's edit: "You drew" waits for the draw's
+    # entry, and comes before the reveal's.
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from adapters.console.notifier import ConsoleNotifier
+    from bot.service.ports import Screen
+
+    draw, reveal = ("Me draws from the stock.", "Reveal: Me J, Bo Q")
+
+    async def story() -> list[str]:
+        out = io.StringIO()
+        notifier = ConsoleNotifier(Console(file=out, width=200), "me")
+        ref = await notifier.post("t", Screen("Deal 1\nBo passes.", log=("Bo passes.",)))
+        assert ref is not None
+        await notifier.tell("me", Screen("Deal 1\nYou drew J", log=("Bo passes.", draw)))
+        notifier.show_private(waiting=False)  # the game loop woke: the draw is still to come
+        await notifier.edit("t", ref, Screen("x", log=("Bo passes.", draw, reveal)))
+        notifier.show_private()
+        return out.getvalue().splitlines()
+
+    lines = asyncio.run(story())
+    assert lines[-3:] == [draw, "🔒 Deal 1 · You drew J", reveal], lines

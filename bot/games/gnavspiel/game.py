@@ -220,7 +220,8 @@ class GnavspielRules(GameDefaults):
             if e.audience != EVERYONE:
                 if e.kind == "card":
                     key = f"gnavspiel.private.{e.detail}"
-                    out.private.append((e.audience, (key, {"card": card_name(e.card)})))
+                    # Told where it happens: the dealer's draw (G5) before the reveal (G7).
+                    out.tell(e.audience, (key, {"card": card_name(e.card)}))
                 continue
             line = _event_line(e, names)
             if line is not None:
