@@ -126,63 +126,128 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return m, 1.96 * math.sqrt(var / g)
 
 
-def levels(args: argparse.Namespace) -> int:
-    """The duplicate strong-vs-normal run (`--level strong`)."""
-    budget = Budget(samples=args.samples)
-    print(f"budget: {budget.samples} worlds per decision, at most {budget.rollouts} play-outs")
+def game_record(n: int, base_seed: int, i: int, budget: Budget) -> dict[str, object]:
+    """Game i of size n in duplicate format: the deals of its seed played all `normal`, then
+    with seat i mod n `strong`. One JSON-able record (the unit the chunks and `--merge` pool)."""
+    seed = base_seed * 1_000_003 + n * 10_007 + i
+    seat = i % n
+    times: list[float] = []
+    base, base_win = play_levels(n, seed, None, budget, [])
+    mine, mine_win = play_levels(n, seed, seat, budget, times)
+    return {
+        "n": n,
+        "seed": base_seed,
+        "game": i,
+        "samples": budget.samples,
+        "seat": seat,
+        "strong": mine[seat],
+        "normal": base[seat],
+        "strong_wins_table": seat in mine_win,
+        "normal_wins_table": seat in base_win,
+        "times_ms": [round(t * 1e3, 3) for t in times],
+    }
+
+
+def report(records: list[dict[str, object]], sizes: list[int] | None = None) -> int:
+    """The table and the final JSON line over game records (one run or pooled chunks). A game
+    met twice (overlapping chunks) counts once."""
+    unique: dict[tuple[object, ...], dict[str, object]] = {}
+    for r in records:
+        unique[(r["n"], r["seed"], r["game"], r["samples"])] = r
+    samples = sorted({int(str(r["samples"])) for r in unique.values()})
+    if len(samples) != 1:
+        print(f"records of several world counts {samples}: merge one count at a time")
+        return 2
+    print(f"budget: {samples[0]} worlds per decision, at most {Budget().rollouts} play-outs")
     print()
     print(
         "| n | strong pts/game | normal pts/game | difference | duplicate win rate | "
-        "strong wins table | normal wins table | p50 ms | p99 ms | max ms | games | s |"
+        "strong wins table | normal wins table | p50 ms | p99 ms | max ms | games | CPU s |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    sizes = [int(x) for x in args.sizes.split(",")]
+    present = sorted({int(str(r["n"])) for r in unique.values()})
     rates: dict[str, float] = {}
+    cis: dict[str, float | None] = {}
+    games: dict[str, int] = {}
+    p99s: dict[str, float] = {}
     all_times: list[float] = []
-    for n in sizes:
-        t0 = time.perf_counter()
-        times: list[float] = []
-        strong_pts: list[float] = []
-        normal_pts: list[float] = []
-        duel: list[float] = []
-        won = [0, 0]
-        for i in range(args.games):
-            seed = args.seed * 1_000_003 + n * 10_007 + i
-            seat = i % n
-            base, base_win = play_levels(n, seed, None, budget, [])
-            mine, mine_win = play_levels(n, seed, seat, budget, times)
-            strong_pts.append(mine[seat])
-            normal_pts.append(base[seat])
-            a, b = mine[seat], base[seat]
-            duel.append(1.0 if a > b else 0.5 if a == b else 0.0)
-            won[0] += seat in mine_win
-            won[1] += seat in base_win
-        g = args.games
+    for n in sizes or present:
+        rs = [r for r in unique.values() if r["n"] == n]
+        if not rs:
+            continue
+        strong_pts = [float(str(r["strong"])) for r in rs]
+        normal_pts = [float(str(r["normal"])) for r in rs]
+        duel = [
+            1.0 if a > b else 0.5 if a == b else 0.0
+            for a, b in zip(strong_pts, normal_pts, strict=True)
+        ]
+        times = sorted(t / 1e3 for r in rs for t in r["times_ms"])  # type: ignore[attr-defined]
+        g = len(rs)
         sm, sc = mean_ci(strong_pts)
         nm, nc = mean_ci(normal_pts)
         dm, dc = mean_ci([a - b for a, b in zip(strong_pts, normal_pts, strict=True)])
         wm, wc = mean_ci(duel)
-        rates[str(n)] = round(wm, 3)
-        times.sort()
+        won = (
+            sum(bool(r["strong_wins_table"]) for r in rs),
+            sum(bool(r["normal_wins_table"]) for r in rs),
+        )
+        rates[str(n)], games[str(n)] = round(wm, 3), g
+        cis[str(n)] = None if math.isnan(wc) else round(wc, 3)
+        p99s[str(n)] = round(percentile(times, 0.99) * 1e3, 1)
         all_times += times
         print(
             f"| {n} | {sm:.1f} ± {sc:.1f} | {nm:.1f} ± {nc:.1f} | {dm:+.1f} ± {dc:.1f} |"
             f" {wm:.3f} ± {wc:.3f} | {won[0] / g:.3f} | {won[1] / g:.3f} |"
             f" {percentile(times, 0.5) * 1e3:.1f} | {percentile(times, 0.99) * 1e3:.1f} |"
-            f" {times[-1] * 1e3:.1f} | {g} | {time.perf_counter() - t0:.0f} |",
+            f" {times[-1] * 1e3:.1f} | {g} | {sum(times):.0f} |",
             flush=True,
         )
     all_times.sort()
     print()
     summary = {
         "win_rate_strong_vs_normal": rates,
+        "win_rate_ci95": cis,
         "decision_p99_ms": round(percentile(all_times, 0.99) * 1e3, 1),
+        "decision_p99_ms_per_size": p99s,
         "decision_p50_ms": round(percentile(all_times, 0.5) * 1e3, 2),
-        "games_per_size": args.games,
-        "samples": budget.samples,
+        "decision_max_ms": round(all_times[-1] * 1e3, 1) if all_times else 0.0,
+        "games_per_size": games,
+        "samples": samples[0],
     }
     print(json.dumps(summary))
     return 0
+
+
+def levels(args: argparse.Namespace) -> int:
+    """The duplicate strong-vs-normal run (`--level strong`): games `--first-game` ..
+    `--first-game + --games - 1`, game by game over the sizes (so a run stopped early has
+    about as many games of every size), each appended to `--out` as one JSON line when set."""
+    budget = Budget(samples=args.samples)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    records: list[dict[str, object]] = []
+    out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
+    try:
+        for i in range(args.first_game, args.first_game + args.games):
+            for n in sizes:
+                r = game_record(n, args.seed, i, budget)
+                records.append(r)
+                if out is not None:
+                    out.write(json.dumps(r) + "\n")
+                    out.flush()
+    finally:
+        if out is not None:
+            out.close()
+    return report(records, sizes)
+
+
+def merge(paths: list[str]) -> int:
+    """`--merge`: the table and the JSON line over every record in these JSON-lines files."""
+    records: list[dict[str, object]] = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    print(f"pooled: {len(records)} records from {len(paths)} file(s)")
+    return report(records)
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -201,11 +266,21 @@ def main(argv: list[str] | None = None) -> int:
         "--level", choices=["strong"], default=None, help="strong vs normal, duplicate format"
     )
     parser.add_argument("--samples", type=int, default=Budget().samples, help="worlds/decision")
+    parser.add_argument(
+        "--first-game", type=int, default=0, help="first game index (chunks of one long run)"
+    )
+    parser.add_argument("--out", default=None, help="append each game to this JSON-lines file")
+    parser.add_argument(
+        "--merge", nargs="+", default=None, metavar="FILE", help="pool JSON-lines files, print"
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge)
     args_text = " ".join(sys.argv[1:] if argv is None else argv)
     print(f"command: python -m benchmarks.karnaval_strategy {args_text}".rstrip())
     print(
-        f"seeds: game i (0..{args.games - 1}) of table size n uses random.Random("
+        f"seeds: game i ({args.first_game}..{args.first_game + args.games - 1}) of table size n"
+        " uses random.Random("
         f"{args.seed} * 1000003 + n * 10007 + i) for the draw, the deals and the random seats;"
         " the measured seat is seat i mod n"
     )

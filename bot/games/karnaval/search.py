@@ -276,6 +276,135 @@ class Sim:
 
     # -- the policy (today's rules of thumb on integers)
 
+    def _holds(self, seat: int, c: int) -> bool:
+        """Whether `c`, winning now, survives the later seats' cards (known in this world)."""
+        trump, led, mode = self.trump, self.led, self.mode
+        low = mode == 2
+        cs = c // 9
+        hands, n = self.hands, self.n
+        for i in range(1, n - self.count):
+            h = hands[(seat + i) % n]
+            if mode != 0:
+                for x in h:
+                    if x != J and _beats(x, c, trump, low):
+                        return False
+                continue
+            # A joker's suit (36 // 9 = 4) is no suit: never the led suit nor trump.
+            has_led = False
+            for x in h:
+                if x // 9 == led:
+                    has_led = True
+                    if cs == led and x > c:
+                        return False
+            if not has_led:
+                for x in h:
+                    if x // 9 == trump and (cs != trump or x > c):
+                        return False
+        return True
+
+    def need(self, seat: int) -> int:
+        return self.bids[seat] - self.taken[seat]
+
+    def policy(self, seat: int) -> tuple[int, str | None]:
+        """The single card and word `seat` plays now (a hot loop: written out flat; a joker's
+        "suit" 36 // 9 = 4 matches no suit and no trump, which spares the joker tests)."""
+        h = self.hands[seat]
+        val = self.val
+        key = val.__getitem__
+        need = self.bids[seat] - self.taken[seat]
+        trump = self.trump
+        if self.count == 0:
+            plain = [x for x in h if x != J]
+            if not plain:
+                return J, ("high" if need > 0 else "low")
+            if need > 0:
+                sure = self._sure_leads(seat, plain)
+                if sure:  # a card no one beats: lead the highest
+                    return max(sure, key=key), None
+                if J in h and need >= len(h):
+                    return J, "high"
+            return min(plain, key=key), None
+        mode = self.mode
+        # K7 on the whole hand (a subset of the K15 choices), jokers always (K9).
+        if mode != 0:
+            legal = h
+        else:
+            led = self.led
+            legal = [x for x in h if x // 9 == led]
+            if not legal and trump >= 0:
+                legal = [x for x in h if x // 9 == trump]
+            if not legal:
+                legal = h
+            elif J in h:
+                legal.append(J)
+        best = self.best
+        open_ = self.top < 0 and mode != 1  # a single card may still win the trick
+        bs = best // 9
+        bt = best % 9
+        if need > 0:
+            if not open_:
+                winners = []
+            elif best < 0:
+                winners = [x for x in legal if x != J]
+            elif mode == 2:  # beats or equals, low (K10, K11)
+                winners = [
+                    x
+                    for x in legal
+                    if x != J
+                    and (
+                        x >= best
+                        if x // 9 == bs
+                        else x // 9 == trump or (bs != trump and x % 9 >= bt)
+                    )
+                ]
+            else:
+                winners = [
+                    x for x in legal if x != J and (x >= best if x // 9 == bs else x // 9 == trump)
+                ]
+            if winners:
+                winners.sort(key=key)
+                if self.count == self.n - 1:
+                    c = winners[0]
+                else:
+                    c = -1
+                    for x in winners:
+                        if self._holds(seat, x):
+                            c = x
+                            break
+                    if c < 0:
+                        c = J if J in legal else winners[0]
+                if c == J:
+                    return J, "top"
+                return c, self._word(c, True)
+            if J in legal:
+                return J, "top"
+            c = min((x for x in legal if x != J), key=key)
+            return c, self._word(c, True)
+        if not open_:
+            losers = [x for x in legal if x != J]
+        elif best < 0:
+            losers = []
+        elif mode == 2:  # not beating, low (K10)
+            losers = [
+                x
+                for x in legal
+                if x != J
+                and not (
+                    x > best if x // 9 == bs else x // 9 == trump or (bs != trump and x % 9 > bt)
+                )
+            ]
+        else:
+            losers = [
+                x for x in legal if x != J and (x <= best if x // 9 == bs else x // 9 != trump)
+            ]
+        if losers:
+            c = max(losers, key=key)
+            return c, self._word(c, False)
+        if J in legal:
+            return J, "under"
+        c = min(legal, key=key)
+        return c, self._word(c, False)
+
     def wins_now(self, c: int, place_top: bool) -> bool:
         """Whether single card `c` following now would hold the trick."""
         if c == J:
@@ -289,89 +418,6 @@ class Sim:
             return True
         return place_top and _equals(c, self.best, self.trump, low)
 
-    def _holds(self, seat: int, c: int) -> bool:
-        """Whether `c`, winning now, survives the later seats' cards (known in this world)."""
-        trump, led = self.trump, self.led
-        cs = c // 9
-        for i in range(1, self.n - self.count):
-            h = self.hands[(seat + i) % self.n]
-            if self.mode != 0:
-                if any(x != J and _beats(x, c, trump, self.mode == 2) for x in h):
-                    return False
-                continue
-            has_led = any(x // 9 == led for x in h if x != J)
-            if has_led:
-                if cs == led and any(x // 9 == led and x > c for x in h if x != J):
-                    return False
-            elif any(x != J and x // 9 == trump and (cs != trump or x > c) for x in h):
-                return False
-        return True
-
-    def legal(self, seat: int) -> list[int]:
-        """K7 on the whole hand (a subset of the K15 choices), jokers always (K9)."""
-        h = self.hands[seat]
-        if self.count == 0 or self.mode != 0:
-            return h
-        led = self.led
-        same = [x for x in h if x != J and x // 9 == led]
-        if not same and self.trump >= 0:
-            same = [x for x in h if x != J and x // 9 == self.trump]
-        if not same:
-            return h
-        if J in h:
-            same.append(J)
-        return same
-
-    def need(self, seat: int) -> int:
-        return self.bids[seat] - self.taken[seat]
-
-    def policy(self, seat: int) -> tuple[int, str | None]:
-        """The single card and word `seat` plays now."""
-        h = self.hands[seat]
-        val = self.val.__getitem__
-        need = self.bids[seat] - self.taken[seat]
-        if self.count == 0:
-            plain = [x for x in h if x != J]
-            if not plain:
-                return J, ("high" if need > 0 else "low")
-            if need > 0:
-                best = -1
-                for x in sorted(plain, key=val, reverse=True):  # a card no one beats: lead it
-                    if self._sure(seat, x):
-                        best = x
-                        break
-                if best >= 0:
-                    return best, None
-                if J in h and need >= len(h):
-                    return J, "high"
-            return min(plain, key=val), None
-        legal = self.legal(seat)
-        if need > 0:
-            winners = [x for x in legal if x != J and self.wins_now(x, True)]
-            if winners:
-                winners.sort(key=val)
-                if self.count == self.n - 1:
-                    c = winners[0]
-                else:
-                    c = next((x for x in winners if self._holds(seat, x)), -1)
-                    if c < 0:
-                        c = J if J in legal else winners[0]
-                if c == J:
-                    return J, "top"
-                return c, self._word(c, True)
-            if J in legal:
-                return J, "top"
-            c = min((x for x in legal if x != J), key=val)
-            return c, self._word(c, True)
-        losers = [x for x in legal if x != J and not self.wins_now(x, False)]
-        if losers:
-            c = max(losers, key=val)
-            return c, self._word(c, False)
-        if J in legal:
-            return J, "under"
-        c = min(legal, key=val)
-        return c, self._word(c, False)
-
     def _word(self, c: int, want: bool) -> str | None:
         """ "top"/"under" for a card equal to the card winning (K11, KC8), else None."""
         if self.count == 0 or self.mode in (1, 3) or self.top >= 0 or self.best < 0:
@@ -380,23 +426,26 @@ class Sim:
             return "top" if want else "under"
         return None
 
-    def _sure(self, seat: int, c: int) -> bool:
-        """No other hand beats `c` led now: no higher card of its suit, no trump while void."""
+    def _sure_leads(self, seat: int, plain: list[int]) -> list[int]:
+        """The cards of `plain` no other hand beats when led now: no higher (or equal) card of
+        their suit elsewhere, no trump in a hand void in their suit."""
         trump = self.trump
-        s = c // 9
-        for i in range(1, self.n):
-            h = self.hands[(seat + i) % self.n]
-            void = True
+        hands, n = self.hands, self.n
+        high = [-1, -1, -1, -1, -1]  # the highest card of each suit in the other hands
+        ruff = [False] * 5  # some other hand void in the suit holds a trump
+        for i in range(1, n):
+            h = hands[(seat + i) % n]
+            has = [False] * 5
             for x in h:
-                if x == J:
-                    continue
-                if x // 9 == s:
-                    void = False
-                    if x >= c:
-                        return False
-            if void and s != trump and any(x != J and x // 9 == trump for x in h):
-                return False
-        return True
+                s = x // 9
+                has[s] = True
+                if x > high[s]:
+                    high[s] = x
+            if trump >= 0 and has[trump]:
+                for s in range(4):
+                    if not has[s] and s != trump:
+                        ruff[s] = True
+        return [x for x in plain if x > high[x // 9] and not ruff[x // 9]]
 
     def give_policy(self, seat: int) -> tuple[int, int, bool]:
         """Two cards for a Karnaval: take with the cheapest beating pair while two tricks are

@@ -44,6 +44,7 @@ import math
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 
 from bot.games.karnaval.engine.cards import (
     JOKER,
@@ -163,15 +164,22 @@ class Odds:
         self.voids = _voids(view)
         n, seat = view.n, view.seat
         self.opponents = [(seat + i) % n for i in range(1, n)]
+        # Looked up in the hot paths (bids are read for every sampled world): plain dicts.
+        self._count = dict(self.unseen)
+        self._will = {o: 1.0 if view.need(o) > 0 else RELUCTANT for o in self.opponents}
 
     def share(self, opp: int) -> float:
         """Chance that one given unseen card is in `opp`'s hand."""
         return 0.0 if self.total <= 0 else min(1.0, self.view.held[opp] / self.total)
 
-    def has_any(self, opp: int, cards: list[str]) -> float:
+    def has_any(self, opp: int, cards: tuple[str, ...] | list[str]) -> float:
         """Chance that `opp` holds at least one copy of these (distinct) cards."""
-        voids = self.voids.get(opp, set())
-        k = sum(self.unseen[c] for c in cards if c == JOKER or suit_of(c) not in voids)
+        get = self._count.get
+        voids = self.voids.get(opp)
+        if voids:
+            k = sum(get(c, 0) for c in cards if c == JOKER or suit_of(c) not in voids)
+        else:
+            k = sum(get(c, 0) for c in cards)
         return 1.0 - (1.0 - self.share(opp)) ** k if k else 0.0
 
     def void(self, opp: int, suit: str) -> float:
@@ -184,28 +192,25 @@ class Odds:
 
     def will(self, opp: int) -> float:
         """How keen `opp` is to win a trick."""
-        return 1.0 if self.view.need(opp) > 0 else RELUCTANT
+        will = self._will.get(opp)
+        if will is None:
+            will = 1.0 if self.view.need(opp) > 0 else RELUCTANT
+        return will
 
     def beats(self, opp: int, card: str, mode: str, led: str | None) -> float:
         """Chance that `opp`, playing after us, beats our `card` now winning a single trick."""
         trump = self.view.trump
-        joker = self.has_any(opp, [JOKER]) * 0.9
+        joker = self.has_any(opp, _JOKERS) * 0.9
         if card == JOKER:  # on top: only a later joker on top beats it (K9)
             return joker * self.will(opp)
-        s, r = suit_of(card), strength(card)
-        higher_same = [x + s for x in RANKS if strength(x + s) >= r]
+        s = suit_of(card)
+        higher_same = _HIGHER[card]
         if mode == "low":  # K10: any higher card; of other non-trump suits by rank alone
-            pool = list(higher_same)
-            if s != trump:
-                pool += [x + t for t in SUITS if t not in (s, trump) for x in RANKS]
-                pool = [c for c in pool if suit_of(c) == s or strength(c) >= r]
-                if trump is not None:
-                    pool += [x + trump for x in RANKS]
-            p = self.has_any(opp, pool)
+            p = self.has_any(opp, _low_pool(card, trump))
         elif s == led:  # following the suit led: higher cards of it, or a trump when void
             p = self.has_any(opp, higher_same)
             if trump is not None and s != trump:
-                p += (1.0 - p) * self.void(opp, s) * self.has_any(opp, [x + trump for x in RANKS])
+                p += (1.0 - p) * self.void(opp, s) * self.has_any(opp, _OF_SUIT[trump])
         else:  # our trump on a non-trump lead: a higher trump from a player void in the lead
             p = (self.void(opp, led) if led else 1.0) * self.has_any(opp, higher_same)
         p = min(1.0, p) * self.will(opp)
@@ -236,6 +241,31 @@ class Odds:
             p += q * q * j * (j - 1) / 2
             out *= 1.0 - min(1.0, p) * self.will(opp)
         return out
+
+
+_JOKERS = (JOKER,)
+#: The cards of each suit (in `RANKS` order).
+_OF_SUIT: dict[str, tuple[str, ...]] = {t: tuple(x + t for x in RANKS) for t in SUITS}
+#: The cards of a suit card's suit at least as strong as it (`RANKS` order, `Odds.beats`).
+_HIGHER: dict[str, tuple[str, ...]] = {
+    x + t: tuple(y + t for y in RANKS if strength(y + t) >= strength(x + t))
+    for t in SUITS
+    for x in RANKS
+}
+
+
+@cache
+def _low_pool(card: str, trump: str | None) -> tuple[str, ...]:
+    """The cards that beat `card` in a trick a joker led low (K10): higher cards of its suit,
+    of other non-trump suits by rank alone, and trumps (`Odds.beats`)."""
+    s, r = suit_of(card), strength(card)
+    pool = list(_HIGHER[card])
+    if s != trump:
+        pool += [x + t for t in SUITS if t not in (s, trump) for x in RANKS]
+        pool = [c for c in pool if suit_of(c) == s or strength(c) >= r]
+        if trump is not None:
+            pool += [x + trump for x in RANKS]
+    return tuple(pool)
 
 
 def _voids(view: SeatView) -> dict[int, set[str]]:
