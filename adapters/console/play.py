@@ -39,9 +39,11 @@ from bot.service.views import TableView
 TABLE = TableKey("console", "local")
 
 #: The terminal's own commands, in the order of the catalog's `console.words` groups; the
-#: game's words (`<game>.console.words`) name its choices and `view` (what the seat holds).
+#: game's words (`<game>.console.words`) name its choices, `view` (what the seat holds) and
+#: `sheet` (the whole score sheet, where the game keeps one).
 COMMANDS = ("rules", "help", "quit")
 VIEW = "view"
+SHEET = "sheet"
 
 #: Words of every language; `next` is what Enter between rounds means.
 _ALIASES = {"n": "next", "next": "next", "?": "help"}
@@ -443,7 +445,7 @@ async def _loop(
                 prompted_seq = -1
             continue
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
-        if command is None or command not in (*COMMANDS, VIEW, "next"):
+        if command is None or command not in (*COMMANDS, VIEW, SHEET, "next"):
             if line:
                 console.print(Text(_refusal(cat, line, choices, table.game)))
             prompted_seq = -1
@@ -457,6 +459,8 @@ async def _loop(
             console.print(Text((await service.rules_help(TABLE)).text))
         elif command == VIEW:
             console.print(Text((await service.private_view(TABLE, me)).text))
+        elif command == SHEET:
+            console.print(Text((await service.sheet(TABLE)).text))
         else:
             reply = await service.next_round(TABLE, me)
             if reply.ok:

@@ -247,6 +247,12 @@ class GameRules(Protocol):
         result when bots finish a match; none by default."""
         ...
 
+    def render_sheet(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """The match's whole score sheet now, as the game decides what whole is (a
+        preformatted block, shown on request: the `sheet` command); None when the game keeps
+        none (the default)."""
+        ...
+
     def render_picture(self, match: Any, names: Sequence[str], cat: Catalog) -> Picture | None:
         """A picture that goes with the message showing a round's end (Karnaval's score sheet
         at the end of a quarter and of the game), carried by that message (never a message
@@ -320,6 +326,10 @@ class GameDefaults:
     def result_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
         """No account of the end beyond its winners."""
         return []
+
+    def render_sheet(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
+        """No score sheet."""
+        return None
 
     def render_picture(self, match: Any, names: Sequence[str], cat: Catalog) -> Picture | None:
         """No picture."""

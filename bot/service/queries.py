@@ -164,6 +164,24 @@ class Queries:
                 text += "\n" + cat.t("web.export", url=link)
         return Reply(text, document=(f"gnav-{match_id}.json", body))
 
+    async def sheet(self, tk: TableKey) -> Reply:
+        """The whole score sheet of the current or last match here, as its game keeps it
+        (`render_sheet`); a line saying there is none where the game keeps none."""
+        refused = await self.work.refused_when_lost(tk)
+        if refused is not None:
+            return refused
+        settings = await self.work.current_settings(tk)
+        cat = self.work.catalog(settings.language, tk.platform)
+        async with self.work.lock(tk.key):
+            table = await self.work.load(tk.key)
+            sheet = None
+            if table is not None and table.match is not None:
+                rules = self.work.game_of(table)
+                sheet = rules.render_sheet(table.match, table.names, self.work.cat(table))
+        if table is None or sheet is None:
+            return Reply(cat.t("sheet.none"), ok=False)
+        return Reply(sheet, public=True, literals=tuple(table.names))
+
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays (with its own settings)."""
         settings = await self.work.current_settings(tk)

@@ -314,6 +314,10 @@ class TableService:
         """The rules of the game the table plays."""
         return await self.work.answered_when_away(tk, None, self.queries.rules_help(tk))
 
+    async def sheet(self, tk: TableKey) -> Reply:
+        """The whole score sheet of the table's match, where its game keeps one."""
+        return await self.work.answered_when_away(tk, None, self.queries.sheet(tk))
+
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot."""
         return await self.work.answered_when_away(tk, None, self.queries.help(tk))

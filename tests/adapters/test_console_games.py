@@ -164,6 +164,18 @@ def test_karnaval_in_the_terminal_K14_K20_KC9(tmp_path: Path) -> None:
     assert ".png" not in text
 
 
+def test_karnaval_sheet_prints_the_whole_sheet_on_request_K20(tmp_path: Path) -> None:
+    # Issue 19, the terminal, item 4: after two deals inside a quarter (each shows its line
+    # and the totals so far), `sheet` prints every row: the quarters and the total too.
+    lines = _typed(tmp_path, "1\n" * 30 + "sheet\nquit\n", "--game", "karnaval", "--players", "3")
+    asked = max(i for i, line in enumerate(lines) if line.endswith("sheet"))
+    title = lines[asked + 1]
+    assert title.startswith("Score sheet (bid|points) after ") and "of 12 deals" in title
+    shown = lines[asked + 2 : asked + 30]
+    for row in ("Q1", "Q2", "Q3", "Q4", "Total"):
+        assert any(line.startswith(row) for line in shown), (row, shown)
+
+
 def test_karnaval_in_portuguese_says_its_own_words_and_cuts_a_long_line(tmp_path: Path) -> None:
     long = "x" * 5000
     typed = f"rules\nhelp\nstay\n0\n8\nbid 2\n{long}\nquit\n"

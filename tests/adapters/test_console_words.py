@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.console.play import COMMANDS, VIEW, _question, _refusal, aliases, help_text
+from adapters.console.play import COMMANDS, SHEET, VIEW, _question, _refusal, aliases, help_text
 from bot.games.registry import all_games
 from bot.service.game import Choice
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
@@ -79,3 +79,17 @@ def test_the_question_and_a_number_out_of_the_list_speak_the_tables_language(
 def test_a_long_line_is_cut_in_the_answer() -> None:
     refused = _refusal(_cat("en"), "x" * 5000, [Choice("pass")], "gnavspiel")
     assert len(refused.splitlines()[0]) < 120 and "…" in refused
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_karnaval_help_lists_its_sheet_word_in_every_language(language: str) -> None:
+    # Issue 19, the terminal, item 4: the whole sheet on `sheet`, a word of each language.
+    cat = _cat(language)
+    words = aliases(cat, "karnaval")
+    own = {w for w, target in words.items() if target == SHEET}
+    assert "sheet" in own
+    local = [w for w in own if w != "sheet"] if language != "en" else ["sheet"]
+    assert local and any(w in help_text(cat, "karnaval") for w in local), (own, language)
+    # Only a game that keeps a sheet has the word.
+    assert SHEET not in aliases(cat, "gnav").values()
+    assert SHEET not in aliases(cat, "gnavspiel").values()

@@ -266,3 +266,23 @@ async def test_the_bots_finishing_a_game_post_the_final_sheet_picture_K20(
     with Image.open(io.BytesIO(result.image.data)) as img:
         assert img.format == "PNG"
     assert "Total" in result.image.alt and "bots played on" in result.text
+
+
+async def test_sheet_gives_the_whole_sheet_where_the_game_keeps_one_K20(harness: Harness) -> None:
+    svc = harness.service
+    # A Gnav table keeps no sheet: one line says so.
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    refused = await svc.sheet(CHANNEL)
+    assert not refused.ok and "no score sheet" in refused.text
+    assert (await svc.stop(CHANNEL, ALICE)).ok
+    await _open(harness)
+    shown = await svc.sheet(CHANNEL)
+    lines = shown.text.splitlines()
+    assert shown.ok and shown.public and lines[0].endswith("after 0 of 12 deals")
+    assert "Alice" in lines[1] and [x[:2] for x in lines if x[:1] == "Q"] == [
+        "Q1",
+        "Q2",
+        "Q3",
+        "Q4",
+    ]
+    assert lines[-2].startswith("Total")

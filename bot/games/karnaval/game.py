@@ -372,6 +372,14 @@ class KarnavalRules(GameDefaults):
         # Room is left for the lines around it within a message (Discord: 2,000 characters).
         return sheet_text(t.k.sheet(), words=_sheet_words(cat), max_chars=1500)
 
+    def render_sheet(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> str | None:
+        """The whole score sheet so far (K20): every deal's line, each quarter's and the
+        total, as at a quarter's end; under a title saying how many deals are played."""
+        k = t.k
+        done = sum(1 for d in k.deals if d.complete)
+        title = cat.t("karnaval.sheet.title", done=done, total=k.deal_total)
+        return f"{title}\n{self._sheet_block(t, cat)}"
+
     def render_picture(
         self, t: KarnavalMatch, names: Sequence[str], cat: Catalog
     ) -> Picture | None:
