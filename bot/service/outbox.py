@@ -1,8 +1,8 @@
 """The transactional outbox: what tables say is stored with the state change that causes it,
 then delivered in order per table and marked done.
 
-A command stages its messages here (`edit_table`, `post_table`, `post`, `tell`); the service's
-commit renders them (`take`) and stores them in the same transaction as the table
+A command stages its messages here, rendered (`edit_table`, `post_table`, `post`, `tell`); the
+service's commit takes them (`take`) and stores them in the same transaction as the table
 (`Repository.save_table(messages=...)`), claiming them for this process. Only then are they
 delivered: one task per table sends them in order through the `Notifier` and marks them done
 (`Repository.finish_messages`, which also claims whatever else the table has waiting, from any
@@ -20,7 +20,7 @@ module stores, claims, orders, retries and marks. After a crash only the newest 
 message per (table, user) is sent, so nobody is left with an out-of-date screen.
 
 Edits of the table message are stored as shots of the table (`TableShot`): the committing
-process sends its rendering from the commit; anyone else (another process, this one after a
+process sends its rendering from the command; anyone else (another process, this one after a
 restart) renders the committed table when delivering.
 
 Where this process is the store's only one (SQLite, locked for `run`) nothing of a table
@@ -64,10 +64,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: A screen, a shot of the table (rendered at delivery), or a function deciding at the commit
-#: which of the two shows the table (so several edits staged by one command become one); it
-#: may give a shot with its rendering at the commit, which this process then sends.
-LazyScreen: TypeAlias = Shown | Callable[[], Shown | tuple[TableShot, Screen] | None]
+#: What a command stages for the table message: a screen, a shot of the table (rendered at
+#: delivery), or a shot with its rendering by this process (sent as it is; the store keeps the
+#: shot, which another process, or this one after a restart, renders when it delivers it).
+Staged: TypeAlias = Shown | tuple[TableShot, Screen]
 
 #: Called with (user key, delivery) after a private message.
 OnTold = Callable[[str, Delivery], Awaitable[None]]
@@ -112,7 +112,7 @@ def _gone(owner: str) -> bool:
 @dataclass(slots=True)
 class _Intent:
     kind: str  # "edit", "post_table", "post", "tell"
-    screen: LazyScreen
+    screen: Staged
     freeze: Shown | None = None
     user: str | None = None
 
@@ -197,7 +197,7 @@ class Outbox:
         if not view.ref_known:
             view.ref = ref
 
-    def edit_table(self, channel: str, screen: LazyScreen) -> None:
+    def edit_table(self, channel: str, screen: Staged) -> None:
         """Show `screen` in the table message; replaces an edit staged by the same command."""
         staged = self._staged.setdefault(channel, [])
         for intent in reversed(staged):
@@ -208,7 +208,7 @@ class Outbox:
                 return
         staged.append(_Intent("edit", screen))
 
-    def post_table(self, channel: str, screen: LazyScreen, freeze: Shown | None) -> None:
+    def post_table(self, channel: str, screen: Staged, freeze: Shown | None) -> None:
         """Post a new table message; the old one is edited to `freeze` (no buttons) first."""
         staged = self._staged.setdefault(channel, [])
         if staged and staged[-1].kind == "edit" and freeze is not None:
@@ -229,10 +229,7 @@ class Outbox:
         out = []
         now = self.clock.now()
         for intent in self._staged.pop(channel, ()):
-            staged = intent.screen
-            screen = staged() if callable(staged) else staged
-            if screen is None:
-                continue  # the table is gone
+            screen = intent.screen
             freeze = intent.freeze
             if isinstance(screen, tuple):
                 shot, rendered = screen

@@ -188,34 +188,24 @@ class Screens:
         return self.render(table, buttons=buttons, note=note)
 
     def show(self, table: Table) -> None:
-        """Show the table as committed in its message, edited in place. The store keeps a
-        shot of the table, this process its rendering at the commit (sent as it is: each edit
-        shows its own moment); after a restart, or in another process, the shot is rendered
-        when delivered, showing the newest state. A table that has closed keeps its last
-        screen itself (a newer table at the same key must not stand in for it)."""
-        key = table.key.key
-
-        def shown() -> Screen | tuple[TableShot, Screen] | None:
-            table = self.work.cached.get(key)
-            if table is None:
-                return None
-            if table.status == "closed":
-                return self.render(table)
-            return TableShot(table.table_id, table.message_no), self.render(table)
-
-        self.work.outbox.edit_table(key, shown)
+        """Show the table in its message, edited in place, rendered now: a command shows its
+        table once it is done changing it, so each edit shows its own moment. The store keeps
+        a shot of the table, this process the rendering, sent as it is; after a restart, or in
+        another process, the shot is rendered when delivered, showing the newest state. A
+        table that has closed keeps its last screen itself (a newer table at the same key
+        must not stand in for it)."""
+        screen = self.render(table)
+        if table.status == "closed":
+            self.work.outbox.edit_table(table.key.key, screen)
+        else:
+            shot = TableShot(table.table_id, table.message_no)
+            self.work.outbox.edit_table(table.key.key, (shot, screen))
 
     def repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
-        """Post the table in a new message, as committed (rendered at the commit: a new
-        message is a moment of the table's story); the old one shows `freeze`."""
-        key = table.key.key
+        """Post the table in a new message, rendered now (a new message is a moment of the
+        table's story); the old one shows `freeze`."""
         table.message_no += 1
-
-        def rendered() -> Screen | None:
-            table = self.work.cached.get(key)
-            return None if table is None else self.render(table, note=note)
-
-        self.work.outbox.post_table(key, rendered, freeze)
+        self.work.outbox.post_table(table.key.key, self.render(table, note=note), freeze)
 
     def settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
         """The settings of a table of `game`: the game's own, then the generic ones."""
