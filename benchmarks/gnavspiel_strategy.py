@@ -201,62 +201,125 @@ def _ci(values: list[float]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var / g)
 
 
-def levels(args: argparse.Namespace, sizes: list[int]) -> int:
-    """The duplicate strong-vs-normal run (`--level strong`)."""
-    print(f"budget: {args.samples} worlds per decision (a loan is always taken, G8)")
+def match_record(n: int, base_seed: int, i: int, samples: int) -> dict[str, object]:
+    """Match i of size n in duplicate format, all `normal` and with seat `seed % n` `strong`:
+    one JSON-able record (the unit the chunks and `--merge` pool)."""
+    seed = base_seed * 100_003 + n * 1_009 + i
+    seat = seed % n
+    times: list[float] = []
+    b_bal, b_paid, b_dealt, b_won = play_levels(n, seed, None, samples, [])
+    s_bal, s_paid, s_dealt, s_won = play_levels(n, seed, seat, samples, times)
+    return {
+        "n": n,
+        "seed": base_seed,
+        "match": i,
+        "samples": samples,
+        "strong_balance": s_bal,
+        "normal_balance": b_bal,
+        "strong_paid": s_paid,
+        "strong_dealt": s_dealt,
+        "normal_paid": b_paid,
+        "normal_dealt": b_dealt,
+        "strong_won": s_won,
+        "normal_won": b_won,
+        "times_ms": [round(t * 1e3, 3) for t in times],
+    }
+
+
+def report(records: list[dict[str, object]], sizes: list[int] | None = None) -> int:
+    """The table and the final JSON line over match records (one run or pooled chunks); a
+    match met twice counts once."""
+    unique = {(r["n"], r["seed"], r["match"], r["samples"]): r for r in records}
+    samples = sorted({int(str(r["samples"])) for r in unique.values()})
+    if len(samples) != 1:
+        print(f"records of several world counts {samples}: merge one count at a time")
+        return 2
+    print(f"budget: {samples[0]} worlds per decision (a loan is always taken, G8)")
     print()
     print(
         "| n | strong paid/deal | normal paid/deal | duplicate win rate | strong wins match |"
-        " normal wins match | p50 ms | p99 ms | max ms | matches | s |"
+        " normal wins match | p50 ms | p99 ms | max ms | matches | CPU s |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rates: dict[str, float] = {}
+    cis: dict[str, float] = {}
+    counts: dict[str, int] = {}
     every: list[float] = []
-    for n in sizes:
-        t0 = time.perf_counter()
-        times: list[float] = []
-        duel: list[float] = []
-        sp: list[float] = []
-        np_: list[float] = []
-        won = [0, 0]
-        for i in range(args.matches):
-            seed = args.seed * 100_003 + n * 1_009 + i
-            seat = seed % n
-            b_bal, b_paid, b_dealt, b_won = play_levels(n, seed, None, args.samples, [])
-            s_bal, s_paid, s_dealt, s_won = play_levels(n, seed, seat, args.samples, times)
-            duel.append(1.0 if s_bal > b_bal else 0.5 if s_bal == b_bal else 0.0)
-            sp.append(s_paid / max(1, s_dealt))
-            np_.append(b_paid / max(1, b_dealt))
-            won[0] += s_won
-            won[1] += b_won
-        times.sort()
+    for n in sizes or sorted({int(str(r["n"])) for r in unique.values()}):
+        rs = [r for r in unique.values() if r["n"] == n]
+        if not rs:
+            continue
+        num = [{k: float(v) for k, v in r.items() if k != "times_ms"} for r in rs]  # type: ignore[arg-type]
+        times = sorted(t / 1e3 for r in rs for t in r["times_ms"])  # type: ignore[attr-defined]
+        duel = [
+            1.0
+            if r["strong_balance"] > r["normal_balance"]
+            else 0.5
+            if r["strong_balance"] == r["normal_balance"]
+            else 0.0
+            for r in num
+        ]
+        sp = [r["strong_paid"] / max(1.0, r["strong_dealt"]) for r in num]
+        np_ = [r["normal_paid"] / max(1.0, r["normal_dealt"]) for r in num]
         every += times
         w, wc = _ci(duel)
         a, ac = _ci(sp)
         b, bc = _ci(np_)
-        rates[str(n)] = round(w, 3)
-        g = args.matches
+        g = len(rs)
+        rates[str(n)], cis[str(n)], counts[str(n)] = round(w, 3), round(wc, 3), g
+        won = sum(bool(r["strong_won"]) for r in rs), sum(bool(r["normal_won"]) for r in rs)
         print(
             f"| {n} | {a:.3f} ± {ac:.3f} | {b:.3f} ± {bc:.3f} | {w:.3f} ± {wc:.3f} |"
             f" {won[0] / g:.3f} | {won[1] / g:.3f} | {_pct(times, 0.5):.1f} |"
-            f" {_pct(times, 0.99):.1f} | {_pct(times, 1.0):.1f} | {g} |"
-            f" {time.perf_counter() - t0:.0f} |",
+            f" {_pct(times, 0.99):.1f} | {_pct(times, 1.0):.1f} | {g} | {sum(times):.0f} |",
             flush=True,
         )
     every.sort()
-    p99 = _pct(every, 0.99)
     print()
     print(
         json.dumps(
             {
                 "win_rate_strong_vs_normal": rates,
-                "decision_p99_ms": round(p99, 1),
-                "matches_per_size": args.matches,
-                "samples": args.samples,
+                "win_rate_ci95": cis,
+                "decision_p99_ms": round(_pct(every, 0.99), 1),
+                "decision_p50_ms": round(_pct(every, 0.5), 1),
+                "decision_max_ms": round(_pct(every, 1.0), 1),
+                "matches_per_size": counts,
+                "samples": samples[0],
             }
         )
     )
     return 0
+
+
+def levels(args: argparse.Namespace, sizes: list[int]) -> int:
+    """The duplicate strong-vs-normal run (`--level strong`): matches `--first-match` ..
+    `--first-match + --matches - 1`, match by match over the sizes (a run stopped early has
+    about as many of every size), each appended to `--out` as one JSON line when set."""
+    records: list[dict[str, object]] = []
+    out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
+    try:
+        for i in range(args.first_match, args.first_match + args.matches):
+            for n in sizes:
+                r = match_record(n, args.seed, i, args.samples)
+                records.append(r)
+                if out is not None:
+                    out.write(json.dumps(r) + "\n")
+                    out.flush()
+    finally:
+        if out is not None:
+            out.close()
+    return report(records, sizes)
+
+
+def merge(paths: list[str]) -> int:
+    """`--merge`: the table and the JSON line over every record in these JSON-lines files."""
+    records: list[dict[str, object]] = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            records += [json.loads(line) for line in f if line.strip()]
+    print(f"pooled: {len(records)} records from {len(paths)} file(s)")
+    return report(records)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,10 +332,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight", type=float, default=0.5, help="content baseline weight")
     parser.add_argument("--level", choices=["strong"], default=None, help="strong vs normal")
     parser.add_argument("--samples", type=int, default=SAMPLES, help="worlds per decision")
+    parser.add_argument("--first-match", type=int, default=0, help="first match (chunks)")
+    parser.add_argument("--out", default=None, help="append each match to this JSON-lines file")
+    parser.add_argument("--merge", nargs="+", default=None, metavar="FILE", help="pool, print")
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge)
     cmd = "python -m benchmarks.gnavspiel_strategy " + " ".join(argv or sys.argv[1:])
     print(f"command: {cmd.strip()}")
-    print(f"seeds: match i of table size n uses random.Random({args.seed} * 100003 + i)")
+    print(
+        f"seeds: match i of table size n uses random.Random({args.seed} * 100003 + i)"
+        f" (--level strong: {args.seed} * 100003 + n * 1009 + i)"
+    )
     sizes = [int(x) for x in args.sizes.split(",")]
     start = time.perf_counter()
     if args.level == "strong":

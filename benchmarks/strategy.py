@@ -21,6 +21,14 @@ per bot, fair share 1/n, and lives lost per round) and independent rounds (lives
 round), for 3, 4 and 6 players; then, on rounds, the knowledge rules alone (VI everywhere with
 the rules, against fixed) and the thresholds alone (tuned against VI with the rules). The last
 line is one JSON object with every figure.
+
+`--level strong` (issue 22) plays duplicate rounds instead: round i of n seats (3, 4, 6, or
+`--counts`) on the deal of its seed, once with every seat on the thresholds (`normal`) and once
+with seat i mod n on `bot/games/gnav/search.py`'s sampled stay/swap (`--worlds` deals,
+overruling the thresholds only past `--margin` standard errors, `--slip` the weight of a deal
+on which another seat's action is not the thresholds'); it reports both levels' lives lost per
+round, the difference with its 95% interval, how many rounds the strong seat changed (better,
+worse), the duplicate win rate (fewer lives lost; a tie counts half) and the decision CPU time.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from bot.games.gnav import search
 from bot.games.gnav.engine.match import Match
 from bot.games.gnav.engine.pieces import FULL_SET, GJOK, HUS, NARR, RANK_NAMES
 from bot.games.gnav.strategy import (
@@ -56,6 +65,7 @@ from bot.games.gnav.strategy import (
 
 COUNTS = (2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20)
 EVAL_COUNTS = (3, 4, 6)
+DEFAULT_COUNTS = ",".join(map(str, COUNTS))
 #: Thresholds searched: 0 (never swap) ... 16 (swap every ordinary piece).
 CANDIDATES = range(17)
 #: Lives for tuning and round evaluations: nobody leaves, every round is a fresh sample.
@@ -395,6 +405,104 @@ def gjok_check(
         print(f"  Gjøk partner, {m} players, lives stay/ask: " + ", ".join(cells))
 
 
+# --------------------------------------------------------------------------- levels
+def level_round(
+    n: int, seed: int, strong_seat: int | None, args: argparse.Namespace, times: list[float]
+) -> list[int]:
+    """One round of n seats on the deal of `seed`, every seat on `decide` but `strong_seat`
+    (None: all of them) on `search.decide_strong`: the lives each seat lost."""
+    deals = random.Random(seed)
+    think = random.Random(seed * 7 + 1)
+    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n)
+    pieces = list(FULL_SET)
+    deals.shuffle(pieces)
+    match.start_round(*match.deal_from(pieces))
+    start = list(match.lives)
+    while match.phase == "play":
+        seat = match.turn
+        assert seat is not None
+        if seat == strong_seat:
+            t = time.process_time()  # CPU time: the machine may be shared
+            action = search.decide_strong(match, seat, think, args.worlds, args.margin, args.slip)
+            times.append(time.process_time() - t)
+        else:
+            action = decide(BotView.from_match(match, seat))
+        match.act(seat, action)
+    return [start[s] - match.lives[s] for s in range(n)]
+
+
+def levels(args: argparse.Namespace) -> int:
+    """`--level strong`: duplicate rounds (the same deal played by `normal` seats, then with
+    seat i mod n `strong`), the strong seat's lives lost against the normal seat's."""
+    sizes = [int(c) for c in args.counts.split(",")] if args.counts != DEFAULT_COUNTS else [3, 4, 6]
+    print(
+        f"strong: {args.worlds} sampled deals per decision, overruling the thresholds when the"
+        f" difference exceeds {args.margin} standard errors; deals weighed {args.slip} per"
+        " other seat's action the thresholds would not take"
+    )
+    print()
+    print(
+        "| n | strong lives/round | normal lives/round | difference | rounds changed |"
+        " better | worse | duplicate win rate | p50 ms | p99 ms | max ms | rounds |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rates: dict[str, float] = {}
+    every: list[float] = []
+    for n in sizes:
+        times: list[float] = []
+        diffs: list[float] = []
+        strong: list[float] = []
+        normal: list[float] = []
+        for i in range(args.rounds):
+            seed = args.seed * 100_003 + n * 1_009 + i
+            seat = i % n
+            base = level_round(n, seed, None, args, [])
+            mine = level_round(n, seed, seat, args, times)
+            strong.append(mine[seat])
+            normal.append(base[seat])
+            diffs.append(mine[seat] - base[seat])
+        duel = [0.0 if d > 0 else 1.0 if d < 0 else 0.5 for d in diffs]
+        times.sort()
+        every += times
+        (sm, _), (nm, _), (dm, dc), (wm, wc) = map(mean_ci, (strong, normal, diffs, duel))
+        rates[str(n)] = round(wm, 4)
+        print(
+            f"| {n} | {sm:.4f} | {nm:.4f} | {dm:+.4f} ± {dc:.4f} |"
+            f" {sum(1 for d in diffs if d)} | {sum(1 for d in diffs if d < 0)} |"
+            f" {sum(1 for d in diffs if d > 0)} | {wm:.4f} ± {wc:.4f} |"
+            f" {pct(times, 0.5):.1f} | {pct(times, 0.99):.1f} | {pct(times, 1.0):.1f} |"
+            f" {args.rounds} |",
+            flush=True,
+        )
+    every.sort()
+    print()
+    summary = {
+        "win_rate_strong_vs_normal": rates,
+        "decision_p99_ms": round(pct(every, 0.99), 1),
+        "rounds_per_size": args.rounds,
+        "worlds": args.worlds,
+        "margin": args.margin,
+        "slip": args.slip,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% confidence interval (normal approximation)."""
+    g = len(values)
+    m = sum(values) / g
+    var = sum((v - m) ** 2 for v in values) / max(1, g - 1)
+    return m, 1.96 * (var / g) ** 0.5
+
+
+def pct(sorted_seconds: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted seconds, in ms (0 when empty)."""
+    if not sorted_seconds:
+        return 0.0
+    return sorted_seconds[min(len(sorted_seconds) - 1, int(q * len(sorted_seconds)))] * 1e3
+
+
 # --------------------------------------------------------------------------- main
 def main(argv: Sequence[str] | None = None) -> int:
     """Tune, print the table, evaluate, print the JSON summary."""
@@ -403,7 +511,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     add("--scale", type=float, default=1.0, help="multiply every sample count")
     add("--turns", type=int, default=10000, help="sampled turns per class at 2-4 players")
     add("--iterations", type=int, default=2, help="best-response iterations")
-    add("--counts", default=",".join(map(str, COUNTS)), help="table sizes to tune")
+    add("--counts", default=DEFAULT_COUNTS, help="table sizes to tune (--level: to play)")
     add("--matches", type=int, default=1000, help="match pairs per evaluated size")
     add("--rounds", type=int, default=10000, help="round pairs per evaluated size")
     add("--seed", type=int, default=2024)
@@ -411,7 +519,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     add("--per-rank", action="store_true", help="print lives lost staying/swapping per rank")
     add("--gjok", type=int, default=0, help="rounds for the Gjøk-partner check (0: skip)")
     add("--no-tune", action="store_true", help="evaluate THRESHOLDS of strategy.py as they are")
+    add("--level", choices=["strong"], default=None, help="strong vs normal, duplicate rounds")
+    add("--worlds", type=int, default=search.WORLDS, help="sampled deals per strong decision")
+    add("--margin", type=float, default=search.MARGIN, help="standard errors to overrule")
+    add("--slip", type=float, default=search.SLIP, help="weight of an unexplained action")
     args = parser.parse_args(argv)
+    if args.level == "strong":
+        return levels(args)
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()
     given = list(argv) if argv is not None else sys.argv[1:]
