@@ -36,15 +36,14 @@ def _replay_html(text: str, language: str) -> str:
     """A valid record as one self-contained replay page (the web table's, offline)."""
     from adapters.web.replay import replay_html
     from bot.games.registry import all_games
+    from bot.games.replay import game_of
     from bot.service.i18n import catalog, with_game_messages
     from bot.service.pages import replay_frames
 
     record = json.loads(text)
     games = all_games()
-    game = str(record.get("game") or "gnav")
-    if game == "gnav" and record.get("profile") == "gnavspiel":
-        game = "gnavspiel"
-    rules = games.get(game, games["gnav"])
+    game = game_of(record)  # a known game: the record was replayed before
+    rules = games[game]
     cat = with_game_messages(catalog(language), [g.messages for g in games.values()])
     frames = replay_frames(rules, record, cat) or {"title": game, "steps": []}
     return replay_html(frames, inline=True)
@@ -314,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--language", choices=LANGUAGES, help="announcements (default en)")
     play.add_argument(
         "--level",
+        # bot/service/settings.py's LEVELS, written out: `replay` starts without pydantic.
         choices=["easy", "normal", "strong"],
         help="how the bot seats play (default normal; easy slips now and then, strong thinks "
         "ahead by sampling where the game has it)",

@@ -20,12 +20,12 @@ from adapters.discord.interactions import (
     user_of,
 )
 from bot.service.i18n import LANGUAGE_NAMES, LANGUAGES
-from bot.service.settings import CHOICES, RANGES
+from bot.service.settings import LEVELS, RANGES
 
 _TIMEOUT = RANGES["turn_timeout"]
 _DELAY = RANGES["next_round_delay"]
 _BOTS = RANGES["bots"]
-_LEVEL_CHOICES = [app_commands.Choice(name=v, value=v) for v in CHOICES["level"]]
+_LEVEL_CHOICES = [app_commands.Choice(name=v, value=v) for v in LEVELS]
 _LANGUAGE_CHOICES = [app_commands.Choice(name=LANGUAGE_NAMES[c], value=c) for c in LANGUAGES]
 #: Autocomplete must be answered within 3 s too: give up on the seat list before that.
 _AUTOCOMPLETE_WAIT = 1.5

@@ -281,7 +281,7 @@ class UnitOfWork:
         finished: FinishedMatch | None = None,
     ) -> None:
         """Save the table (and its statistics and finished match) with the command: stored in
-        one transaction with every message the command stages, at its end (`_commit`)."""
+        one transaction with every message the command stages, at its end (`commit`)."""
         key = table.key.key
         pending = self._pending.get(key)
         if pending is not None and pending[0] is table:

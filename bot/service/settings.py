@@ -23,9 +23,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.service.i18n import LANGUAGES
-
 Language = Literal["en", "nb", "ru", "pt", "de"]
+#: How a table's bot seats play (thinking.py; `normal`: the game's plain bot choice).
+Level = Literal["easy", "normal", "strong"]
+#: The bot levels a table may choose.
+LEVELS: tuple[str, ...] = typing.get_args(Level)
 
 
 def words(*typed: str, **extra: Any) -> dict[str, Any]:
@@ -48,9 +50,7 @@ class TableSettings(BaseModel):
         default=10, ge=0, le=300, json_schema_extra=words("delay", "next_round_delay")
     )
     bots: int = Field(default=0, ge=0, le=19, json_schema_extra=words("bots"))
-    level: Literal["easy", "normal", "strong"] = Field(
-        default="normal", json_schema_extra=words("level")
-    )  # how the bot seats play (thinking.py)
+    level: Level = Field(default="normal", json_schema_extra=words("level"))
     games: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def of(self, game: str) -> dict[str, Any]:
@@ -380,5 +380,3 @@ def load_settings(data: dict[str, Any] | None, default_game: str = "") -> TableS
 RANGES: dict[str, tuple[int, int]] = {
     s.name: (s.low, s.high) for s in specs(TableSettings, "table") if s.kind == "number"
 }
-#: Choices of the generic settings.
-CHOICES: dict[str, tuple[str, ...]] = {"language": LANGUAGES, "level": ("easy", "normal", "strong")}

@@ -25,12 +25,9 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, Th
 from typing import Any
 
 from bot.service.game import Choice, GameRules
+from bot.service.settings import LEVELS
 
 log = logging.getLogger(__name__)
-
-#: The bot levels a table may choose (`normal`: the game's plain bot choice).
-LEVELS = ("easy", "normal", "strong")
-
 
 #: How much lower than the bot's process the thinking processes run (`os.nice`): on a busy
 #: machine the commands of every table come first, thinking takes what is left.
