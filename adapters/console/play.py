@@ -14,7 +14,7 @@ import contextlib
 import os
 import shlex
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from rich.console import Console
@@ -291,10 +291,13 @@ def _label(cat: Catalog, choice: Choice) -> str:
     return cat.t(key, **params) if key else choice.action
 
 
-def _question(cat: Catalog, choices: list[Choice], game: str = "") -> str:
+def _question(
+    cat: Catalog, choices: list[Choice], game: str = "", labels: Sequence[str] = ()
+) -> str:
     """The question of a turn: the choices' words (where the game has a word for each of a
     few plain choices, `<game>.console.words`), or a numbered list of their labels (`cat`:
-    the table's catalog, the game's own texts included)."""
+    the table's catalog, the game's own texts included; `labels`: as the game renders them,
+    when given)."""
     shown = {}
     for group in _groups(cat, f"{game}.console.words"):
         target, _, typed = group.partition(":")
@@ -307,7 +310,8 @@ def _question(cat: Catalog, choices: list[Choice], game: str = "") -> str:
         if len(asked) > 1:
             ask = ", ".join(asked[:-1]) + cat.t("console.or") + ask
         return cat.t("console.prompt.words", words=ask)
-    listed = "  ".join(f"{i}) {_label(cat, c)}" for i, c in enumerate(choices, 1))
+    shown_labels = labels or [_label(cat, c) for c in choices]
+    listed = "  ".join(f"{i}) {label}" for i, label in enumerate(shown_labels, 1))
     return cat.t("console.prompt.choices", choices=listed)
 
 
@@ -316,14 +320,18 @@ def _chosen(
     choices: list[Choice],
     cat: Catalog | None = None,
     words: dict[str, str] | None = None,
+    labels: Sequence[str] = (),
 ) -> Choice | None:
-    """The choice a line names: its number in the list, its label, its action's word (with
-    its argument: `bid 2`) when only one choice has it."""
+    """The choice a line names: its number in the list, its label (`labels`, as shown, or
+    the catalog's), its action's word (with its argument: `bid 2`) when only one choice has
+    it."""
     text = " ".join(line.split()).casefold()
     if text.isascii() and text.isdigit() and 1 <= int(text) <= len(choices):
         return choices[int(text) - 1]
-    if cat is not None:
-        labelled = [c for c in choices if _label(cat, c).casefold() == text]
+    if not labels and cat is not None:
+        labels = [_label(cat, c) for c in choices]
+    if labels:
+        labelled = [c for c, label in zip(choices, labels, strict=True) if label.casefold() == text]
         if len(labelled) == 1:
             return labelled[0]
     word, _, arg = text.partition(" ")
@@ -419,7 +427,7 @@ async def _loop(
         if table.seq != prompted_seq:
             # The question only: what the seat holds was told (its private screen).
             prompt = (
-                _question(cat, choices, table.game)
+                _question(cat, choices, table.game, table.labels)
                 if my_turn
                 else cat.t(_own(cat, table.game, "console.prompt.next"))
             )
@@ -437,7 +445,7 @@ async def _loop(
             console.print()
             console.print(Text(cat.t("console.input_ended"), "dim"))
             return 0
-        picked = _chosen(line, choices, cat, words) if my_turn else None
+        picked = _chosen(line, choices, cat, words, table.labels) if my_turn else None
         if picked is not None:
             reply = await service.act(TABLE, me, picked.action, arg=picked.arg)
             if not reply.ok:

@@ -275,7 +275,7 @@ class GameRules(Protocol):
         ...
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
-        """One log line in a language."""
+        """One log line, or a choice's label, in a language."""
         ...
 
     def private_text(self, match: Any, seat: int, cat: Catalog) -> str:

@@ -126,11 +126,10 @@ class Pages:
         if seat is not None and seat in deciders:
             version = table.seats[seat].seq
             for c in self.work.choices(table, seat):
-                key, params = c.label
                 choices.append(
                     {
                         "token": tokens.encode(table.table_id, version, c.action, c.arg),
-                        "label": cat.t(key, **params),
+                        "label": rules.render_line(c.label, cat),
                         "role": c.role,
                         "row": c.row,
                         "arg": c.arg,

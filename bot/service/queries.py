@@ -49,6 +49,8 @@ class Queries:
             phase = "between"
         seat = table.seat_of(viewer) if viewer is not None else None
         choices = self.work.choices(table, seat) if seat in deciders else ()
+        cat = self.work.cat(table)
+        labels = tuple(rules.render_line(c.label, cat) for c in choices)
         return TableView(
             key=table.key,
             table_id=table.table_id,
@@ -65,6 +67,7 @@ class Queries:
             deciders=deciders,
             viewer=viewer,
             choices=choices,
+            labels=labels,
         )
 
     async def choices_of(self, user: User, limit: int = 50) -> list[PrivateChoice]:

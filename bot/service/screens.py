@@ -130,13 +130,13 @@ class Screens:
     ) -> list[tuple[Button, ...]]:
         """The buttons of `seats`' choices, each carrying its seat's own version."""
         grouped: dict[tuple[int, int], list[Button]] = {}
+        rules = self.work.game_of(table)
         for seat in seats:
             version = table.seats[seat].seq
             for c in self.work.choices(table, seat):
-                key, params = c.label
                 token = tokens.encode(table.table_id, version, c.action, c.arg)
                 grouped.setdefault((seat, c.row), []).append(
-                    Button(cat.t(key, **params), token, c.role)
+                    Button(rules.render_line(c.label, cat), token, c.role)  # the game's words
                 )
         return [tuple(row) for _, row in sorted(grouped.items())]
 

@@ -44,6 +44,9 @@ class TableView:
     deciders: tuple[int, ...]
     viewer: str | None = None
     choices: tuple[Choice, ...] = ()
+    #: The labels of `choices`, in order, in the table's language (as their buttons say
+    #: them: the game renders them, its cards named as the language names them).
+    labels: tuple[str, ...] = ()
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""

@@ -70,3 +70,60 @@ async def test_karnaval_in_german_K6_K7(harness: Harness) -> None:
     assert "Deine Karten (* Trumpf):" in hand.text, hand.text
     rules = (await harness.service.rules_help(CHANNEL)).text
     assert "Farbe bedienen" in rules and "Stiche" in rules
+
+
+async def test_karnaval_cards_in_german_are_lettered_as_german_players_say_them(
+    harness: Harness,
+) -> None:
+    # Issue 19, languages: Dame (D) and Bube (B) for the queen and the jack, König K, Ass A;
+    # in the hand, the buttons, the table's log and status, the private lines, the web view.
+    import random
+    import re
+
+    from bot.service.table import User
+
+    await _start(harness, "game=karnaval")
+    svc = harness.service
+    rng = random.Random(5)
+    english = re.compile(r"(?<![^\s,(])[QJ][♠♥♦♣]")
+    german = re.compile(r"(?<![^\s,(])[DB][♠♥♦♣]")
+    seen: list[str] = []
+    for _ in range(600):  # three deals of six cards: queens and jacks come to a person
+        await harness.settle()
+        table = await harness.table()
+        rules = svc.game_of(table)
+        if not rules.in_round(table.match):
+            if rules.round_number(table.match) == 3:
+                break
+            harness.clock.advance(table.settings.next_round_delay + 1)
+            continue
+        seat = rules.deciders(table.match)[0]
+        s = table.seats[seat]
+        if s.bot:
+            continue
+        user = User(s.user, s.name)
+        hand = await svc.private_view(CHANNEL, user)
+        seen += [hand.text] + [b.label for row in hand.buttons for b in row]
+        assert hand.buttons
+        view = await svc.status(CHANNEL, s.user)
+        assert view is not None and len(view.labels) == len(view.choices)
+        seen.extend(view.labels)
+        shapes = rules.web_view(table.match, seat, table.names, svc.texts(table))
+        seen += [t["text"] for t in shapes["own"]["tiles"]] + shapes.get("facts", [])
+        choice = rng.choice(list(view.choices))
+        assert (await svc.act(CHANNEL, user, choice.action, arg=choice.arg)).ok
+    seen += [s.text for m in harness.notifier.posts(CHANNEL.key) for s in m.history]
+    seen += [
+        b.label
+        for m in harness.notifier.posts(CHANNEL.key)
+        for s in m.history
+        for row in s.buttons
+        for b in row
+    ]
+    for screens in harness.notifier.private_screens.values():
+        seen += [s.text for s in screens]
+        seen += [b.label for s in screens for row in s.buttons for b in row]
+    text = "\n".join(seen)
+    assert not english.search(text), english.search(text)
+    hands = [x for x in seen if x.startswith("Deine Karten")]
+    assert any(german.search(x) for x in hands), hands

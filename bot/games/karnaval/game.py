@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -39,16 +40,43 @@ from bot.service.ports import Picture
 SUIT_MARKS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-def card_text(card: str) -> str:
-    """A card for people: `Q♠`, `10♥`, `🃏` for a joker."""
+#: The ranks a language may letter its own way (`karnaval.rank.Q` is "D", Dame, in German).
+LETTERED = ("A", "K", "Q", "J")
+#: A lettered rank in a card as `card_text` writes it: at a word's start, before its suit.
+_LETTER = re.compile(r"(?<![^\s,(])([AKQJ])(?=[♠♥♦♣])")
+
+
+def card_text(card: str, cat: Catalog | None = None) -> str:
+    """A card for people: `Q♠`, `10♥`, `🃏` for a joker; with `cat`, its rank lettered as
+    the table's language says it (German `D♠`, `B♥`)."""
     if card == JOKER:
         return "🃏"
-    return rank_of(card) + SUIT_MARKS[suit_of(card)]
+    text = rank_of(card) + SUIT_MARKS[suit_of(card)]
+    return text if cat is None else lettered(text, cat)
 
 
-def cards_text(cards: Sequence[str]) -> str:
-    """Cards for people, space-separated."""
-    return " ".join(card_text(c) for c in cards)
+def cards_text(cards: Sequence[str], cat: Catalog | None = None) -> str:
+    """Cards for people, space-separated (see `card_text`)."""
+    return " ".join(card_text(c, cat) for c in cards)
+
+
+def lettered(text: str, cat: Catalog) -> str:
+    """`text` (cards as `card_text` writes them, maybe among names) with each lettered
+    rank as the table's language says it (`karnaval.rank.<letter>`)."""
+    letters = _letters(cat)
+    if not letters:
+        return text
+    return _LETTER.sub(lambda m: letters.get(m.group(1), m.group(1)), text)
+
+
+def _letters(cat: Catalog) -> dict[str, str]:
+    """The ranks `cat`'s language letters otherwise than the cards' own letters."""
+    out = {}
+    for r in LETTERED:
+        key = f"karnaval.rank.{r}"
+        if cat.has(key) and cat.t(key) != r:
+            out[r] = cat.t(key)
+    return out
 
 
 @dataclass(slots=True)
@@ -289,7 +317,7 @@ class KarnavalRules(GameDefaults):
             ),
             cat.t(
                 "karnaval.status.trump",
-                card=card_text(trump),
+                card=card_text(trump, cat),
                 suit=cat.t(f"karnaval.suit.{suit_of(trump)}"),
             )
             if trump
@@ -313,7 +341,8 @@ class KarnavalRules(GameDefaults):
             lines.append(text)
         if d.trick:
             played = ", ".join(
-                f"{names[p.seat]} {cards_text(p.cards)}" + (f" ({p.choice})" if p.choice else "")
+                f"{names[p.seat]} {cards_text(p.cards, cat)}"
+                + (f" ({p.choice})" if p.choice else "")
                 for p in d.trick
             )
             lines.append(cat.t("karnaval.status.trick", plays=played))
@@ -398,10 +427,14 @@ class KarnavalRules(GameDefaults):
         return Picture(name, data, self._sheet_block(t, cat))
 
     def render_line(self, line: LogLine, cat: Catalog) -> str:
-        """One log line (a suit named in the table's language)."""
+        """One log line or a choice's label: a suit named and the cards lettered in the
+        table's language (German `D♠` for a queen, `B♥` for a jack)."""
         key, params = line
         if "suit" in params:
             params = {**params, "suit": cat.t(f"karnaval.suit.{params['suit']}")}
+        for name in ("card", "cards"):
+            if isinstance(params.get(name), str):
+                params = {**params, name: lettered(params[name], cat)}
         return cat.t(key, **params)
 
     def private_text(self, t: KarnavalMatch, seat: int, cat: Catalog) -> str:
@@ -411,19 +444,21 @@ class KarnavalRules(GameDefaults):
         if d is None or d.complete:
             return cat.t("karnaval.piece.none")
         view = k.view_for(seat)
-        hand = " ".join(card_text(c["card"]) + ("*" if c["trump"] else "") for c in view["hand"])
+        hand = " ".join(
+            card_text(c["card"], cat) + ("*" if c["trump"] else "") for c in view["hand"]
+        )
         text = cat.t("karnaval.piece.hand", cards=hand or "–")
         pending = k.pending if seat in k.deciders() else None
         if pending is not None:
             # The first pick of a step of two (a card given to a Karnaval, a joker led...)
             # is acknowledged: the next question never looks the same as the first.
             kind, *picked = pending
-            first = card_text(picked[0]) if picked else ""
+            first = card_text(picked[0], cat) if picked else ""
             key = f"karnaval.piece.pending_{kind}"
-            text += "\n" + cat.t(key, card=first, cards=cards_text(picked))
+            text += "\n" + cat.t(key, card=first, cards=cards_text(picked, cat))
         mine = self.choices(t, seat)
         if mine:
-            labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
+            labels = ", ".join(self.render_line(c.label, cat) for c in mine)
             text += "\n" + cat.t("karnaval.piece.choices", choices=labels)
         barred = _barred_for(k, seat)
         if barred is not None:
@@ -438,11 +473,11 @@ class KarnavalRules(GameDefaults):
         """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
         sheet = web.sheet_of(t.k, names, t.sheet_memo)
-        return web.web_view(t.k, seat, names, cat, card_text, sheet)
+        return web.web_view(t.k, seat, names, cat, partial(card_text, cat=cat), sheet)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps (bot/games/karnaval/web.py)."""
-        return web.replay_steps(record, cat, self, KarnavalMatch, card_text)
+        return web.replay_steps(record, cat, self, KarnavalMatch, partial(card_text, cat=cat))
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary (KARNAVAL.md)."""
