@@ -11,8 +11,10 @@ None), never the match itself.
   line explains the marks. `compact=True` leaves out the quarters not begun yet; a block over
   `max_chars` (1800 by default, for Discord's 2000) sheds rules, then old deal rows.
 - `sheet_png(sheet)`: the same grid drawn with Pillow in the bundled DejaVu Sans (Latin, Greek,
-  Cyrillic), the system's fonts for the scripts it lacks where present (CJK...), names as
-  written (long ones on two lines, never two headers alike) in a shaded header, bid and points
+  Cyrillic), the system's fonts for the scripts it lacks where present (CJK...) and its color
+  emoji font for emoji (Noto Color Emoji), names as written (a character no font has is left
+  out, never drawn as a box; long names on two lines, never two headers alike, a name with
+  nothing left to draw shown by its seat number) in a shaded header, bid and points
   cells, quarter rows shaded with the quarter's sum and its premium (green) or penalty (red)
   beside the total, the totals with the winners highlighted. The output is deterministic: the
   same sheet gives the same bytes (with the same fonts on the system).
@@ -198,7 +200,7 @@ _PAPER = (255, 255, 255)
 BUNDLED_FONT = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
 #: Fonts of the system used, in this order, for characters the bundled font lacks, found by file
 #: name under `FONT_DIRS` (Debian: fonts-noto-cjk, fonts-wqy-microhei, fonts-droid-fallback,
-#: fonts-noto-extra, fonts-symbola). Color emoji fonts (bitmaps of one size) are not used.
+#: fonts-noto-extra, fonts-symbola). Emoji come from `EMOJI_FONTS`.
 SYSTEM_FONTS = (
     "NotoSansCJK-Regular.ttc",
     "NotoSansCJKsc-Regular.otf",
@@ -214,6 +216,17 @@ SYSTEM_FONTS = (
     "NotoSansSymbols2-Regular.ttf",
     "Symbola.ttf",
 )
+#: The system's color emoji font (Debian: fonts-noto-color-emoji), found like `SYSTEM_FONTS`:
+#: bitmaps of one size (`EMOJI_SIZE`), drawn in color and scaled to the text.
+EMOJI_FONTS = ("NotoColorEmoji.ttf",)
+EMOJI_SIZE = 109
+#: The height of an emoji beside text of size 1 (its bitmaps are 128 pixels high at 109).
+_EMOJI_HEIGHT = 1.15
+#: The `font_for` of a character drawn with the emoji font.
+EMOJI = -1
+#: Code points from here on (emoji, pictographs) are drawn in color where the emoji font has
+#: them, before a text font's black-and-white glyph.
+_EMOJI_FIRST = 0x1F000
 #: Where the system's fonts are looked for.
 FONT_DIRS = (
     "/usr/share/fonts",
@@ -231,16 +244,48 @@ _MODIFIERS = frozenset(range(0xFE00, 0xFE10)) | frozenset(range(0x1F3FB, 0x1F400
 
 
 @lru_cache(maxsize=1)
-def font_files() -> tuple[str, ...]:
-    """The font files drawn with, in order: the bundled one, then the system's `SYSTEM_FONTS`
-    that are present (the first file found of each name)."""
+def _system_fonts() -> dict[str, str]:
+    """The first file found of each name of `SYSTEM_FONTS` and `EMOJI_FONTS`."""
     found: dict[str, str] = {}
-    wanted = set(SYSTEM_FONTS)
+    wanted = {*SYSTEM_FONTS, *EMOJI_FONTS}
     for top in FONT_DIRS:
         for folder, _, files in sorted(os.walk(os.path.expanduser(top))):
             for name in sorted(wanted.intersection(files)):
                 found.setdefault(name, os.path.join(folder, name))
+    return found
+
+
+@lru_cache(maxsize=1)
+def font_files() -> tuple[str, ...]:
+    """The font files drawn with, in order: the bundled one, then the system's `SYSTEM_FONTS`
+    that are present (the first file found of each name)."""
+    found = _system_fonts()
     return (str(BUNDLED_FONT), *(found[n] for n in SYSTEM_FONTS if n in found))
+
+
+@lru_cache(maxsize=1)
+def emoji_file() -> str | None:
+    """The system's color emoji font (`EMOJI_FONTS`), None where it has none."""
+    found = _system_fonts()
+    return next((found[n] for n in EMOJI_FONTS if n in found), None)
+
+
+@lru_cache(maxsize=1)
+def _emoji_font() -> Any:
+    from PIL import ImageFont
+
+    path = emoji_file()
+    assert path is not None  # asked only where `_has_emoji` found the font
+    return ImageFont.truetype(path, EMOJI_SIZE)
+
+
+@lru_cache(maxsize=4096)
+def _has_emoji(ch: str) -> bool:
+    """Whether the color emoji font has a glyph for `ch` (it draws nothing for one it lacks)."""
+    if emoji_file() is None:
+        return False
+    left, top, right, bottom = _emoji_font().getbbox(ch)
+    return bottom > top and right > left
 
 
 @lru_cache(maxsize=64)
@@ -259,92 +304,101 @@ def _notdef(size: int, index: int) -> bytes:
 
 @lru_cache(maxsize=8192)
 def font_for(ch: str, size: int = 16) -> int | None:
-    """The first font of `font_files()` that has a glyph for `ch`, or None."""
+    """The font that draws `ch`: the first of `font_files()` that has a glyph for it (its
+    index), `EMOJI` for the color emoji font (first for emoji and pictographs), or None."""
     if ch.isspace():
         return 0
+    if ord(ch) >= _EMOJI_FIRST and _has_emoji(ch):
+        return EMOJI
     for index in range(len(font_files())):
         if bytes(_font(size, index).getmask(ch)) != _notdef(size, index):
             return index
-    return None
+    return EMOJI if _has_emoji(ch) else None
 
 
 def picture_name(name: str) -> str:
     """A name as the picture draws it: composed (NFC), without the characters in `_PICTURE_DROP`
-    nor emoji modifiers, spaces collapsed; letters, CJK and emoji are kept as written."""
+    nor emoji modifiers nor those no font can draw (never a box), spaces collapsed; letters,
+    CJK and emoji are kept as written."""
     text = unicodedata.normalize("NFC", name)
     kept = "".join(
         ch
         for ch in text
-        if unicodedata.category(ch) not in _PICTURE_DROP and ord(ch) not in _MODIFIERS
+        if unicodedata.category(ch) not in _PICTURE_DROP
+        and ord(ch) not in _MODIFIERS
+        and font_for(ch) is not None
     )
     return " ".join(kept.split())
 
 
 def missing_glyphs(text: str, size: int = 16) -> str:
-    """The characters of `text` that no font of `font_files()` can draw (drawn as code boxes)."""
+    """The characters of `text` that no font (`font_files()`, the emoji font) can draw: a name
+    is drawn without them."""
     return "".join(dict.fromkeys(ch for ch in text if font_for(ch, size) is None))
 
 
 def _runs(text: str, size: int) -> list[tuple[int | None, str]]:
-    """`text` cut into runs drawn with one font each (None: a code box per character)."""
+    """`text` cut into runs drawn with one font each (None: characters left out)."""
     runs: list[tuple[int | None, str]] = []
     for ch in text:
         index = font_for(ch, size)
-        if runs and runs[-1][0] == index and index is not None:
+        if runs and runs[-1][0] == index:
             runs[-1] = (index, runs[-1][1] + ch)
         else:
             runs.append((index, ch))
     return runs
 
 
-def _box_font(size: int) -> Any:
-    return _font(max(6, round(size * 0.5)))
+@lru_cache(maxsize=256)
+def _emoji(run: str, size: int) -> Any:
+    """`run` drawn in color by the emoji font and scaled to text of `size`: an RGBA image."""
+    from PIL import Image, ImageDraw
 
-
-def _box_rows(ch: str) -> tuple[str, str]:
-    """The two rows of hexadecimal digits of a code box: U+1F389 is "1F3" over "89"."""
-    code = f"{ord(ch):04X}"
-    half = (len(code) + 1) // 2
-    return code[:half], code[half:]
+    font = _emoji_font()
+    width = max(1, round(font.getlength(run)))
+    big = Image.new("RGBA", (width, 128), (0, 0, 0, 0))
+    ImageDraw.Draw(big).text((0, 0), run, font=font, embedded_color=True)
+    height = max(1, round(size * _EMOJI_HEIGHT))
+    return big.resize((max(1, round(width * height / 128)), height), Image.Resampling.LANCZOS)
 
 
 def text_length(text: str, size: int) -> float:
     """The width in pixels of `text` drawn at `size`, each run in its own font."""
     total = 0.0
     for index, run in _runs(text, size):
-        if index is None:
-            small = _box_font(size)
-            total += sum(max(small.getlength(r) for r in _box_rows(ch)) + 4 for ch in run)
-        else:
+        if index == EMOJI:
+            total += _emoji(run, size).width
+        elif index is not None:
             total += _font(size, index).getlength(run)
     return total
 
 
 def draw_text(
-    draw: Any, xy: tuple[float, float], text: str, fill: Any, size: int, anchor: str = "mm"
+    draw: Any,
+    xy: tuple[float, float],
+    text: str,
+    fill: Any,
+    size: int,
+    anchor: str = "mm",
+    *,
+    image: Any,
 ) -> None:
-    """Draw `text` with its vertical middle at y, its left (l), middle (m) or right (r) at x
-    (`anchor` as Pillow's, the first letter), each run in the first font that has its glyphs; a
-    character no font has is drawn as a box with its code point, so that names stay apart."""
+    """Draw `text` on `image` (`draw` is its ImageDraw) with its vertical middle at y, its left
+    (l), middle (m) or right (r) at x (`anchor` as Pillow's, the first letter), each run in the
+    first font that has its glyphs, emoji in color; a character no font has is left out."""
     x, y = xy
     if anchor[0] != "l":
         width = text_length(text, size)
         x -= width if anchor[0] == "r" else width / 2
     for index, run in _runs(text, size):
-        if index is not None:
+        if index == EMOJI:
+            drawn = _emoji(run, size)
+            image.paste(drawn, (round(x), round(y - drawn.height / 2)), drawn)
+            x += drawn.width
+        elif index is not None:
             font = _font(size, index)
             draw.text((x, y), run, fill=fill, font=font, anchor="lm")
             x += font.getlength(run)
-            continue
-        small = _box_font(size)
-        for ch in run:
-            top, bottom = _box_rows(ch)
-            w = max(small.getlength(r) for r in (top, bottom)) + 4
-            h = size * 0.9
-            draw.rectangle((x + 0.5, y - h / 2, x + w - 1.5, y + h / 2), outline=fill)
-            draw.text((x + w / 2 - 0.5, y - h / 4), top, fill=fill, font=small, anchor="mm")
-            draw.text((x + w / 2 - 0.5, y + h / 4), bottom, fill=fill, font=small, anchor="mm")
-            x += w
 
 
 def _cut_to(text: str, room: float, size: int, tail: str = "") -> str:
@@ -382,7 +436,8 @@ def header_cells(players: Sequence[str], room: float, size: int) -> list[tuple[s
     size `header_size` gives): one line, or two when it is long, never two players alike. Names
     that would look the same (cut alike, or alike once cleaned) get their seat number added."""
     small = header_size(size)
-    names = [picture_name(p) or "?" for p in players]
+    # A name with nothing the fonts can draw is shown by its seat number.
+    names = [picture_name(p) or f"({i + 1})" for i, p in enumerate(players)]
     cells = [_wrap(n, room, small) if text_length(n, size) > room else (n,) for n in names]
     for _ in range(2):  # a second pass when a suffix made two cells alike again
         seen: dict[tuple[str, ...], list[int]] = {}
@@ -415,7 +470,8 @@ def sheet_png(
     words: Mapping[str, str] | None = None,
 ) -> bytes:
     """The score sheet as a PNG picture (bytes). Names are drawn as written (`header_cells`):
-    the bundled font, then the system's for what it lacks, a code box for what none has."""
+    the bundled font, then the system's for what it lacks, emoji in color where the system
+    has the emoji font; what no font has is left out."""
     from PIL import Image, ImageDraw
 
     w = {**WORDS, **(words or {})}
@@ -450,7 +506,7 @@ def sheet_png(
     def text(
         x: float, y: float, s: str, fill: tuple[int, int, int], size: int = fs, anchor: str = "mm"
     ) -> None:
-        draw_text(draw, (x, y), s, fill, size, anchor)
+        draw_text(draw, (x, y), s, fill, size, anchor, image=img)
 
     def col_x(i: int) -> int:
         return label_w + i * pair_w

@@ -20,6 +20,7 @@ from bot.games.karnaval.engine.game import Karnaval
 from bot.games.karnaval.engine.record import replay_record
 from bot.games.karnaval.sheet import (
     clean_name,
+    emoji_file,
     fit,
     font_files,
     header_cells,
@@ -195,16 +196,18 @@ def _header_crops(png: bytes, n: int) -> list[bytes]:
 @pytest.mark.parametrize("n", [3, 6])
 def test_k20_the_picture_draws_russian_cjk_and_emoji_names_apart(n: int) -> None:
     """Issue 19: names are drawn as written (the bundled DejaVu Sans for Cyrillic, the
-    system's Noto Sans CJK for Chinese, a code box for an emoji no font has), a long name on two
-    lines rather than cut, and no two header cells alike; no "?" stands for a letter."""
+    system's Noto Sans CJK for Chinese, its color emoji font for emoji; a name no font has
+    shown by its seat number), a long name on two lines rather than cut, and no two header
+    cells alike; no "?" stands for a letter."""
     k = _play(70 + n, n, _first_choice)
     sheet = k.sheet()
     sheet["players"] = NAMES[:n]
     cells = sheet_header_cells(sheet)
     assert len(set(cells)) == n
-    for name, cell in zip(NAMES, cells, strict=False):
+    for i, (name, cell) in enumerate(zip(NAMES, cells, strict=False)):
         assert "?" not in "".join(cell)
-        assert "".join(cell).replace(" ", "") == picture_name(name).replace(" ", "")
+        drawn = picture_name(name) or f"({i + 1})"
+        assert "".join(cell).replace(" ", "") == drawn.replace(" ", "")
     assert cells[0] == ("Вася",)
     assert missing_glyphs("Вася Ольга Петровна-Длинная Zoë Αλέξανδρος") == ""
     if os.environ.get("CI") == "true" or len(font_files()) > 1:  # .ci/run installs the CJK font
@@ -214,6 +217,37 @@ def test_k20_the_picture_draws_russian_cjk_and_emoji_names_apart(n: int) -> None
     blank = Image.new("RGB", (1, 1), _HEAD_FILL).tobytes()
     for crop in crops:
         assert crop.replace(blank, b"") != b""  # something is drawn in each
+
+
+def _colored(crop: bytes) -> int:
+    """How many pixels of an RGB crop are in color (not a grey of the sheet's inks)."""
+    pixels = zip(crop[0::3], crop[1::3], crop[2::3], strict=True)
+    return sum(1 for r, g, b in pixels if max(r, g, b) - min(r, g, b) > 60)
+
+
+def test_k20_emoji_names_are_drawn_in_color_by_the_systems_emoji_font() -> None:
+    """Issue 19: 🎉 is drawn, in color, by the system's Noto Color Emoji (scaled from its one
+    bitmap size), never as a box; .ci/run installs fonts-noto-color-emoji."""
+    if emoji_file() is None:
+        assert os.environ.get("CI") != "true", "CI installs fonts-noto-color-emoji"
+        pytest.skip("no color emoji font (Debian: fonts-noto-color-emoji) on this system")
+    assert missing_glyphs("🎉🎈😀") == ""
+    k = _play(73, 3, _first_choice)
+    sheet = k.sheet()
+    sheet["players"] = ["🎉", "🎈", "Bob"]
+    crops = _header_crops(sheet_png(sheet), 3)
+    assert len(set(crops)) == 3
+    assert _colored(crops[0]) > 20 and _colored(crops[1]) > 20 and _colored(crops[2]) == 0
+
+
+def test_k20_a_name_no_font_can_draw_is_left_out_never_boxed_and_kept_apart() -> None:
+    """Issue 19: characters no font has are not drawn as boxes; names that lose them stay
+    apart (their seat numbers)."""
+    ethiopic = "ሰላም"  # in no font the sheet uses (Debian's Noto Sans Ethiopic is not one)
+    assert missing_glyphs(ethiopic) == ethiopic
+    cells = header_cells([ethiopic, ethiopic[:2], "Bob" + ethiopic, "Bob"], 144, 16)
+    assert cells == [("(1)",), ("(2)",), ("Bob (3)",), ("Bob (4)",)]
+    assert picture_name("Bob" + ethiopic) == "Bob"
 
 
 def test_k20_names_alike_once_cleaned_or_cut_get_their_seat_number() -> None:
