@@ -4,6 +4,11 @@ The service call runs as a task. When it is done within `defer_after` seconds (2
 the answer is the interaction's response; otherwise the interaction is deferred first (a
 "thinking" message for commands, a silent update for buttons) and the answer follows as a
 followup. The service call is never cancelled: a slow command still completes and is stored.
+
+A press on a private message (a DM hand, an ephemeral hand) lends its interaction to the
+notifier (`PressedMessage`): the presser's next private screen, which the press's commit
+sends, may update the pressed message by the interaction's response itself. Its answers
+here then take turns with that update, so the interaction is responded to once.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import discord
 
 from adapters.discord import texts
 from adapters.discord.buttons import build_view, render_text
+from adapters.discord.notifier import PressedMessage
 from bot.service.ports import Screen, StoreUnavailable
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
@@ -28,6 +34,8 @@ log = logging.getLogger(__name__)
 NO_MENTIONS = discord.AllowedMentions.none()
 #: Service commands as the handler runs them.
 Work = Callable[[], Awaitable[Reply]]
+#: Lends a press on a private message to the notifier: (user key, interaction, token).
+Pressing = Callable[[str, discord.Interaction[Any], str], PressedMessage | None]
 
 
 def table_key(interaction: discord.Interaction[Any]) -> TableKey:
@@ -76,12 +84,16 @@ class InteractionHandler:
         *,
         defer_after: float = 2.0,
         pulled: Callable[[str, discord.Interaction[Any]], None] | None = None,
+        pressing: Pressing | None = None,
     ) -> None:
         self.service = service
         self.defer_after = defer_after
         #: Told of each private hand shown ephemerally to a player DMs do not reach, so the
         #: notifier can refresh that view when the player's choices change.
         self.pulled = pulled
+        #: Told of each press on a private message, whose interaction may then show the
+        #: presser's next private screen in the pressed message.
+        self.pressing = pressing
         self.closing = False
         self._inflight: set[asyncio.Task[Any]] = set()
 
@@ -123,12 +135,25 @@ class InteractionHandler:
     async def press(self, interaction: discord.Interaction[Any], token: str) -> None:
         """Answer a button press: refusals and "My piece" ephemerally, the rest silently."""
         tk, user = table_key(interaction), user_of(interaction)
+        pressed = None
+        if self.pressing is not None and not self.closing:
+            pressed = self.pressing(user.key, interaction, token)
         await self._answer(
-            interaction, lambda: self.service.press(tk, user, token), component=True, public=False
+            interaction,
+            lambda: self.service.press(tk, user, token),
+            component=True,
+            public=False,
+            pressed=pressed,
         )
 
     async def _answer(
-        self, interaction: discord.Interaction[Any], work: Work, *, component: bool, public: bool
+        self,
+        interaction: discord.Interaction[Any],
+        work: Work,
+        *,
+        component: bool,
+        public: bool,
+        pressed: PressedMessage | None = None,
     ) -> None:
         if self.closing:
             log.info("an interaction arrived while stopping: not handled")
@@ -140,13 +165,21 @@ class InteractionHandler:
                 done, _ = await asyncio.wait({task}, timeout=self.defer_after)
                 if not done:
                     deferred = True
-                    if component:
+                    if pressed is not None:
+                        await pressed.acknowledge(done=False)  # unless the screen answered
+                    elif component:
                         await interaction.response.defer()  # type 6: no visible change
                     else:
                         await interaction.response.defer(ephemeral=not public, thinking=True)
                     await asyncio.wait({task})
                 if task.cancelled():
                     return  # the loop is shutting down
+                silent = _silent(task.result(), component) if task.exception() is None else False
+                if silent and pressed is not None:
+                    await pressed.acknowledge(done=True)  # unless its screen answered it
+                    return
+                if pressed is not None and await pressed.close():
+                    deferred = True  # the next screen answered: what else is said follows
                 if isinstance(task.exception(), StoreUnavailable):
                     # Met outside a command (the service answers its own): the clear line.
                     refused = self.service.unavailable_reply(
@@ -189,7 +222,7 @@ class InteractionHandler:
         component: bool,
         deferred: bool,
     ) -> None:
-        if component and reply.ok and not reply.alert and reply.document is None:
+        if _silent(reply, component):
             # A press that worked shows in the table message itself: say nothing more.
             if not deferred:
                 await interaction.response.defer()
@@ -221,3 +254,8 @@ class InteractionHandler:
             user = user_of(interaction)
             if await self.service.reachable(user.key) is not True:
                 self.pulled(user.key, interaction)
+
+
+def _silent(reply: Reply, component: bool) -> bool:
+    """Whether a press's answer says nothing (it worked: the table message shows it)."""
+    return component and reply.ok and not reply.alert and reply.document is None

@@ -10,6 +10,15 @@ two edits queued around a DM show the same state).
 
 A screen's picture (a score sheet) is attached to its message as a file; an edit changes the
 text and buttons and keeps the attachment.
+
+A press on a private message (a DM hand, an ephemeral hand) is answered by the interaction
+it came with, which may update the pressed message itself (Discord's interaction response,
+type 7, or once the press was acknowledged, an edit of its original message through the
+interaction's webhook). Neither is a request of the DM channel's bucket (5 sends per 5 s),
+so the presser's next private screen of the same table, when their press gives them one (a
+trick's winner leads, a bid follows a bid), replaces the pressed hand at once instead of
+waiting behind that bucket as a new DM (`PressedMessage`): one message, shown once, in the
+order of the person's private lane like any other.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import aiohttp
 import discord
 
 from adapters.discord.buttons import build_view, render_text
+from bot.service import tokens
 from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey
 
@@ -33,7 +43,99 @@ log = logging.getLogger(__name__)
 #: Seconds an ephemeral hand is refreshed (Discord's interaction tokens last 15 minutes).
 PULLED_FOR = 14 * 60.0
 
+#: Seconds after a press on a private message during which the presser's next private screen
+#: of the same table replaces the pressed message (longer than a DM bucket's 5 s wait, short
+#: enough that the presser still looks at it: later screens come as new DMs, which notify).
+PRESS_WINDOW = 10.0
+
 NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def _table_ids(screen: Screen) -> set[str]:
+    """The tables the screen's buttons act on."""
+    found = set()
+    for row in screen.buttons:
+        for button in row:
+            decoded = tokens.decode(button.token) if button.token else None
+            if decoded is not None:
+                found.add(decoded.table_id)
+    return found
+
+
+class PressedMessage:
+    """A press on a private message (a DM hand, an ephemeral hand) and its interaction: the
+    presser's next private screen of the same table may be shown in the pressed message by
+    the interaction itself, once (`show`). The interaction's own answer (`acknowledge`,
+    `close`) and `show` take turns under one lock, so the interaction is responded to once:
+    `show` responds by updating the message when nothing answered yet, else edits the
+    response's message (the pressed one, after a silent acknowledgement); any other answer
+    (a refusal, an ephemeral reply) closes it first."""
+
+    def __init__(self, interaction: discord.Interaction[Any], table_id: str) -> None:
+        self.interaction = interaction
+        self.table_id = table_id
+        message = interaction.message
+        self.ephemeral = message is not None and message.flags.ephemeral
+        self.until = time.monotonic() + PRESS_WINDOW
+        self.open = True
+        self.lock = asyncio.Lock()
+
+    def fits(self, screen: Screen) -> bool:
+        """Whether `screen` may replace the pressed message: still open (the press's command
+        is under way, see `acknowledge`), within the window, a screen with buttons of the
+        pressed table only, no picture to attach."""
+        return (
+            self.open
+            and time.monotonic() <= self.until
+            and screen.image is None
+            and _table_ids(screen) == {self.table_id}
+        )
+
+    async def show(self, screen: Screen) -> bool:
+        """Show `screen` in the pressed message through the interaction; False when it may
+        not (any more) or Discord refused (the caller sends it as usual)."""
+        async with self.lock:
+            if not self.fits(screen):
+                return False
+            self.open = False
+            view = build_view(screen)
+            text = render_text(screen.text, screen.blocks)
+            try:
+                if self.interaction.response.is_done():
+                    await self.interaction.edit_original_response(
+                        content=text, view=view, allowed_mentions=NO_MENTIONS
+                    )
+                else:
+                    await self.interaction.response.edit_message(
+                        content=text, view=view, allowed_mentions=NO_MENTIONS
+                    )
+            except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+                log.info("updating a pressed message failed (%s): sent anew", exc)
+                return False
+            finally:
+                if view is not None:
+                    view.stop()  # presses are routed by the registered DynamicItem
+            return True
+
+    async def acknowledge(self, *, done: bool) -> None:
+        """The press's silent answer (it worked): acknowledged unless `show` answered it.
+        `done`: the press's command has returned, so the private screens its commit sends
+        have reached `show` already (the outbox queues them at the commit, and a person's
+        lane starts on them before the command's caller runs again): the pressed message is
+        closed to any later screen, which comes as a new DM (with a notification). Not done
+        (a slow command acknowledged in time), it stays open for the command's screen."""
+        async with self.lock:
+            if not self.interaction.response.is_done():
+                await self.interaction.response.defer()  # type 6: no visible change
+            if done:
+                self.open = False
+
+    async def close(self) -> bool:
+        """No screen may use the interaction any more (it answers otherwise); whether it was
+        already responded to (the answer then goes as a followup)."""
+        async with self.lock:
+            self.open = False
+            return self.interaction.response.is_done()
 
 
 class DiscordNotifier:
@@ -53,6 +155,39 @@ class DiscordNotifier:
         #: user key -> (interaction, until): the ephemeral hand last shown to a player whose
         #: DMs are closed, refreshed in place while its interaction token lives (15 minutes).
         self._pulled: dict[str, tuple[discord.Interaction[Any], float]] = {}
+        #: user key -> their last press on a private message, while it may show their next
+        #: private screen (`PressedMessage`).
+        self._pressed: dict[str, PressedMessage] = {}
+        #: user key -> the id of the newest DM sent to them (only that one may be updated by a
+        #: press: an older one would show a newer state above what came after it).
+        self._last_dm: dict[str, int] = {}
+
+    def pressing(
+        self, user: str, interaction: discord.Interaction[Any], token: str
+    ) -> PressedMessage | None:
+        """`user` pressed `token` in `interaction`: when the pressed message is private (a DM
+        or an ephemeral message) it may show their next private screen of the same table."""
+        message = interaction.message
+        decoded = tokens.decode(token)
+        if message is None or decoded is None:
+            return None
+        if not message.flags.ephemeral and interaction.guild_id is not None:
+            return None  # a channel's message: the table message's lane shows it
+        now = time.monotonic()
+        for key in [k for k, p in self._pressed.items() if p.until < now]:
+            del self._pressed[key]
+        pressed = PressedMessage(interaction, decoded.table_id)
+        if not self._newest(user, pressed):
+            return None  # not their newest DM (or not known to be, after a restart)
+        self._pressed[user] = pressed
+        return pressed
+
+    def _newest(self, user: str, pressed: PressedMessage) -> bool:
+        """Whether the pressed message may show `user`'s newest screen: an ephemeral hand,
+        or the newest DM this notifier sent them (an older one would show a newer state
+        above what came after it)."""
+        message = pressed.interaction.message
+        return pressed.ephemeral or (message is not None and self._last_dm.get(user) == message.id)
 
     def remember_pulled(self, user: str, interaction: discord.Interaction[Any]) -> None:
         """`user`'s private hand is shown ephemerally by `interaction` ("My hand"): `tell`
@@ -167,6 +302,23 @@ class DiscordNotifier:
         client = await self._ready()
         if client is None:
             return Delivery.FAILED
+        pressed = self._pressed.get(user)
+        if pressed is not None and not pressed.open:
+            del self._pressed[user]  # its press was answered: nothing more goes by it
+            pressed = None
+        if pressed is not None and not self._newest(user, pressed):
+            pressed = None  # a DM went after the pressed one: this screen goes below it
+        if pressed is not None and pressed.fits(screen) and await pressed.show(screen):
+            if self._pressed.get(user) is pressed:
+                del self._pressed[user]
+            if not pressed.ephemeral:
+                return Delivery.DELIVERED  # in their DM
+            if self.refreshes(user):
+                # The pressed hand is the one pulled: refreshed through this interaction
+                # from now on (its token lives 15 minutes from this press).
+                self._pulled[user] = (pressed.interaction, time.monotonic() + PULLED_FOR)
+                return Delivery.UNREACHABLE  # still unreachable by DM
+            return Delivery.DELIVERED
         if self.refreshes(user):
             await self._refresh_pulled(user, screen)
             return Delivery.UNREACHABLE  # still unreachable by DM
@@ -177,7 +329,8 @@ class DiscordNotifier:
             if view is not None:
                 kwargs["view"] = view
             try:
-                await dm.send(render_text(screen.text, screen.blocks), **kwargs)
+                sent = await dm.send(render_text(screen.text, screen.blocks), **kwargs)
+                self._last_dm[user] = sent.id
             finally:
                 if view is not None:
                     view.stop()  # presses are routed by the registered DynamicItem

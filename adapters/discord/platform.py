@@ -122,7 +122,10 @@ class DiscordPlatform:
         self.service = service
         service.set_command_prefix("discord", "/gnav ")
         self.handler = InteractionHandler(
-            service, defer_after=self.defer_after, pulled=self.notifier.remember_pulled
+            service,
+            defer_after=self.defer_after,
+            pulled=self.notifier.remember_pulled,
+            pressing=self.notifier.pressing,
         )
         try:
             # No network yet (a boot, an outage): logging in is tried again for a while.

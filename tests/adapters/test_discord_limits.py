@@ -6,13 +6,17 @@ state; a private message is not held up by the channel's bucket."""
 from __future__ import annotations
 
 import asyncio
+import random
+from typing import Any
 
 import aiohttp
+import pytest
 
 from bot.service.ports import Delivery, Screen
+from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
 from tests.adapters.test_discord_play import fake_world, running_bot
-from tests.fakes.discord_api import ChannelLimit
+from tests.fakes.discord_api import ChannelLimit, FakeDiscord
 
 
 async def test_table_edits_keep_the_channels_bucket_and_a_dm_is_not_held_up() -> None:
@@ -66,3 +70,102 @@ async def test_the_fake_refuses_a_sixth_send_within_the_channels_window() -> Non
             assert 0 < float(refused.headers["X-RateLimit-Reset-After"]) <= 60
             assert (await send(other.id)).status == 200
         assert fake.bucket_refusals == {world.channel.id: 1}
+
+
+def _tokens(message: dict[str, object]) -> set[str]:
+    rows = message.get("components") or []
+    return {c["custom_id"] for r in rows for c in r["components"] if c.get("custom_id")}  # type: ignore[index, union-attr]
+
+
+class AnsweredFirst(MemoryRepository):
+    """A store that commits a table only once `answered` presses were acknowledged: a slow
+    command, whose press the platform acknowledged before its commit."""
+
+    fake: FakeDiscord | None = None
+    answered = 0
+
+    async def save_table(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Wait for the acknowledgements, then save."""
+        fake = self.fake
+        if fake is not None:
+            await fake.wait_for(
+                lambda: (
+                    sum(1 for c in fake.calls if c.path.endswith("/callback") and c.status < 300)
+                    >= self.answered
+                ),
+                timeout=30,
+            )
+        return await super().save_table(*args, **kwargs)
+
+
+@pytest.mark.parametrize("defer_after", [2.0, 0.0])
+async def test_a_press_in_a_dm_shows_the_pressers_next_screen_by_its_own_response(
+    defer_after: float,
+) -> None:
+    """Issue 17, point 2: a press on their newest DM hand that leaves the presser deciding (a
+    give that follows a give, the winner of a trick leading) updates the pressed message
+    itself, by the press's interaction (no request of the DM channel's bucket of 5 sends per
+    5 s), to exactly the presser's current choices; the outbox sends that screen once (no DM
+    after it); a press that ends the presser's turn is answered silently (type 6) and the next
+    decider gets a DM. Answered before its screen was committed (`defer_after` 0: the press
+    is acknowledged at once, and its commit waits for that), the screen edits the press's
+    original message (the pressed one) through the interaction's webhook instead of
+    responding (type 7). The first deal of a Karnaval game of three people who play from
+    their newest DM."""
+    repo = AnsweredFirst()
+    async with (
+        fake_world() as world,
+        running_bot(world, repo, defer_after=defer_after) as bot,
+    ):
+        fake, service = world.fake, bot.service
+        erin = fake.add_user("erin", guilds=[world.guild])
+        people = [world.alice, world.carl, erin]
+        users = {p.id: User(f"discord:{p.id}", p.username) for p in people}
+        tk = TableKey("discord", str(world.channel.id))
+        assert (await service.open(tk, users[world.alice.id], game="karnaval")).ok
+        for p in people[1:]:
+            assert (await service.join(tk, users[p.id])).ok
+        assert (await service.configure(tk, users[world.alice.id], ["bots=0", "delay=60"])).ok
+        assert (await service.start(tk, users[world.alice.id])).ok
+        rng = random.Random(3)
+        updated = silent = 0
+        for _ in range(120):
+            await bot.settle()
+            table = await bot.table(world.channel)
+            if table.match.k.deals and table.match.k.deals[0].complete:
+                break
+            for person in people:
+                mine = {c.token for c in await service.choices_of(users[person.id])}
+                if mine:
+                    break
+            else:
+                raise AssertionError("nobody decides")
+            dm = fake.dm_channel(person)
+            newest = fake.dms_to(person)[-1]
+            assert _tokens(newest) == mine  # the newest DM shows the current choices
+            posted = len(fake.dms_to(person))
+            webhook_edits = len(fake.find_calls("PATCH", r"/webhooks/.*/messages/@original"))
+            if not defer_after:
+                repo.fake = fake
+                repo.answered = len(fake.find_calls("POST", r"/interactions/.*/callback")) + 1
+            iid = await fake.press(person, dm, int(newest["id"]), rng.choice(sorted(mine)))
+            response = await fake.wait_for_response(iid)
+            assert bot.platform.handler is not None
+            await bot.platform.handler.wait_idle(30)  # the press's command is done
+            await bot.settle()
+            after = {c.token for c in await service.choices_of(users[person.id])}
+            edited = len(fake.find_calls("PATCH", r"/webhooks/.*/messages/@original"))
+            if after:  # still deciding: the pressed message shows it, no new DM
+                updated += 1
+                assert _tokens(fake.message(int(newest["id"]))) == after
+                assert len(fake.dms_to(person)) == posted
+                if defer_after:
+                    assert response["type"] == 7 and _tokens(response["data"]) == after
+                    assert edited == webhook_edits
+                else:
+                    assert response == {"type": 6} and edited == webhook_edits + 1
+            else:
+                silent += 1
+                assert response == {"type": 6} and edited == webhook_edits
+                assert len(fake.dms_to(person)) == posted
+        assert updated and silent

@@ -99,7 +99,7 @@ async def _play(world: World, tmp_path: Path) -> None:
 
         # Bob plays every one of his steps of the first deal from the ephemeral view,
         # pulled once and refreshed in place when it is his turn again.
-        bob_steps = 0
+        bob_steps = updated = 0
         hand_id: int | None = None
         for _ in range(200):
             await bot.settle()
@@ -125,12 +125,23 @@ async def _play(world: World, tmp_path: Path) -> None:
                 labels = buttons_of(hand)
                 label = rng.choice(sorted(labels))
                 iid = await fake.press(world.bob, world.channel, int(hand["id"]), labels[label])
-                await fake.wait_for_response(iid)
-                assert fake.interaction(iid).response == {"type": 6}, fake.interaction(iid)
+                response = await fake.wait_for_response(iid)
+                await bot.settle()
+                mine = {c.token for c in await bot.service.choices_of(users["bob"])}
+                if response["type"] == 7:
+                    # Still his turn (a give follows a give): the press's own response
+                    # shows his next choices in the hand he pressed.
+                    shown = {c["custom_id"] for r in response["data"]["components"]
+                             for c in r["components"]}  # fmt: skip
+                    assert mine and shown == mine
+                    updated += 1
+                else:
+                    assert response == {"type": 6}, fake.interaction(iid)  # silent
                 bob_steps += 1
             else:
                 assert await _act(world, bot, tk, users, rng)
         assert bob_steps >= 2  # at least once from a refreshed hand
+        assert updated  # at least once by the press's own response
         await bot.settle()
         before = await bot.table(world.channel)
         plays = len(before.match.k.current.plays)
