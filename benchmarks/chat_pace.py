@@ -15,7 +15,9 @@ next decider's private screen (p50/p99; a deal's first screen follows the next-d
 not a press: not counted), how stale the group's table message got (p99, and from each
 deal's last move to its result in the group), group calls in the busiest minute, 429s
 received, result posts lost, and bytes of state written per move in the first and last
-deal. The last line is one JSON object (Karnaval on Telegram).
+deal; and why the private screens slower than half a second waited (the private chat's
+own pace behind the person's previous message, or the bot). The last line is one JSON
+object (Karnaval on Telegram).
 
 `--scale 0.1` runs every limit ten times faster (a minute of the group's budget lasts 6 s) in
 the fake and in the bot alike, so a game bound by the budget ends ten times sooner; times are
@@ -84,6 +86,10 @@ class Run:
     wall: float = 0.0
     moves: int = 0
     private: list[float] = field(default_factory=list)
+    #: Per counted press: (delay, the decider's private chat, the screen's message id).
+    private_at: list[tuple[float, int, int]] = field(default_factory=list)
+    #: Why the slow screens (above a second's half) waited: cause -> count.
+    slow_causes: dict[str, int] = field(default_factory=dict)
     deal_end: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
     busiest: int = 0
@@ -122,6 +128,7 @@ class Run:
             "refused_429_group": self.refused_group,
             "refused_429_private": self.refused_private,
             "posts_lost": self.lost,
+            "slow_private_causes": self.slow_causes,
             "state_bytes_per_move_first_deal": round(self.bytes_first),
             "state_bytes_per_move_last_deal": round(self.bytes_last),
         }
@@ -223,6 +230,7 @@ async def _game(
                 first_of_deal = False
             else:
                 run.private.append(now - last_press)
+                run.private_at.append((now - last_press, user.id, msg.message_id))
             tg.user_presses(user, tg.private_chat(user), msg.message_id, rng.choice(mine))
             last_press = loop.time()
             run.moves += 1
@@ -273,6 +281,7 @@ async def _game(
     # where the outbox tracks them; the code before it kept only each sent message's lag).
     outbox = bench.service.outbox
     run.lags = list(getattr(outbox, "stale", outbox.lags))
+    run.slow_causes = _slow_causes(run, calls)
     # Bytes of state per save during the first deal and the last.
     saves = repo.saves
     first = saves[: saves_at_deal.get(1, len(saves))]
@@ -413,6 +422,37 @@ async def _game_discord(
     run.bytes_last = statistics.fmean(last) if last else 0.0
 
 
+def _slow_causes(run: Run, calls: list[Any]) -> dict[str, int]:
+    """Why the private screens slower than half a second (real time) waited: "pace: own
+    screen/line just before" when the call before it in the same private chat came less
+    than 1.2 s before (the chat's pace of about one a second held it; a screen: the same
+    person decided just before, a line: their hand or a private line), else "bot" (the
+    bot itself was slow to send it)."""
+    by_chat: dict[int, list[Any]] = {}
+    for c in calls:
+        chat = int(c.params.get("chat_id") or 0)
+        if c.ok and chat > 0 and c.method.lower() in FLOODED_METHODS:
+            by_chat.setdefault(chat, []).append(c)
+    causes: dict[str, int] = {}
+    for delay, chat, message_id in run.private_at:
+        if delay / run.scale <= 0.5:
+            continue
+        sent = by_chat.get(chat, [])
+        i = next(
+            (i for i, c in enumerate(sent) if (c.result or {}).get("message_id") == message_id),
+            None,
+        )
+        cause = "bot"
+        if i is not None and i > 0:
+            before = sent[i - 1]
+            if (sent[i].time - before.time) / run.scale < 1.2:
+                markup = before.params.get("reply_markup") or {}
+                kind = "screen" if markup.get("inline_keyboard") else "line"
+                cause = f"pace: own {kind} just before"
+        causes[cause] = causes.get(cause, 0) + 1
+    return causes
+
+
 def _user(user: FakeUser) -> Any:
     from bot.service.table import User
 
@@ -452,7 +492,8 @@ def main() -> None:
             f"{fig['deal_end_shown_p50_s']} s max {fig['deal_end_shown_max_s']} s; busiest "
             f"minute {fig['group_calls_busiest_minute']} group calls; 429s {fig['refused_429']}; "
             f"(group {fig['refused_429_group']}, private {fig['refused_429_private']}); "
-            f"posts lost {fig['posts_lost']}; state bytes/move first deal "
+            f"posts lost {fig['posts_lost']}; private screens over 0.5 s by cause "
+            f"{fig['slow_private_causes']}; state bytes/move first deal "
             f"{fig['state_bytes_per_move_first_deal']} "
             f"last {fig['state_bytes_per_move_last_deal']}",
             flush=True,

@@ -140,16 +140,19 @@ class Lanes(BaseRateLimiter[int]):
         return lane
 
     async def ready(self, chat_id: int | str) -> None:
-        """Return once an edit of a table message in `chat_id` may go: its lane has room
-        beyond the calls kept for posts (`reserve`), the last call is one even step back,
-        and the bot has room. It takes nothing: the call that follows spends the budget."""
+        """Return once a call to `chat_id` would go at once: in a group, an edit of a table
+        message (its lane has room beyond the calls kept for posts, `reserve`, and the last
+        call is one even step back); in a private chat, the next message (one even step
+        after the last); and the bot has room. It takes nothing: the call that follows
+        spends the budget."""
         loop = asyncio.get_running_loop()
         key = _chat_key(chat_id)
         lane = self._lane(key)
         limit, spacing = lane.limit, 0.0
-        if _group(key) and lane.limit > 0:
-            limit = max(1, lane.limit - self.limits.reserve)
+        if lane.limit > 0:
             spacing = lane.window / lane.limit
+            if _group(key):
+                limit = max(1, lane.limit - self.limits.reserve)
         while True:
             now = loop.time()
             wait = max(lane.wait(now, limit, spacing), self._overall.wait(now))

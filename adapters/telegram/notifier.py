@@ -144,7 +144,21 @@ class TelegramNotifier:
         stopping never waits out a group's spent minute here either."""
         if self.lanes is None or self._closed.is_set():
             return
-        room = asyncio.ensure_future(self.lanes.ready(int(TableKey.parse(channel).chat)))
+        await self._until_room(int(TableKey.parse(channel).chat))
+
+    async def ready_private(self, user: str) -> None:
+        """Return once a private message to `user` would go at once (the lane of their
+        private chat has room), or at once when the notifier closes or `user` is no person
+        of this platform (`tell` then says so)."""
+        _, _, raw_id = user.partition(":")
+        if self.lanes is None or self._closed.is_set() or not raw_id.isdigit():
+            return
+        await self._until_room(int(raw_id))
+
+    async def _until_room(self, chat_id: int) -> None:
+        """Wait until the lanes have room for a call to `chat_id`, or the notifier closes."""
+        assert self.lanes is not None
+        room = asyncio.ensure_future(self.lanes.ready(chat_id))
         closed = asyncio.ensure_future(self._closed.wait())
         try:
             await asyncio.wait({room, closed}, return_when=asyncio.FIRST_COMPLETED)

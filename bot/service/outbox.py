@@ -57,7 +57,14 @@ from bot.service.ports import (
     TableShot,
 )
 from bot.service.samples import Samples
-from bot.service.table_message import OnPosted, RenderShot, Shown, TableMessage, TableMessages
+from bot.service.table_message import (
+    OnPosted,
+    RenderShot,
+    Shown,
+    TableMessage,
+    TableMessages,
+    merge_private,
+)
 
 if TYPE_CHECKING:
     from bot.service.ports import Clock, Repository
@@ -132,6 +139,8 @@ class _Queue:
     #: shared store's claim is renewed and what else waits is claimed).
     finish: bool = False
     task: asyncio.Task[None] | None = None
+    #: Set when a message joins `messages` (an edit waiting for the budget looks again).
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @dataclass(slots=True)
@@ -288,6 +297,7 @@ class Outbox:
                 q.finish = True  # the table's deliverer renews the claim and takes what waits
             return
         q.messages.append(m)
+        q.arrived.set()
 
     def _start(self, channel: str, q: _Queue) -> None:
         if (q.messages or q.finish) and (q.task is None or q.task.done()):
@@ -295,27 +305,54 @@ class Outbox:
 
     async def _tell_all(self, user: str, lane: _PrivateLane) -> None:
         """Send a person's private messages in order; each is marked once sent. After a crash
-        only the newest of a table's is sent: nobody is left with an out-of-date screen."""
+        only the newest of a table's is sent: nobody is left with an out-of-date screen.
+
+        Where the platform says when the person's chat has room (`ready_private`), what waits
+        meanwhile goes as one message (`merge_private`: the newest private screen of a table
+        wins, the lines before it go with it), so a spent private budget delays one message,
+        not a queue of out-of-date screens."""
+        ready = getattr(self.notifier, "ready_private", None)
         while lane.waiting:
+            if ready is not None:
+                try:
+                    await ready(user)
+                except Exception:  # the platform is going: the send below says so
+                    log.debug("waiting for room in %s's private chat failed", user)
             channel, m = lane.waiting.popleft()
             if m.attempts > 1 and any(c == channel for c, _ in lane.waiting):
-                pass  # a newer private message of the same table follows
-            else:
-                try:
-                    staged = m.screen
-                    screen = (
-                        await self._render_shot(channel, staged)
-                        if isinstance(staged, TableShot)
-                        else staged
-                    )
-                    if screen is not None:
-                        result = await self.notifier.tell(user, screen)
-                        await self._on_told(user, result)
-                except Exception:  # a platform failure must not stop the person's lane
-                    log.exception("a private message to %s failed", user)
-                self.lags.append(max(0.0, self.clock.now() - m.created_at))
-            if m.id:
-                self._mark_soon(channel, [m.id], False)
+                if m.id:  # a newer private message of the same table follows
+                    self._mark_soon(channel, [m.id], False)
+                continue
+            run = [m]
+            if isinstance(m.screen, Screen):
+                while lane.waiting and lane.waiting[0][0] == channel:
+                    nxt = lane.waiting[0][1]
+                    if not isinstance(nxt.screen, Screen):
+                        break
+                    run.append(nxt)
+                    lane.waiting.popleft()
+            taken, screen = merge_private([r.screen for r in run])
+            for rest in reversed(run[taken:]):  # they did not fit: sent next
+                lane.waiting.appendleft((channel, rest))
+            run = run[:taken]
+            try:
+                staged = screen
+                shown = (
+                    await self._render_shot(channel, staged)
+                    if isinstance(staged, TableShot)
+                    else staged
+                )
+                if shown is not None:
+                    result = await self.notifier.tell(user, shown)
+                    await self._on_told(user, result)
+            except Exception:  # a platform failure must not stop the person's lane
+                log.exception("a private message to %s failed", user)
+            now = self.clock.now()
+            for r in run:
+                self.lags.append(max(0.0, now - r.created_at))
+            done = [r.id for r in run if r.id]
+            if done:
+                self._mark_soon(channel, done, False)
         if self._private.get(user) is lane and not lane.waiting:
             del self._private[user]
 
@@ -395,7 +432,9 @@ class Outbox:
             posted = False
             for i, m in enumerate(pending):
                 later = pending[i + 1 :]
-                if await self.policy.due(channel, q.view, m, later, lambda: list(q.messages)):
+                if await self.policy.due(
+                    channel, q.view, m, later, lambda: list(q.messages), q.arrived
+                ):
                     try:
                         posted |= await self.policy.send(channel, q.view, m)
                     except Exception:  # a platform failure must not stop the table's queue

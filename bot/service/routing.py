@@ -26,6 +26,20 @@ class RoutingNotifier:
         n = self._for(channel)
         return False if n is None else await n.edit(channel, message_ref, screen)
 
+    async def ready(self, channel: str) -> None:
+        """Wait until the channel's platform has room for a table message's edit, where the
+        platform keeps a budget (`Notifier.ready`); at once otherwise."""
+        ready = getattr(self._for(channel), "ready", None)
+        if ready is not None:
+            await ready(channel)
+
+    async def ready_private(self, user: str) -> None:
+        """Wait until the user's platform has room for a private message to them, where it
+        keeps a budget per private chat; at once otherwise."""
+        ready = getattr(self._for(user), "ready_private", None)
+        if ready is not None:
+            await ready(user)
+
     def refreshes(self, user: str) -> bool:
         """True when the user's platform can refresh a private view it showed in a chat."""
         n = self._for(user)

@@ -12,6 +12,7 @@ retries and marks.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,51 @@ OnPosted = Callable[[str, str], Awaitable[None]]
 
 #: Renderings at the commit kept per table for its delivery (more are rendered anew).
 RENDERED_KEPT = 8
+
+#: The longest text of private messages sent as one (`bot.service.core.MAX_TEXT`, a text
+#: every platform takes in one message).
+MERGED_TEXT = 1900
+
+
+def merge_private(screens: list[Shown]) -> tuple[int, Shown]:
+    """What of a person's private messages of one table, waiting together, goes as one
+    message: (how many of the first `screens`, the message). A private screen (one with
+    buttons: the person's choices) is state, the newest wins: an older one waiting is out of
+    date (its buttons are stale, its text shows less than the newer). A line without buttons
+    (a hand dealt, what a step meant for the person) is an event: never dropped, it goes in
+    the message, in order, above the screen that follows it. A run goes up to its last
+    screen (a line after it waits for the next message, so a screen never looks newer than
+    a line it predates) and as long as the text fits; a picture, or a shot of the table,
+    goes alone."""
+    first = screens[0]
+    if not isinstance(first, Screen) or first.image is not None:
+        return 1, first
+    run: list[Screen] = []
+    for s in screens:
+        if not isinstance(s, Screen) or s.image is not None:
+            break
+        run.append(s)
+    best: tuple[int, Shown] = (1, first)
+    for n in range(2, len(run) + 1):
+        merged = _merged(run[:n])
+        if merged is None:
+            break
+        if run[n - 1].buttons or not any(s.buttons for s in run[:n]):
+            best = (n, merged)
+    return best
+
+
+def _merged(run: list[Screen]) -> Screen | None:
+    """`run` as one message (None: its text would not fit one)."""
+    newest = max((i for i, s in enumerate(run) if s.buttons), default=-1)
+    parts = [s for i, s in enumerate(run) if not s.buttons or i == newest]
+    text = "\n\n".join(s.text for s in parts)
+    if len(text) > MERGED_TEXT:
+        return None
+    literals = tuple(dict.fromkeys(x for s in parts for x in s.literals))
+    blocks = tuple(dict.fromkeys(x for s in parts for x in s.blocks))
+    buttons = run[newest].buttons if newest >= 0 else ()
+    return Screen(text, buttons, literals=literals, blocks=blocks, language=run[-1].language)
 
 
 @dataclass(slots=True)
@@ -86,6 +132,12 @@ class TableMessages:
                     return n.freeze is not None
         return False
 
+    @staticmethod
+    def followed_by_post(later: list[OutMessage]) -> bool:
+        """A post (a deal's result, a new table message) follows: the edit before it ends
+        what the post follows, and goes with it, unpaced."""
+        return any(n.kind in ("post", "post_table") for n in later)
+
     async def due(
         self,
         channel: str,
@@ -93,24 +145,59 @@ class TableMessages:
         m: OutMessage,
         later: list[OutMessage],
         arrived: Callable[[], list[OutMessage]],
+        more: asyncio.Event | None = None,
     ) -> bool:
         """Whether `m` is to be sent now. An edit of the table message waits for the
         channel's budget, then goes only if nothing newer came meanwhile (`arrived`: what was
         committed while it waited); else it is merged into the newer one. An edit a post
-        follows (the last moves of a deal before its result) goes with the post, unpaced."""
+        follows (the last moves of a deal before its result) goes with the post, unpaced.
+
+        `more` is set when a message of the channel arrives: an edit waiting for the budget
+        stops waiting when a newer edit replaces it or a post comes (a deal's end then goes
+        out at once, on the calls kept for posts, not after the paced edit's turn)."""
         if m.kind != "edit":
             return True
         if not self.superseded(m, later):
-            if any(n.kind in ("post", "post_table") for n in later):
+            if self.followed_by_post(later):
                 return True  # it ends what a post follows (a deal's last moves): no pacing
             ready = getattr(self.notifier, "ready", None)
             if ready is not None:
-                await ready(channel)
-            if not self.superseded(m, arrived()):
+                await self._until_ready(ready(channel), m, arrived, more)
+            newer = arrived()
+            if not self.superseded(m, newer):
                 return True
         if tm.stale_since is None or m.created_at < tm.stale_since:
             tm.stale_since = m.created_at
         return False
+
+    async def _until_ready(
+        self,
+        ready: Awaitable[None],
+        m: OutMessage,
+        arrived: Callable[[], list[OutMessage]],
+        more: asyncio.Event | None,
+    ) -> None:
+        """Wait for the channel's budget (`ready`), or until what arrived meanwhile replaces
+        `m` or puts a post after it (`more` tells of arrivals; None: the budget alone)."""
+        room = asyncio.ensure_future(ready)
+        try:
+            while not room.done():
+                if more is None:
+                    await room
+                    return
+                newer = arrived()
+                if self.superseded(m, newer) or self.followed_by_post(newer):
+                    return
+                more.clear()
+                woke = asyncio.ensure_future(more.wait())
+                try:
+                    await asyncio.wait({room, woke}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    woke.cancel()
+        finally:
+            if not room.done():
+                room.cancel()
+                await asyncio.gather(room, return_exceptions=True)
 
     def sent(self, tm: TableMessage, m: OutMessage) -> None:
         """Note how far behind the game `m` (and what was merged into it) went out."""

@@ -1,11 +1,17 @@
 """Lanes (issue 17): a private screen never waits for the group's budget; the table message is
 "latest state wins" while the budget is spent (merged, never older after newer); a restart in
-the middle of a spent budget shows the newest state once."""
+the middle of a spent budget shows the newest state once; a round's end is not held behind a
+paced edit; private messages waiting for a spent private budget go as one (the newest screen
+wins, no line is dropped)."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from bot.service.ports import Button, OutMessage, Screen
+from bot.service.routing import RoutingNotifier
 from bot.service.table import User
 from storage.memory import MemoryRepository
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
@@ -55,9 +61,13 @@ async def _until(check, what: str) -> None:  # type: ignore[no-untyped-def]
     raise AssertionError(f"never: {what}")
 
 
-async def test_a_private_screen_goes_out_while_the_groups_budget_is_spent() -> None:
+@pytest.mark.parametrize("routed", [False, True], ids=["notifier", "routed"])
+async def test_a_private_screen_goes_out_while_the_groups_budget_is_spent(routed: bool) -> None:
+    """`routed`: behind the notifier `gnav-bot run` builds (one for every platform), which
+    passes the platform's budget on."""
     h = Harness()
-    budget = h.notifier = BudgetNotifier()
+    budget = BudgetNotifier()
+    h.notifier = RoutingNotifier({"test": budget}) if routed else budget  # type: ignore[assignment]
     h.service = h.make_service()
     await _started(h)
     told = sum(len(v) for v in budget.private.values())
@@ -117,3 +127,86 @@ async def test_a_restart_in_the_middle_of_a_spent_budget_sends_the_newest_state_
     note = posted[0].screen.text.split("\n")[0]
     assert posted[0].screen == second.service.render(table, note=note)
     assert [kind for kind, channel, _ in sent.order if channel == CHANNEL.key] == ["post"]
+
+
+async def test_a_rounds_end_goes_out_at_once_while_an_edit_waits_for_the_groups_budget() -> None:
+    """The paced edit before a round's end stops waiting for the group's budget when the end
+    comes: it is merged into the round's last state, which goes with the reveal at once (on
+    the calls a platform keeps for posts), not after the paced edit's turn."""
+    h = Harness()
+    budget = h.notifier = BudgetNotifier()
+    h.service = h.make_service()
+    await _started(h)
+    msg = budget.last(CHANNEL.key)
+    before = len(msg.history)
+    posts = len(budget.posts(CHANNEL.key))
+    budget.budget.clear()  # the group's budget for paced edits is spent
+    await _move(h, "stay")
+    await _until(lambda: budget.waiting == 1, "the edit waiting for the group's budget")
+    for _ in range(2):  # the dealer's move ends the round
+        await _move(h, "stay")
+    await _until(lambda: len(budget.posts(CHANNEL.key)) > posts, "the reveal, budget spent")
+    await _until(lambda: budget.waiting == 0, "the paced edit no longer waiting")
+    assert "Reveal of round 1" in budget.last(CHANNEL.key).screen.text  # the round did end
+    # The round's message went from its state before the moves to its end in one edit (the
+    # waiting one merged), without buttons; then the reveal as a new message.
+    assert len(msg.history) == before + 1
+    assert msg.screen.buttons == ()
+    kinds = [kind for kind, channel, _ in budget.order if channel == CHANNEL.key]
+    assert kinds[-2:] == ["edit", "post"]
+    budget.budget.set()
+    await h.settle()
+
+
+class PrivateBudgetNotifier(RecordingNotifier):
+    """A platform whose private chats have a budget: `ready_private` waits until it is
+    given back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.room = asyncio.Event()
+        self.room.set()
+        self.waiting = 0
+
+    async def ready_private(self, user: str) -> None:
+        """Return once a private message to `user` would go at once."""
+        self.waiting += 1
+        try:
+            await self.room.wait()
+        finally:
+            self.waiting -= 1
+
+
+@pytest.mark.parametrize("routed", [False, True], ids=["notifier", "routed"])
+async def test_private_messages_waiting_for_the_budget_go_as_one_the_newest_screen_wins(
+    routed: bool,
+) -> None:
+    h = Harness()
+    n = PrivateBudgetNotifier()
+    h.notifier = RoutingNotifier({"test": n}) if routed else n  # type: ignore[assignment]
+    h.service = h.make_service()
+    outbox = h.service.outbox
+
+    def tell(text: str, *labels: str) -> None:
+        buttons = (tuple(Button(b, f"t-{b}") for b in labels),) if labels else ()
+        screen = Screen(text, buttons, literals=("Bob",))
+        outbox.deliver(CHANNEL.key, [OutMessage("tell", screen, user=ALICE.key)])
+
+    tell("You hold VII", "Stay", "Swap")
+    await _until(lambda: ALICE.key in n.private, "the first screen")
+    n.room.clear()  # Alice's private chat has no room for a while
+    tell("You hold VII", "Swap")  # out of date once the next screen comes
+    tell("From Bob you now hold XII")  # a line: never dropped
+    tell("You hold XII", "Stay")  # the newest screen
+    tell("Bob swapped")  # a line after it: never above the screen it follows
+    await _until(lambda: n.waiting == 1, "the lane waiting for room")
+    n.room.set()
+    await outbox.drain()
+    assert n.private[ALICE.key] == [
+        "You hold VII",
+        "From Bob you now hold XII\n\nYou hold XII",
+        "Bob swapped",
+    ]
+    merged = n.private_screens[ALICE.key][1]
+    assert [b.label for row in merged.buttons for b in row] == ["Stay"]
+    assert merged.literals == ("Bob",)
