@@ -95,6 +95,8 @@ class Run:
     busiest: int = 0
     refused: int = 0
     private_sent: int = 0
+    #: Private screens shown in the pressed message by the press's own interaction (Discord).
+    private_by_press: int = 0
     refused_group: int = 0
     refused_private: int = 0
     lost: int = 0
@@ -115,6 +117,7 @@ class Run:
             "wall_min": round(self.wall / s / 60, 2),
             "moves": self.moves,
             "private_messages": self.private_sent,
+            "private_by_press_response": self.private_by_press,
             "moves_per_min": round(self.moves / (self.wall / s / 60), 1) if self.wall else 0,
             "press_to_private_p50_s": round(_pct(self.private, 50) / s, 3),
             "press_to_private_p99_s": round(_pct(self.private, 99) / s, 3),
@@ -394,6 +397,16 @@ async def _game_discord(
     run.private_sent = sum(
         1 for c in calls if c.method == "POST" and c.status == 200 and c.path in dms
     )
+    # A press's response updating the pressed hand (type 7), or its webhook's edit of it.
+    run.private_by_press = sum(
+        1
+        for c in calls
+        if c.status in (200, 204)
+        and (
+            (c.path.endswith("/callback") and (c.json or {}).get("type") == 7)
+            or (c.method == "PATCH" and c.path.endswith("/messages/@original"))
+        )
+    )
     times = [c.at for c in channel_calls if c.status == 200]
     window, j = 60 * run.scale, 0
     for i, t in enumerate(times):
@@ -486,7 +499,8 @@ def main() -> None:
             f"karnaval {n}p {platform} (scale {args.scale:g}, real-time equivalents): "
             f"game {fig['wall_min']} min ({fig['wall_s_measured']} s measured, "
             f"{time.monotonic() - started:.0f} s with set-up), {fig['moves']} moves, "
-            f"{fig['moves_per_min']} moves/min; press->private p50 "
+            f"{fig['moves_per_min']} moves/min; {fig['private_messages']} private messages "
+            f"(+{fig['private_by_press_response']} by a press's own response); press->private p50 "
             f"{fig['press_to_private_p50_s']} s p99 {fig['press_to_private_p99_s']} s; "
             f"group stale p99 {fig['group_stale_p99_s']} s, deal end shown p50 "
             f"{fig['deal_end_shown_p50_s']} s max {fig['deal_end_shown_max_s']} s; busiest "

@@ -14,6 +14,21 @@ Printed per N: actions/s over all workers, latencies, lags, and the core count; 
 is one JSON object. Run (PostgreSQL from GNAV_BENCH_POSTGRES_DSN, else the local server):
 `.venv/bin/python benchmarks/multiprocess.py` (about two minutes; `--processes 1 2 4`,
 `--tables N`, `--seconds S` to change it).
+
+`--chat`: how N processes share one bot token's budgets (issue 17). The parent runs the fake
+Bot API (tests/fakes/telegram_api.py) keeping Telegram's limits (20 sends and edits per
+sliding minute per group, about 1 a second per private chat, 30 a second per bot: a 429 with
+`retry_after` beyond them) and opens `--groups` tables of bot seats in as many groups
+through the real Telegram adapter; then N worker processes, each the real adapter
+(python-telegram-bot, the lanes of adapters/telegram/limits.py) and the service on the same
+PostgreSQL, serve them for `--seconds` (only sending: bots play, nobody presses; updates
+would come by webhook to any process). Tables keep a next-round delay (`--delay`, default
+16 s: longer than the outbox's 15 s lease, so a table's next round may be delivered by
+another process than its last one). Printed per N: group calls in the busiest sliding minute
+of any group (the budget is 20), 429s received (per group and in all), calls per group, and
+rounds played.
+
+    .venv/bin/python benchmarks/multiprocess.py --chat --processes 1 3
 """
 
 from __future__ import annotations
@@ -27,6 +42,7 @@ if __package__ in (None, ""):
 import argparse
 import asyncio
 import json
+import logging
 import os
 import random
 import secrets
@@ -169,6 +185,165 @@ async def run_n(n: int, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# -- --chat: one bot token's budgets shared by N processes ----------------------------------
+
+
+def _chat_settings(base_url: str, token: str) -> Any:
+    from bot.config import BotSettings
+
+    values: dict[str, Any] = {
+        "telegram_token": token,
+        "telegram_base_url": base_url,
+        "telegram_base_file_url": base_url.replace("/bot", "/file/bot"),
+        "telegram_mode": "polling",
+    }
+    return BotSettings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+def _sender(base_url: str, token: str, drain: float) -> Any:
+    """The real Telegram adapter, sending only (updates would go to another process)."""
+    from adapters.telegram.platform import TelegramLimits, TelegramPlatform
+
+    class Sender(TelegramPlatform):
+        async def _receive(self, app: Any) -> None:
+            return None
+
+    limits = TelegramLimits(drain_timeout=drain)
+    return Sender(_chat_settings(base_url, token), limits=limits)
+
+
+async def chat_setup(
+    schema: str, base_url: str, token: str, keys: list[str], args: argparse.Namespace
+) -> None:
+    """Open a table of bot seats in each group, through the real adapter; stop quietly."""
+    repo = await _open(schema, 10)
+    platform = _sender(base_url, token, 60.0)
+    service = TableService(repo, platform.notifier, bot_delay=3600.0, games=all_games())
+    await platform.start(service)
+    try:
+        for key in keys:
+            tk = TableKey.parse(key)
+            await service.open(tk, HOST, sit=False)
+            changes = [f"bots={args.players}", "lives=9", f"delay={args.delay}"]
+            reply = await service.configure(tk, HOST, changes)
+            assert reply.ok, reply.text
+            reply = await service.start(tk, HOST)
+            assert reply.ok, reply.text
+        await service.outbox.drain()
+    finally:
+        await platform.stop()
+        await service.shutdown()
+        await repo.close()
+
+
+async def chat_worker(
+    schema: str, base_url: str, token: str, seconds: float, bot_delay: float
+) -> dict[str, Any]:
+    """Serve the tables (bots play, the adapter sends) for `seconds`."""
+    repo = await _open(schema, 8)
+    platform = _sender(base_url, token, 2.0)
+    service = TableService(
+        repo, platform.notifier, rng=random.Random(), bot_delay=bot_delay, games=all_games()
+    )
+    await service.resume()
+    await platform.start(service)
+    loop = asyncio.create_task(service.run())
+    await asyncio.sleep(seconds)
+    loop.cancel()
+    await asyncio.gather(loop, return_exceptions=True)
+    await platform.stop()
+    await service.shutdown()
+    await repo.close()
+    return {"owner": service.outbox.owner}
+
+
+def _busiest(times: list[float], window: float) -> int:
+    """The most calls in any sliding `window` (times sorted)."""
+    most, j = 0, 0
+    for i, t in enumerate(times):
+        while times[j] <= t - window:
+            j += 1
+        most = max(most, i - j + 1)
+    return most
+
+
+async def chat_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
+    """One measurement of `n` sending processes against one fake Bot API."""
+    import asyncpg
+
+    from tests.fakes.telegram_api import FLOODED_METHODS, FakeTelegram, FloodLimits
+
+    schema = f"gnav_bench_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(DSN)
+    await admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        async with FakeTelegram(flood=FloodLimits()) as tg:
+            groups = [tg.add_group(f"Group {i}") for i in range(args.groups)]
+            keys = [f"telegram:{g.id}" for g in groups]
+            await chat_setup(schema, tg.base_url, tg.token, keys, args)
+            loop = asyncio.get_running_loop()
+            first = len(tg.calls())
+            start = loop.time()
+            cmd = [
+                sys.executable, str(Path(__file__).resolve()), "--chat-worker", schema,
+                tg.base_url, tg.token, "--seconds", str(args.seconds),
+                "--bot-delay", str(args.bot_delay),
+            ]  # fmt: skip
+            procs = [
+                await asyncio.create_subprocess_exec(*cmd, stdout=subprocess.PIPE) for _ in range(n)
+            ]
+            outs = [await p.communicate() for p in procs]
+            elapsed = loop.time() - start
+            calls = [c for c in tg.calls()[first:] if c.method.lower() in FLOODED_METHODS]
+            refused = dict(tg.flood_refusals)
+    finally:
+        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await admin.close()
+    for out, _ in outs:
+        json.loads(out.decode().strip().splitlines()[-1])  # each worker ended well
+    ids = {g.id for g in groups}
+    per_group: dict[int, list[float]] = {g: [] for g in ids}
+    for c in calls:
+        chat = c.params.get("chat_id")
+        if chat in ids and c.ok:
+            per_group[chat].append(c.time)
+    busiest = {g: _busiest(sorted(t), 60.0) for g, t in per_group.items()}
+    rounds = sum(
+        1
+        for c in calls
+        if c.ok and c.method.lower() == "sendmessage" and c.params.get("chat_id") in ids
+    )
+    return {
+        "processes": n,
+        "groups": args.groups,
+        "seconds": round(elapsed, 1),
+        "busiest_minute_max": max(busiest.values(), default=0),
+        "busiest_minute_mean": round(statistics.fmean(busiest.values()), 1),
+        "refused_429": sum(1 for c in calls if c.status == 429),
+        "refused_429_group": sum(v for k, v in refused.items() if k in ids),
+        "groups_refused": sum(1 for k, v in refused.items() if k in ids and v),
+        "group_calls": sum(len(t) for t in per_group.values()),
+        "group_posts": rounds,
+    }
+
+
+async def chat_main(args: argparse.Namespace) -> None:
+    """`--chat`: each N of `--processes`, printed, then one JSON line."""
+    runs = []
+    for n in args.processes:
+        r = await chat_run(n, args)
+        runs.append(r)
+        print(
+            f"{n} process(es), {args.groups} groups of {args.players} bot seats, "
+            f"{r['seconds']} s: busiest minute of a group {r['busiest_minute_max']} calls "
+            f"(mean over groups {r['busiest_minute_mean']}; the budget is 20), 429s "
+            f"{r['refused_429']} ({r['groups_refused']} groups), {r['group_calls']} group "
+            f"calls, {r['group_posts']} posts",
+            flush=True,
+        )
+    print(json.dumps({"chat": runs}))
+
+
 async def main() -> None:
     """Parse arguments; run as the parent or as one worker."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -179,7 +354,25 @@ async def main() -> None:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--parallel", type=int, default=64, help="deadlines handled at once")
     parser.add_argument("--worker", metavar="SCHEMA", help=argparse.SUPPRESS)
+    parser.add_argument("--chat", action="store_true", help="one bot token shared (see above)")
+    parser.add_argument("--groups", type=int, default=12, help="--chat: groups, a table each")
+    parser.add_argument("--delay", type=int, default=16, help="--chat: next-round delay, s")
+    parser.add_argument("--bot-delay", type=float, default=0.5, help="--chat: s per bot step")
+    parser.add_argument("--chat-worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.chat_worker:
+        logging.basicConfig(level=logging.WARNING)
+        schema, base_url, token = args.chat_worker
+        result = await chat_worker(schema, base_url, token, args.seconds, args.bot_delay)
+        print(json.dumps(result))
+        return
+    if args.chat:
+        if args.seconds == 15.0:
+            args.seconds = 150.0
+        if args.processes == [1, 2, 4]:
+            args.processes = [1, 3]
+        await chat_main(args)
+        return
     if args.worker:
         result = await worker(args.worker, args.warmup, args.seconds, args.parallel)
         print(json.dumps(result))
