@@ -157,6 +157,8 @@ def test_no_error_line_repeats_more_than_80_characters_of_a_value(game: str) -> 
             lines += 1
             assert LONG * MAX_SHOWN not in line, (path, line[:300])
             assert LONG not in line or LONG + "…" in line, (path, line[:300])  # shown as cut
+            # In JSON quotes, the opening quote is one of the 80 and no closing one follows.
+            assert LONG + '…"' not in line, (path, line[:300])
     seats = record["seats"]
     for seat in seats:
         for bad in _faults(_renamed(record, seat, long), game):
@@ -164,4 +166,5 @@ def test_no_error_line_repeats_more_than_80_characters_of_a_value(game: str) -> 
             if line is not None:
                 lines += 1
                 assert LONG * MAX_SHOWN not in line, (seat, line[:300])
+                assert LONG + '…"' not in line, (seat, line[:300])
     assert lines > 30  # the cases did reach error lines

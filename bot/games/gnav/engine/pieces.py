@@ -114,7 +114,7 @@ def parse_rank(text: object) -> int:
 
 def _quote(value: object) -> str:
     if isinstance(value, str):
-        return f'"{cut(value)}"'
+        return shown(value)
     if isinstance(value, list | dict | int | float):
         return shown(value)
     return cut(repr(value))

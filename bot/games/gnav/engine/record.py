@@ -67,7 +67,7 @@ def new_match_from_record(record: Any) -> Match:
         raise RecordError('"seats" must be a list of player names')
     if len(set(seats)) != len(seats):
         dup = next(s for s in seats if seats.count(s) > 1)
-        raise RecordError(f'"{cut(dup)}" is seated twice')
+        raise RecordError(f"{shown(dup)} is seated twice")
     p = PROFILES[profile]
     if not p.min_players <= len(seats) <= p.max_players:
         raise RecordError(
@@ -79,7 +79,7 @@ def new_match_from_record(record: Any) -> Match:
     lives = [p.default_lives] * len(seats)
     for name, value in lives_in.items():
         if name not in seats:
-            raise RecordError(f'lives: "{cut(name)}" is not seated')
+            raise RecordError(f"lives: {shown(name)} is not seated")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise RecordError(
                 f"lives: {cut(name)} has {shown(value)}: a whole number of at least 1 (N3)"
@@ -120,7 +120,7 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
         deal: dict[int, int] = {}
         for name, rank in deal_in.items():
             if name not in index:
-                raise RecordError(f'{where}: "{cut(name)}" in the deal is not seated')
+                raise RecordError(f"{where}: {shown(name)} in the deal is not seated")
             value = _rank_of(rank) if type(rank) is str else None
             if value is None:
                 try:
@@ -165,7 +165,7 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
                 continue
             at = _where(r_no, a_no)
             if seat is None:
-                raise RecordError(f'{at}: "{cut(name)}" is not seated')
+                raise RecordError(f"{at}: {shown(name)} is not seated")
             if verb == "forfeit":  # gnav-bot's extension: a player leaves the match
                 try:
                     match.forfeit(index[name])
@@ -178,7 +178,7 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
                     raise RecordError(f"{at}: the deal is void (C1): the round has no actions")
                 raise RecordError(f"{at}: the round is over ({log.end}); no more actions")
             if verb not in ("stay", "swap"):
-                raise RecordError(f'{at}: "{cut(verb)}" is not an action: stay, swap or forfeit')
+                raise RecordError(f"{at}: {shown(verb)} is not an action: stay, swap or forfeit")
             try:
                 match.act(index[name], verb)
             except RuleError as exc:

@@ -67,7 +67,7 @@ def new_match_from_record(record: Any) -> Match:
         raise RecordError('"seats" must be a list of player names')
     if len(set(seats)) != len(seats):
         dup = next(s for s in seats if seats.count(s) > 1)
-        raise RecordError(f'seats: "{cut(dup)}" is seated twice')
+        raise RecordError(f"seats: {shown(dup)} is seated twice")
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
         raise RecordError(
             f"seats: gnavspiel needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(seats)} (G1)"
@@ -191,11 +191,11 @@ def replay_record(record: Any) -> tuple[Match, dict[str, Any]]:
             name, verb = action
             if verb not in ACTIONS:
                 raise RecordError(
-                    f'{where}: "{cut(verb)}" is not a gnavspiel action'
+                    f"{where}: {shown(verb)} is not a gnavspiel action"
                     f" (known: {', '.join(ACTIONS)})"
                 )
             if name not in seats:
-                raise RecordError(f'{where}: "{cut(name)}" is not seated')
+                raise RecordError(f"{where}: {shown(name)} is not seated")
             try:
                 match.act(seats.index(name), verb)
             except RuleError as exc:
