@@ -251,10 +251,11 @@ async def chat_worker(
     await asyncio.sleep(seconds)
     loop.cancel()
     await asyncio.gather(loop, return_exceptions=True)
+    sent = len(service.outbox.lags)
     await platform.stop()
     await service.shutdown()
     await repo.close()
-    return {"owner": service.outbox.owner}
+    return {"owner": service.outbox.owner, "sent": sent}
 
 
 def _busiest(times: list[float], window: float) -> int:
@@ -299,8 +300,7 @@ async def chat_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
     finally:
         await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await admin.close()
-    for out, _ in outs:
-        json.loads(out.decode().strip().splitlines()[-1])  # each worker ended well
+    sent = [json.loads(out.decode().strip().splitlines()[-1])["sent"] for out, _ in outs]
     ids = {g.id for g in groups}
     per_group: dict[int, list[float]] = {g: [] for g in ids}
     for c in calls:
@@ -324,6 +324,7 @@ async def chat_run(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "groups_refused": sum(1 for k, v in refused.items() if k in ids and v),
         "group_calls": sum(len(t) for t in per_group.values()),
         "group_posts": rounds,
+        "sent_per_process": sent,
     }
 
 
@@ -338,7 +339,8 @@ async def chat_main(args: argparse.Namespace) -> None:
             f"{r['seconds']} s: busiest minute of a group {r['busiest_minute_max']} calls "
             f"(mean over groups {r['busiest_minute_mean']}; the budget is 20), 429s "
             f"{r['refused_429']} ({r['groups_refused']} groups), {r['group_calls']} group "
-            f"calls, {r['group_posts']} posts",
+            f"calls, {r['group_posts']} posts; messages sent per process "
+            f"{r['sent_per_process']}",
             flush=True,
         )
     print(json.dumps({"chat": runs}))
