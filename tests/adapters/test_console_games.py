@@ -99,7 +99,9 @@ def test_gnav_what_the_bag_gave_is_told_before_the_reveal_N14(tmp_path: Path) ->
     lines = _typed(tmp_path, "swap\n" * 6 + "quit\n", "--players", "3")
     bag = next(i for i, line in enumerate(lines) if "From the bag you now hold" in line)
     reveal = lines.index("👀 Reveal of round 1")
-    assert lines[bag - 1] == "👀 Reveal!" and bag < reveal, lines[bag - 3 : reveal + 2]
+    # Right after the swap with the bag, before the round log's "Reveal!" (N17).
+    assert "swaps with the bag" in lines[bag - 1], lines[bag - 3 : reveal + 2]
+    assert lines[bag + 1] == "👀 Reveal!" and bag < reveal, lines[bag - 3 : reveal + 2]
 
 
 def test_gnavspiel_the_dealers_draw_before_the_reveal_and_words_of_a_deal_G5_C23(

@@ -209,7 +209,8 @@ class GnavRules(GameDefaults):
             if e.audience != EVERYONE:
                 if e.kind == "piece":
                     key = f"gnav.private.{e.detail}"
-                    out.private.append((e.audience, (key, {"piece": piece_name(e.rank)})))
+                    # Told where it happens: what the bag gave (N17) before "Reveal!".
+                    out.tell(e.audience, (key, {"piece": piece_name(e.rank)}))
                 continue
             if out.round_over and e.kind in _REVEAL_RESULTS:
                 continue  # told by the reveal (render_reveal), once and after the pieces
