@@ -43,9 +43,9 @@ def _replay_html(text: str, language: str) -> str:
     record = json.loads(text)
     games = all_games()
     game = game_of(record)  # a known game: the record was replayed before
-    rules = games[game]
-    cat = with_game_messages(catalog(language), [g.messages for g in games.values()])
-    frames = replay_frames(rules, record, cat) or {"title": game, "steps": []}
+    view = games[game].view
+    cat = with_game_messages(catalog(language), [g.view.messages for g in games.values()])
+    frames = replay_frames(view, record, cat) or {"title": game, "steps": []}
     return replay_html(frames, inline=True)
 
 
@@ -97,9 +97,9 @@ def _play(args: argparse.Namespace) -> int:
         print(f"gnav-bot play: {contradiction}", file=sys.stderr)
         return 2
     game = "gnavspiel" if args.profile == "gnavspiel" else args.game
-    rules = games[game]
-    if not rules.min_players <= args.players <= rules.max_players:
-        low, high = rules.min_players, rules.max_players
+    seats = games[game].rules.players
+    if args.players not in seats:
+        low, high = seats[0], seats[-1]
         print(f"gnav-bot play: --players must be between {low} and {high}", file=sys.stderr)
         return 2
     if not 1 <= args.lives <= 10:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar, Unpack
 
-from bot.service.game import Choice, GameRuleError, GameRules
+from bot.service.game import Choice, Game, GameRuleError, GameRules, GameView
 from bot.service.health import StoreHealth
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 from bot.service.names import clean_name
@@ -130,7 +130,7 @@ class UnitOfWork:
         repo: Repository,
         notifier: Notifier,
         *,
-        games: Mapping[str, GameRules],
+        games: Mapping[str, Game],
         **options: Unpack[ServiceOptions],
     ) -> None:
         self.repo = repo
@@ -139,8 +139,10 @@ class UnitOfWork:
         self.shared = bool(getattr(repo, "shared", False))
         if not games:
             raise ValueError("the service needs at least one game")
-        #: The games tables may play, by name; a table's stored `game` picks its rules.
-        self.games: dict[str, GameRules] = dict(games)
+        #: The games tables may play, by name: their rules (a table's stored `game` picks
+        #: them) and their views (how a match looks).
+        self.games: dict[str, GameRules] = {name: g.rules for name, g in games.items()}
+        self.views: dict[str, GameView] = {name: g.view for name, g in games.items()}
         #: The game of a new table when the channel chose none: the first registered.
         self.default_game = next(iter(self.games))
         #: Catalogs per language with the games' own messages merged in (built when first used).
@@ -198,6 +200,10 @@ class UnitOfWork:
         """The rules of the game `table` plays."""
         return self.games[table.game]
 
+    def view_of(self, table: Table) -> GameView:
+        """The view of the game `table` plays (how its match looks)."""
+        return self.views[table.game]
+
     def game_named(self, settings: TableSettings) -> str:
         """The registered game `settings` choose (the default when none or an unknown one)."""
         return settings.game if settings.game in self.games else self.default_game
@@ -234,14 +240,15 @@ class UnitOfWork:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""
         await self.outbox.drain()
 
-    def channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameRules:
-        """The game a channel plays now: its open table's, else the one its settings choose."""
+    def channel_game(self, tk: TableKey, settings: TableSettings | None = None) -> GameView:
+        """The view of the game a channel plays now: its open table's, else the one its
+        settings choose."""
         table = self.cached.get(tk.key)
         if table is not None and table.status != "closed":
-            return self.game_of(table)
+            return self.view_of(table)
         if settings is not None:
-            return self.games[self.game_named(settings)]
-        return self.games[self.default_game]
+            return self.views[self.game_named(settings)]
+        return self.views[self.default_game]
 
     @staticmethod
     def game_key(cat: Catalog, game: str, key: str) -> str:
@@ -397,7 +404,7 @@ class UnitOfWork:
         merged = self._catalogs.get(language)
         if merged is None:
             merged = self._catalogs[language] = with_game_messages(
-                catalog(language), [g.messages for g in self.games.values()]
+                catalog(language), [v.messages for v in self.views.values()]
             )
         # One bound catalog per language and platform, kept: it remembers its lookups.
         bound = self._bound[(language, platform)] = merged.for_platform(platform).bind(

@@ -29,8 +29,8 @@ class Deadlines:
             table.deadline, table.deadline_kind = now + self.work.lobby_idle, "lobby"
         elif table.status == "playing":
             match = table.match
-            if self.work.game_of(table).in_round(match):
-                deciders = self.work.game_of(table).deciders(match)
+            deciders = self.work.game_of(table).deciders(match)
+            if deciders:
                 if any(table.seats[s].bot for s in deciders):
                     table.deadline, table.deadline_kind = now + self.work.bot_delay, "bot"
                 else:

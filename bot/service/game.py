@@ -1,20 +1,36 @@
-"""The one small interface between the generic table service and a game's rules.
+"""The game interface: what the generic table service asks of a game, in two objects.
 
-Tables, lobby, seats, timers, notifications and storage are the service's; everything that
-knows Gnav lives behind `GameRules` (bot/games/gnav/game.py). A second game (Karnaval) is a
-second implementation, not a rewrite of the service.
+Tables, lobby, seats (and who left), timers, notifications and storage are the service's.
+A game gives the service two objects, registered together as a `Game` (bot/games/registry.py):
+
+- `GameRules`, the rules: about a dozen members a game must write, like OpenSpiel's `State`
+  or boardgame.io's `Game`: its `name`, `players` (how many may sit) and `settings_model`;
+  `new_match`, `dump`/`load`; `start_round`; `deciders` and their `choices`; `act`;
+  `timeout_choice` and `bot_choice`; `forfeit`; `winners`; `record`. Two more have defaults:
+  `bot_thinking` (every level plays `bot_choice`) and `rejoin` (nobody comes back).
+  A round is under way while someone decides (`deciders`), the match is over once it has
+  `winners`.
+- `GameView`, the presentation of a match: a base class of defaults (texts from the game's
+  `texts_package`, its lines keyed `<game>.lobby.title`, `<game>.rules`,
+  `<game>.stats.line`, `<game>.top.line`, no block, picture or web shapes...), so a game
+  writes only what it shows differently; `render_status`, `private_text` and `round_number`
+  it always writes.
+
+No member is optional: the service calls every one (none is looked up with `getattr`).
+The test-only game tests/games/highcard.py is the worked example (docs/design.md).
 """
 
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from bot.service.i18n import Catalog, Template
+from bot.service.i18n import Catalog, Template, game_texts
 from bot.service.ports import Picture
 
 #: A line of the round's log: a catalog key and its parameters (rendered per language).
@@ -80,6 +96,9 @@ class Outcome:
     #: lines come before it. A line without one (added to `private` directly) follows the
     #: whole step. A terminal prints it there: "You drew 10" before the reveal it led to.
     private_after: list[int] = field(default_factory=list)
+    #: Seats the step put out of the match by the game's rules (Gnav: no lives left, N22);
+    #: the service keeps them (`Seat.out`), as it keeps the seats that left.
+    out: list[int] = field(default_factory=list)
 
     def tell(self, seat: int, line: LogLine) -> None:
         """A private line for `seat`, placed after the public lines logged so far."""
@@ -113,78 +132,73 @@ class GameRuleError(Exception):
         self.message = message or key
 
 
-class GameRules(Protocol):
-    """A game the service can host. `match` is the game's own state object."""
+class GameRules(ABC):
+    """A game's rules, for the service to host. `match` is the game's own state object: the
+    service only passes it back. Abstract members are what every game writes; `bot_thinking`
+    and `rejoin` have defaults."""
 
-    name: str
-    min_players: int
-    max_players: int
-    #: True when the deciding seat's choices are buttons of the public table message (Gnav's
-    #: Stay/Swap); false when they are private (a hand of cards) and the table message offers
-    #: only the button that shows a seat its private screen.
-    public_choices: bool
-    #: The catalog key of that button's label ("My piece", "My hand").
-    view_label: str
-
-    #: The statistics counters, in display order. The service counts "matches" and "wins"
-    #: itself at each match's end; `Outcome.round_stats` adds the game's own.
-    @property
-    def stat_counters(self) -> tuple[str, ...]: ...
+    #: The game's registered name (a table stores it; catalog keys start with it).
+    name: ClassVar[str]
+    #: How many seats a match may have (`range(2, 21)`: 2 to 20).
+    players: ClassVar[range]
     #: The game's own settings: a pydantic model whose fields declare the words people type
     #: (see bot/service/settings.py); its defaults are a new channel's.
-    @property
-    def settings_model(self) -> type[BaseModel]: ...
+    settings_model: ClassVar[type[BaseModel]]
 
-    def messages(self, language: str) -> Mapping[str, Template]:
-        """The game's own catalog entries in `language` (keys under the game's name), merged
-        into the service's catalogs; empty where they live in the service's catalogs."""
-        ...
-
+    @abstractmethod
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
         """A new match between `names` (seat order) with the game's own settings (an instance
-        of `settings_model`)."""
-        ...
+        of `settings_model`); its first round is dealt by `start_round`."""
 
+    @abstractmethod
     def dump(self, match: Any) -> dict[str, Any]:
         """The match as JSON-ready data; its finished rounds, if it keeps them, under `PARTS`
         (stored once each, not with every move)."""
-        ...
 
+    @abstractmethod
     def load(self, data: dict[str, Any]) -> Any:
         """A match from `dump`'s data."""
-        ...
 
-    def in_round(self, match: Any) -> bool:
-        """True while a round is being played (someone has a turn)."""
-        ...
-
-    def finished(self, match: Any) -> bool:
-        """True once the match has its winners."""
-        ...
-
+    @abstractmethod
     def start_round(self, match: Any, rng: random.Random) -> Outcome:
-        """Shuffle with `rng` and deal the next round."""
-        ...
+        """Shuffle with `rng` and deal the next round (called between rounds only: when
+        nobody decides and the match has no winners)."""
 
+    @abstractmethod
     def deciders(self, match: Any) -> Sequence[int]:
-        """The seats that may choose now (one, several at once, or none between rounds)."""
-        ...
+        """The seats that may choose now: one, several at once, or none. A round is under way
+        exactly while there is one (between rounds and after the match, none)."""
 
+    @abstractmethod
     def choices(self, match: Any, seat: int) -> Sequence[Choice]:
         """Every legal choice of `seat` now (empty when it has none)."""
-        ...
 
+    @abstractmethod
     def act(self, match: Any, seat: int, action: str, arg: str | None = None) -> Outcome:
-        """Apply one of `seat`'s choices; raises the game's rule error when it is not allowed."""
-        ...
+        """Apply one of `seat`'s choices; raises `GameRuleError` when it is not allowed."""
 
+    @abstractmethod
     def timeout_choice(self, match: Any, seat: int) -> Choice:
-        """What a choice of `seat` that timed out counts as (the game's timeout rule)."""
-        ...
+        """What a choice of `seat` that timed out counts as (the game's timeout rule); also
+        what a seat that left plays while the rules keep it in the round."""
 
+    @abstractmethod
     def bot_choice(self, match: Any, seat: int, rng: random.Random) -> Choice:
         """A bot seat's choice, from public knowledge and its own cards only."""
-        ...
+
+    @abstractmethod
+    def forfeit(self, match: Any, seat: int) -> Outcome:
+        """`seat` leaves the match (the service keeps that it left, and plays its
+        `timeout_choice` whenever it is still among the `deciders`)."""
+
+    @abstractmethod
+    def winners(self, match: Any) -> list[int]:
+        """The winning seats: empty while the match goes on, never empty once it is over."""
+
+    @abstractmethod
+    def record(self, match: Any, public: bool = False) -> dict[str, Any]:
+        """The match record (MATCH_RECORD.md for Gnav); `public`: without the round under
+        way, whose deal is still hidden."""
 
     def bot_thinking(
         self, match: Any, seat: int, rng: random.Random, level: str, seconds: float | None
@@ -192,66 +206,72 @@ class GameRules(Protocol):
         """A bot seat's choice at a table's bot level (easy, normal, strong): the choice when
         it is decided at once, else a job holding a snapshot of what the seat may know (never
         the live match; picklable, so it may run in another process) to run away from the
-        event loop within `seconds` (None: its own count of work only); None: `bot_choice`
-        (the default). See thinking.py."""
-        ...
-
-    def forfeit(self, match: Any, seat: int) -> Outcome:
-        """`seat` leaves the match."""
-        ...
+        event loop within `seconds` (None: its own count of work only); None: `bot_choice`.
+        See thinking.py. By default every level plays as `bot_choice`."""
+        return None
 
     def rejoin(self, match: Any, seat: int) -> Outcome | None:
-        """Give a forfeited seat back to its player during the match (`/gnav_join`; Karnaval:
-        the bot played it after three timeouts); None when it cannot be (the default)."""
-        ...
+        """Give a seat that left back to its player during the match (Karnaval: the bot
+        played it after three timeouts); None when it cannot be (the default)."""
+        return None
 
-    def leaving(self, match: Any, seat: int) -> bool:
-        """True when `seat` has forfeited but still sits in the round under way."""
-        ...
 
-    def in_match(self, match: Any, seat: int) -> bool:
-        """True while `seat` is still in the match."""
-        ...
+class GameView(ABC):
+    """How a game's match looks: the table message, private screens, rules and lobby texts,
+    statistics lines and the web table's shapes. Every member has a default but
+    `render_status`, `private_text` and `round_number`; a game overrides only what it shows
+    differently. `rules` is the game's `GameRules` (a view may ask it, e.g. for choices)."""
 
-    def winners(self, match: Any) -> list[int]:
-        """The winning seats once finished."""
-        ...
+    #: True when the deciding seat's choices are buttons of the public table message (Gnav's
+    #: Stay/Swap); false when they are private (a hand of cards) and the table message offers
+    #: only the button that shows a seat its private screen.
+    public_choices: ClassVar[bool] = False
+    #: The statistics counters, in display order. The service counts "matches" and "wins"
+    #: itself at each match's end; `Outcome.round_stats` adds the game's own.
+    stat_counters: ClassVar[tuple[str, ...]] = ("matches", "wins")
+    #: The package of the game's catalogs (`<package>/<language>.json`); None: `messages`.
+    texts_package: ClassVar[str | None] = None
 
-    def record(self, match: Any) -> dict[str, Any]:
-        """The match record (MATCH_RECORD.md for Gnav)."""
-        ...
+    def __init__(self, rules: GameRules) -> None:
+        self.rules = rules
+        self.name = rules.name
 
-    def public_record(self, match: Any) -> dict[str, Any]:
-        """The record without the round under way (its deal is still hidden)."""
-        ...
+    @property
+    def view_label(self) -> str:
+        """The catalog key of the button that shows a seat its private screen."""
+        return f"{self.name}.button.view"
 
+    def messages(self, language: str) -> Mapping[str, Template]:
+        """The game's own catalog entries in `language` (keys under the game's name), merged
+        into the service's catalogs: its `texts_package`'s file (none without one)."""
+        return {} if self.texts_package is None else game_texts(self.texts_package, language)
+
+    @abstractmethod
     def round_number(self, match: Any) -> int:
-        """How many rounds have been dealt."""
-        ...
+        """The number of the round dealt last, as the game counts rounds."""
 
+    @abstractmethod
     def render_status(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
-        """Lines for the table message: seats, lives, dealer, whose turn."""
-        ...
+        """Lines for the table message during a round: seats, scores, whose turn."""
+
+    @abstractmethod
+    def private_text(self, match: Any, seat: int, cat: Catalog) -> str:
+        """A short private text: what `seat` holds now (at most 200 characters)."""
 
     def render_reveal(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
-        """Lines of the reveal of the round that just ended."""
-        ...
+        """Lines of the reveal of the round that just ended: `render_status` by default."""
+        return self.render_status(match, names, cat)
 
     def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
-        """A preformatted block for the table message (a score grid), shown in monospace with
-        its columns kept and never cut; None when the game has none now."""
-        ...
-
-    def result_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
-        """The game's own account of a finished match (standings, payments), added to the
-        result when bots finish a match; none by default."""
-        ...
+        """A preformatted block for the table message after a round (a score grid), shown in
+        monospace with its columns kept and never cut; None (the default) when none."""
+        return None
 
     def render_sheet(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
         """The match's whole score sheet now, as the game decides what whole is (a
         preformatted block, shown on request: the `sheet` command); None when the game keeps
         none (the default)."""
-        ...
+        return None
 
     def render_picture(self, match: Any, names: Sequence[str], cat: Catalog) -> Picture | None:
         """A picture that goes with the message showing a round's end (Karnaval's score sheet
@@ -259,88 +279,67 @@ class GameRules(Protocol):
         of its own); None when this round's end has none (the default). The picture's `alt`
         is what a platform without pictures shows, so the game leaves that grid out of
         `render_block` then."""
-        ...
+        return None
+
+    def result_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The game's own account of a finished match (standings, payments), added to the
+        result when bots finish a match; none by default."""
+        return []
+
+    def render_line(self, line: LogLine, cat: Catalog) -> str:
+        """One log line, or a choice's label, in a language: its catalog key filled with its
+        parameters."""
+        key, params = line
+        return cat.t(key, **params)
+
+    def rules_text(self, cat: Catalog, settings: Any) -> str:
+        """The rules summary for help, for the game's own `settings`: `<game>.rules`."""
+        return cat.t(f"{self.name}.rules")
+
+    def lobby_title(self, settings: Any, cat: Catalog) -> str:
+        """The first line of an open table's lobby: `<game>.lobby.title`."""
+        return cat.t(f"{self.name}.lobby.title")
+
+    def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
+        """Sort key of the chat's top list, best first (ascending; absent counters are 0):
+        most wins, then most matches."""
+        return (-counters.get("wins", 0), -counters.get("matches", 0))
+
+    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """A player's statistics line: `<game>.stats.line` with every counter (absent: 0)."""
+        values = {c: counters.get(c, 0) for c in self.stat_counters}
+        return cat.t(f"{self.name}.stats.line", name=name, **values)
+
+    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
+        """Line `n` (from 1) of the chat's top list: `<game>.top.line` with every counter."""
+        values = {c: counters.get(c, 0) for c in self.stat_counters}
+        return cat.t(f"{self.name}.top.line", n=n, name=name, **values)
 
     def web_view(
         self, match: Any, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
         """The web table's generic shapes of the match as `seat` may see it (docs/web.md:
         `own` for `seat` only, `middle`, `facts`, `columns`, `sheet`); `seat` is None for a
-        spectator, who must get nothing hidden. None by default."""
-        ...
+        spectator, who must get nothing hidden. None by default: the page shows the table
+        message's text."""
+        return {}
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]] | None:
         """A finished match's record as the web replay's steps; None when the game has no
         replay page (the default)."""
-        ...
-
-    def render_line(self, line: LogLine, cat: Catalog) -> str:
-        """One log line, or a choice's label, in a language."""
-        ...
-
-    def private_text(self, match: Any, seat: int, cat: Catalog) -> str:
-        """A short private text: what `seat` holds now (at most 200 characters)."""
-        ...
-
-    def rules_text(self, cat: Catalog, settings: Any) -> str:
-        """The rules summary for help, for the game's own `settings`."""
-        ...
-
-    def lobby_title(self, settings: Any, cat: Catalog) -> str:
-        """The first line of an open table's lobby, with the game's own `settings`."""
-        ...
-
-    def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
-        """Sort key of the chat's top list, best first (ascending; absent counters are 0)."""
-        ...
-
-    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """A player's statistics line (absent counters are 0)."""
-        ...
-
-    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Line `n` (from 1) of the chat's top list."""
-        ...
-
-
-class GameDefaults:
-    """What a game inherits where it has nothing of its own: no rejoining, no account of the
-    end, no picture, no preformatted block, no web shapes or replay, bots deciding by
-    `bot_choice` at every level. A game overrides only what it shows or decides differently
-    (the service calls every member of `GameRules`; none is looked up by name)."""
-
-    def rejoin(self, match: Any, seat: int) -> Outcome | None:
-        """No seat comes back."""
         return None
 
-    def bot_thinking(
-        self, match: Any, seat: int, rng: random.Random, level: str, seconds: float | None
-    ) -> Choice | Callable[[], Choice] | None:
-        """Every level plays as `bot_choice`."""
-        return None
 
-    def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
-        """No preformatted block."""
-        return None
+class Game:
+    """A hosted game: its rules and its view of them, registered together under its name."""
 
-    def result_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
-        """No account of the end beyond its winners."""
-        return []
+    __slots__ = ("rules", "view")
 
-    def render_sheet(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
-        """No score sheet."""
-        return None
+    def __init__(self, rules: GameRules, view: type[GameView]) -> None:
+        self.rules = rules
+        self.view = view(rules)
 
-    def render_picture(self, match: Any, names: Sequence[str], cat: Catalog) -> Picture | None:
-        """No picture."""
-        return None
-
-    def web_view(
-        self, match: Any, seat: int | None, names: Sequence[str], cat: Catalog
-    ) -> dict[str, Any]:
-        """No shapes: the page shows the table message's text."""
-        return {}
-
-    def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]] | None:
-        """No replay page."""
-        return None
+    @property
+    def name(self) -> str:
+        """The game's registered name (its rules')."""
+        return self.rules.name

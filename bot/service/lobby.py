@@ -96,8 +96,9 @@ class Lobby:
         cat = self.work.cat(table)
         if table.seat_of(user.key) is not None:
             raise ServiceError("join.already")
-        if len(table.seats) >= self.work.game_of(table).max_players:
-            raise ServiceError("join.full", max=self.work.game_of(table).max_players)
+        most = self.work.game_of(table).players[-1]
+        if len(table.seats) >= most:
+            raise ServiceError("join.full", max=most)
         name = unique_name(clean_name(user.name), table.names)
         await self.work.remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
@@ -112,13 +113,12 @@ class Lobby:
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.started")
-        rules = self.work.game_of(table)
-        outcome = rules.rejoin(table.match, seat)
+        taken = table.seats[seat]
+        outcome = self.work.game_of(table).rejoin(table.match, seat) if taken.left else None
         if outcome is None:  # nothing to take back: still playing it, or out of the match
-            raise ServiceError(
-                "join.already" if rules.in_match(table.match, seat) else "error.started"
-            )
-        table.seats[seat].timeouts = 0
+            raise ServiceError("join.already" if taken.in_match else "error.started")
+        taken.left = False
+        taken.timeouts = 0
         table.log.extend(outcome.log)
         await self.play.after_step(table, outcome)
         return Reply(self.work.cat(table).t("join.back"))
@@ -189,8 +189,8 @@ class Lobby:
         new = apply_changes(current, changes, game=game, models=self.work.settings_models())
         if active and table is not None and table.status == "lobby":
             rules = self.work.games[new.game]
-            if len(table.seats) > rules.max_players:
-                raise ServiceError("settings.error.too_many", game=new.game, max=rules.max_players)
+            if len(table.seats) > rules.players[-1]:
+                raise ServiceError("settings.error.too_many", game=new.game, max=rules.players[-1])
         await self.work.repo.save_settings(tk.key, new.model_dump())
         game = new.game
         if active and table is not None:
@@ -213,15 +213,18 @@ class Lobby:
         table = lobby_table(table)
         cat = self.work.cat(table)
         authorise(table, user)
-        bots = min(table.settings.bots, self.work.game_of(table).max_players - len(table.seats))
+        players = self.work.game_of(table).players
+        bots = min(table.settings.bots, players[-1] - len(table.seats))
         for i in range(1, bots + 1):
             name = unique_name(cat.t("bot.name", n=i), table.names)
             table.seats.append(Seat(f"{BOT_PREFIX}{table.table_id}:{i}", name, bot=True))
-        if len(table.seats) < self.work.game_of(table).min_players:
+        if len(table.seats) < players[0]:
             del table.seats[len(table.seats) - bots :]
-            raise ServiceError("start.too_few", min=self.work.game_of(table).min_players)
+            raise ServiceError("start.too_few", min=players[0])
         lobby_freeze = self.screens.render(table, buttons=False)
         table.status = "playing"
+        for seat in table.seats:
+            seat.left = seat.out = False
         own = self.work.own_settings(table.game, table.settings)
         table.match = self.work.game_of(table).new_match(table.names, own, self.work.rng)
         table.match_id = new_id(10)

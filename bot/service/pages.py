@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.service import tokens
 from bot.service.core import UnitOfWork
-from bot.service.game import GameRules
+from bot.service.game import GameView
 from bot.service.i18n import Catalog
 from bot.service.ports import Screen
 from bot.service.screens import Screens
@@ -91,8 +91,8 @@ class Pages:
         found = await self.work.repo.last_finished_match(row.key)
         if found is None or table.match_id is None or found.match_id != table.match_id:
             return None
-        rules = self.work.game_of(table)
-        return replay_frames(rules, found.record, self.work.cat(table), table_id=table_id)
+        view = self.work.view_of(table)
+        return replay_frames(view, found.record, self.work.cat(table), table_id=table_id)
 
     async def _key_by_id(self, table_id: str) -> str | None:
         known = self._keys.get(table_id)
@@ -112,8 +112,9 @@ class Pages:
         cat = self.work.cat(table)
         seat = table.seat_of(viewer) if viewer is not None else None
         match = table.match
-        in_round = match is not None and table.status == "playing" and rules.in_round(match)
-        deciders = tuple(rules.deciders(match)) if in_round else ()
+        playing = match is not None and table.status == "playing"
+        deciders = tuple(rules.deciders(match)) if playing else ()
+        in_round = bool(deciders)
         actions: list[dict[str, Any]] = []
         if seat is not None:  # a seated player only: a spectator's page has nothing to press
             for row in screen.buttons:
@@ -129,7 +130,7 @@ class Pages:
                 choices.append(
                     {
                         "token": tokens.encode(table.table_id, version, c.action, c.arg),
-                        "label": rules.render_line(c.label, cat),
+                        "label": self.work.view_of(table).render_line(c.label, cat),
                         "role": c.role,
                         "row": c.row,
                         "arg": c.arg,
@@ -137,7 +138,7 @@ class Pages:
                 )
         shapes: dict[str, Any] = {}
         if match is not None:
-            shapes = rules.web_view(match, seat, table.names, cat)
+            shapes = self.work.view_of(table).web_view(match, seat, table.names, cat)
         deadline = table.deadline if table.deadline_kind == "turn" and in_round else None
         data: dict[str, Any] = {
             "table": table.table_id,
@@ -151,7 +152,7 @@ class Pages:
                 {
                     "name": s.name,
                     "bot": s.bot,
-                    "in": match is None or rules.in_match(match, i),
+                    "in": match is None or s.in_match,
                     "turn": i in deciders,
                     "you": i == seat,
                 }
@@ -169,12 +170,12 @@ class Pages:
 
 
 def replay_frames(
-    rules: GameRules, record: dict[str, Any], cat: Catalog, *, table_id: str = ""
+    view: GameView, record: dict[str, Any], cat: Catalog, *, table_id: str = ""
 ) -> dict[str, Any] | None:
     """A match record as the replay page's frames: `{"title", "steps": [view, ...]}`, each
     view drawn by the same page as a live one (nothing to press); None when the game has no
     `web_replay`."""
-    folded = rules.web_replay(record, cat)
+    folded = view.web_replay(record, cat)
     if folded is None:
         return None
     words = {k: cat.t(f"web.{k}") for k in ("title", "mine", "table", "log", "sheet")}
@@ -183,7 +184,7 @@ def replay_frames(
         steps.append(
             {
                 "table": table_id or "replay",
-                "game": rules.name,
+                "game": view.name,
                 "status": "replay",
                 "version": i,
                 "text": step["text"],
@@ -200,4 +201,4 @@ def replay_frames(
                 "words": words,
             }
         )
-    return {"title": f"{rules.name} · {cat.t('web.replay')}", "steps": steps}
+    return {"title": f"{view.name} · {cat.t('web.replay')}", "steps": steps}

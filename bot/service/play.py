@@ -67,8 +67,7 @@ class Play:
             raise ServiceError("error.not_seated")
         match = table.match
         rules = self.work.game_of(table)
-        in_round = rules.in_round(match)
-        deciders = rules.deciders(match) if in_round else ()
+        deciders = rules.deciders(match)
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
             if table.timed_out.get(user.key) == seq:
@@ -77,7 +76,7 @@ class Play:
             if owner is None or seat in deciders:
                 raise ServiceError("error.stale")
             raise ServiceError("error.not_your_turn", name=table.seats[owner].name)
-        if not in_round or not deciders:
+        if not deciders:
             raise ServiceError("error.between_rounds")
         if seat not in deciders:
             raise ServiceError("error.not_your_turn", name=table.seats[deciders[0]].name)
@@ -102,7 +101,7 @@ class Play:
             raise ServiceError("error.stale")
         if table.seat_of(user.key) is None and not user.admin:
             raise ServiceError("error.not_seated")
-        if self.work.game_of(table).in_round(table.match):
+        if self.work.game_of(table).deciders(table.match):
             raise ServiceError("next.already")
         await self.deal(table)
         return Reply(cat.t("next.done"))
@@ -116,11 +115,11 @@ class Play:
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
-        rules = self.work.game_of(table)
+        view = self.work.view_of(table)
         cat = self.work.cat(table)
-        if rules.public_choices:
+        if view.public_choices:
             # The choices are on the table message: this is only what the seat may see.
-            text = rules.private_text(table.match, seat, cat)
+            text = view.private_text(table.match, seat, cat)
             link = self.screens.seat_link_row(table, user.key, cat)
             return Reply(fit_text(text, MAX_ALERT), alert=True, buttons=(link,) if link else ())
         screen = self.screens.private_screen(table, seat, cat)
@@ -139,17 +138,19 @@ class Play:
         rules = self.work.game_of(table)
         if not any(o.round_over for o in outcomes):
             outcomes.extend(self._settle(table))
+        for o in outcomes:
+            table.put_out(o)
         stats: list[StatDelta] = []
         finished = None
         round_over = any(o.round_over for o in outcomes)
         for o in outcomes:
             stats.extend(self._stat_deltas(table, o))
-        match_over = rules.finished(table.match)
+        winners = rules.winners(table.match)
         round_freeze = None
         if round_over:
             round_freeze = self.screens.render(table, buttons=False, view="round")
-        if match_over:
-            finished = self.finished_match(table, winners=rules.winners(table.match))
+        if winners:
+            finished = self.finished_match(table, winners=winners)
             stats.extend(self._match_deltas(table))
             table.status = "closed"
             table.closed_reason = "finished"
@@ -191,31 +192,30 @@ class Play:
         whole is committed once, then the table shows where the people left and one message
         the result (never a replay round by round)."""
         rules = self.work.game_of(table)
+        view = self.work.view_of(table)
         match = table.match
         table.status = "closed"
         table.closed_reason = "humans_out"
         left_screen = self.screens.render(table, buttons=False)  # the state the last person saw
-        rounds_before = rules.round_number(match)
+        rounds_before = view.round_number(match)
         for _ in range(MAX_PLAYOUT_STEPS):
-            if rules.finished(match):
+            if rules.winners(match):
                 break
-            if not rules.in_round(match):
-                rules.start_round(match, self.work.rng)
-                continue
             deciders = rules.deciders(match)
-            if not deciders:
-                break  # a game with nobody to choose in a round: cannot go on
+            if not deciders:  # between rounds: the next one
+                table.put_out(rules.start_round(match, self.work.rng))
+                continue
             seat = deciders[0]
             if table.seats[seat].bot:
                 choice = rules.bot_choice(match, seat, self.work.rng)
             else:  # a person leaving at the end of the round: the timeout choice
                 choice = rules.timeout_choice(match, seat)
-            rules.act(match, seat, choice.action, choice.arg)
+            table.put_out(rules.act(match, seat, choice.action, choice.arg))
         # The round's log where people left it: where the last steps' private lines belong.
         story = list(self.screens.round_log(table, self.work.cat(table)))
         table.log = []
-        winners = rules.winners(match) if rules.finished(match) else []
-        if rules.finished(match):
+        winners = rules.winners(match)
+        if winners:
             table.closed_reason = "finished"
         stats.extend(self._match_deltas(table))
         finished = self.finished_match(table, winners=winners)
@@ -224,7 +224,7 @@ class Play:
         self.deadlines.arm(table)
         await self.work.save(table, stats=stats, finished=finished)
         cat = self.work.cat(table)
-        more = rules.round_number(match) - rounds_before
+        more = view.round_number(match) - rounds_before
         names = ", ".join(table.seats[i].name for i in winners)
         if not winners:
             result = cat.t("result.unfinished", count=more)
@@ -242,10 +242,10 @@ class Play:
             table.message_no += 1
             self.work.outbox.post_table(key, left_screen, None)
         # Then the game's own account of the end, when it has one (`result_lines`).
-        final = list(rules.result_lines(match, table.names, cat)) if winners else []
+        final = list(view.result_lines(match, table.names, cat)) if winners else []
         text = "\n".join([result, *final, cat.t("closed.finished")])
         # The end's picture, when the game draws one (`render_picture`), goes with it.
-        picture = rules.render_picture(match, table.names, cat) if winners else None
+        picture = view.render_picture(match, table.names, cat) if winners else None
         self.work.outbox.post(
             key,
             Screen(
@@ -280,12 +280,13 @@ class Play:
         return moved
 
     def _settle(self, table: Table) -> list[Outcome]:
-        """Seats that forfeited during the round take their timeout choice at once (no waiting)."""
+        """Seats that left but still decide (the game keeps them in the round under way, or
+        plays them to the end) take their timeout choice at once (no waiting)."""
         outcomes = []
         match = table.match
         rules = self.work.game_of(table)
-        while rules.in_round(match):
-            leaving = [s for s in rules.deciders(match) if rules.leaving(match, s)]
+        while True:
+            leaving = [s for s in rules.deciders(match) if table.seats[s].left]
             if not leaving:
                 break
             seat = leaving[0]
@@ -303,22 +304,20 @@ class Play:
         await self.after_step(table, outcome, freeze=freeze, new_round=True)
 
     async def forfeit(self, table: Table, seat: int, note: LogLine) -> None:
-        match = table.match
-        rules = self.work.game_of(table)
-        if not rules.in_match(match, seat):
+        if not table.seats[seat].in_match:
             raise ServiceError("error.already_out")
         table.log.append(note)
-        outcome = rules.forfeit(match, seat)
+        table.seats[seat].left = True
+        outcome = self.work.game_of(table).forfeit(table.match, seat)
         table.log.extend(outcome.log)
         await self.after_step(table, outcome)
 
     def _choosing(self, table: Table, moved: Iterable[int]) -> set[int]:
         """The people among `moved` (seats whose choices just changed) who now choose
         privately: a game with private choices, a seat that decides, not a bot."""
-        rules = self.work.game_of(table)
-        if rules.public_choices or table.status != "playing":
+        if self.work.view_of(table).public_choices or table.status != "playing":
             return set()
-        deciders = set(rules.deciders(table.match))
+        deciders = set(self.work.game_of(table).deciders(table.match))
         return {s for s in moved if s in deciders and not table.seats[s].bot}
 
     def _tell_choices(self, table: Table, seats: Iterable[int]) -> None:
@@ -373,9 +372,9 @@ class Play:
         for a platform that prints one story (the terminal)."""
         if not outcome.private:
             return
-        rules = self.work.game_of(table)
+        view = self.work.view_of(table)
         if round_no is None:
-            round_no = rules.round_number(table.match)
+            round_no = view.round_number(table.match)
         cat = self.work.cat(table)
         for i, (seat, line) in enumerate(outcome.private):
             s = table.seats[seat]
@@ -389,7 +388,7 @@ class Play:
                 round=round_no,
                 table=table.key.key,
             )
-            text = f"{text}\n{rules.render_line(line, cat)}"
+            text = f"{text}\n{view.render_line(line, cat)}"
             placed: tuple[str, ...] = ()
             if before is not None and at >= 0 and i < len(outcome.private_after):
                 placed = tuple(before[: at + outcome.private_after[i]])
@@ -403,7 +402,7 @@ class Play:
         humans = [i for i, s in enumerate(table.seats) if not s.bot]
         if not humans:
             return False
-        return not any(self.work.game_of(table).in_match(table.match, i) for i in humans)
+        return not any(table.seats[i].in_match for i in humans)
 
     def _stat_deltas(self, table: Table, outcome: Outcome) -> list[StatDelta]:
         out = []

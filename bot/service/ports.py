@@ -148,7 +148,7 @@ class SystemClock:
 class StatDelta:
     """What one round or match adds to a player's statistics of one game in one chat.
 
-    `counters` maps the game's counter names (`GameRules.stat_counters`) to what they grow by;
+    `counters` maps the game's counter names (`GameView.stat_counters`) to what they grow by;
     a counter named `best_...` keeps the highest value given instead (a best game total).
     """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.service.core import MAX_ALERT, Reply, UnitOfWork, fit_text
-from bot.service.game import GameRules, PrivateChoice
+from bot.service.game import GameView, PrivateChoice
 from bot.service.names import clean_name
 from bot.service.ports import PlayerStats
 from bot.service.screens import Screens
@@ -40,17 +40,17 @@ class Queries:
         deciders: tuple[int, ...] = ()
         if table.status in ("lobby", "closed"):
             phase = table.status
-        elif match is None or rules.finished(match):
+        elif match is None or rules.winners(match):
             phase = "finished"
-        elif rules.in_round(match):
+        elif deciders := tuple(rules.deciders(match)):
             phase = "round"
-            deciders = tuple(rules.deciders(match))
         else:
             phase = "between"
         seat = table.seat_of(viewer) if viewer is not None else None
         choices = self.work.choices(table, seat) if seat in deciders else ()
         cat = self.work.cat(table)
-        labels = tuple(rules.render_line(c.label, cat) for c in choices)
+        view = self.work.view_of(table)
+        labels = tuple(view.render_line(c.label, cat) for c in choices)
         return TableView(
             key=table.key,
             table_id=table.table_id,
@@ -59,8 +59,7 @@ class Queries:
             phase=phase,
             host=table.host,
             seats=tuple(
-                SeatView(s.user, s.name, s.bot, match is None or rules.in_match(match, i))
-                for i, s in enumerate(table.seats)
+                SeatView(s.user, s.name, s.bot, match is None or s.in_match) for s in table.seats
             ),
             seq=table.seq,
             settings=table.settings,
@@ -80,11 +79,11 @@ class Queries:
                 if table is None or table.status != "playing":
                     continue
                 seat = table.seat_of(user.key)
-                rules = self.work.game_of(table)
-                if seat is None or seat not in rules.deciders(table.match):
+                if seat is None or seat not in self.work.game_of(table).deciders(table.match):
                     continue
                 cat = self.work.cat(table)
-                hand = fit_text(rules.private_text(table.match, seat, cat), MAX_ALERT)
+                view = self.work.view_of(table)
+                hand = fit_text(view.private_text(table.match, seat, cat), MAX_ALERT)
                 for row in self.screens.choice_rows(table, [seat], cat):
                     found.extend(
                         PrivateChoice(b.token, b.label, hand, cat.t("inline.chosen")) for b in row
@@ -98,17 +97,17 @@ class Queries:
             return refused
         settings = await self.work.current_settings(tk)
         cat = self.work.catalog(settings.language, tk.platform)
-        rules = self.work.channel_game(tk, settings)
-        found = await self.work.repo.player_stats(tk.chat_key, user.key, rules.name)
+        view = self.work.channel_game(tk, settings)
+        found = await self.work.repo.player_stats(tk.chat_key, user.key, view.name)
         if found is None:
             name = clean_name(user.name)
             return Reply(
-                cat.t(self.work.game_key(cat, rules.name, "stats.none"), name=name),
+                cat.t(self.work.game_key(cat, view.name, "stats.none"), name=name),
                 public=True,
                 literals=(name,),
             )
         return Reply(
-            rules.render_stats(found.name, found.counters, cat),
+            view.render_stats(found.name, found.counters, cat),
             public=True,
             literals=(found.name,),
         )
@@ -120,20 +119,20 @@ class Queries:
             return refused
         settings = await self.work.current_settings(tk)
         cat = self.work.catalog(settings.language, tk.platform)
-        rules = self.work.channel_game(tk, settings)
-        stats = await self.work.repo.chat_stats(tk.chat_key, rules.name)
-        rows = self._ranked(rules, stats)[:limit]
+        view = self.work.channel_game(tk, settings)
+        stats = await self.work.repo.chat_stats(tk.chat_key, view.name)
+        rows = self._ranked(view, stats)[:limit]
         if not rows:
-            return Reply(cat.t(self.work.game_key(cat, rules.name, "top.none")), public=True)
-        lines = [cat.t(self.work.game_key(cat, rules.name, "top.title"))]
+            return Reply(cat.t(self.work.game_key(cat, view.name, "top.none")), public=True)
+        lines = [cat.t(self.work.game_key(cat, view.name, "top.title"))]
         for i, r in enumerate(rows, 1):
-            lines.append(rules.render_top_line(i, r.name, r.counters, cat))
+            lines.append(view.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
 
     @staticmethod
-    def _ranked(rules: GameRules, rows: list[PlayerStats]) -> list[PlayerStats]:
+    def _ranked(view: GameView, rows: list[PlayerStats]) -> list[PlayerStats]:
         """Players who have played, best first by the game's key, then by name and user."""
-        top_key = rules.top_key
+        top_key = view.top_key
         played = [r for r in rows if any(r.counters.values())]
         return sorted(played, key=lambda r: (top_key(r.counters), r.name.casefold(), r.user))
 
@@ -150,7 +149,7 @@ class Queries:
             match_id = None
             if table is not None and table.match is not None:
                 # Never the round under way: its deal would show everyone's hidden piece.
-                record = self.work.game_of(table).public_record(table.match)
+                record = self.work.game_of(table).record(table.match, public=True)
                 match_id = table.match_id
         if record is None:
             found = await self.work.repo.last_finished_match(tk.key)
@@ -179,8 +178,8 @@ class Queries:
             table = await self.work.load(tk.key)
             sheet = None
             if table is not None and table.match is not None:
-                rules = self.work.game_of(table)
-                sheet = rules.render_sheet(table.match, table.names, self.work.cat(table))
+                view = self.work.view_of(table)
+                sheet = view.render_sheet(table.match, table.names, self.work.cat(table))
         if table is None or sheet is None:
             return Reply(cat.t("sheet.none"), ok=False)
         return Reply(sheet, public=True, literals=tuple(table.names))
@@ -196,7 +195,7 @@ class Queries:
         )
         own = self.work.own_settings(game, settings)
         return Reply(
-            self.work.games[game].rules_text(
+            self.work.views[game].rules_text(
                 self.work.catalog(settings.language, tk.platform), own
             ),
             public=True,

@@ -49,8 +49,8 @@ class Screens:
         log: tuple[str, ...] = ()
         s = table.settings
         if table.status == "lobby":
-            rules = self.work.game_of(table)
-            lines.append(rules.lobby_title(self.work.own_settings(table.game, s), cat))
+            shows = self.work.view_of(table)
+            lines.append(shows.lobby_title(self.work.own_settings(table.game, s), cat))
             level = cat.t(f"level.{s.level}")
             lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots, level=level))
             for i, seat in enumerate(table.seats, 1):
@@ -60,8 +60,8 @@ class Screens:
                 cat.t(
                     "lobby.hint",
                     seated=len(table.seats),
-                    min=self.work.game_of(table).min_players,
-                    max=self.work.game_of(table).max_players,
+                    min=self.work.game_of(table).players[0],
+                    max=self.work.game_of(table).players[-1],
                 )
             )
             rows.append(
@@ -78,33 +78,34 @@ class Screens:
         elif table.match is not None:
             match = table.match
             rules = self.work.game_of(table)
+            shows = self.work.view_of(table)
             names = table.names
-            in_round = rules.in_round(match)
+            deciders = rules.deciders(match)
+            in_round = bool(deciders)
             if in_round or view == "round":
                 lines.extend(self._round_lines(table, cat))
                 log = tuple(table.rendered_log) if table.log else ()
             else:
-                lines.extend(rules.render_reveal(match, names, cat))
-                block = rules.render_block(match, names, cat)  # a score grid, after a deal
+                lines.extend(shows.render_reveal(match, names, cat))
+                block = shows.render_block(match, names, cat)  # a score grid, after a deal
                 if block:
                     lines.append(block)
                     blocks.append(block)
                 # A picture the round's end carries (`render_picture`).
-                picture = rules.render_picture(match, names, cat)
+                picture = shows.render_picture(match, names, cat)
             if table.status == "closed":
                 lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
             elif view == "round" and not in_round:
                 pass  # the frozen message of a round that has ended
             elif in_round:
-                deciders = rules.deciders(match)
                 who = ", ".join(names[d] for d in deciders)
                 turn = self.work.game_key(cat, table.game, "turn.now")  # a game's own wording
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
-                if rules.public_choices and buttons:  # a frozen message has none
+                if shows.public_choices and buttons:  # a frozen message has none
                     rows.extend(self.choice_rows(table, deciders, cat))
-                private = Button(cat.t(rules.view_label), self._token(table, "view"), kind="view")
+                private = Button(cat.t(shows.view_label), self._token(table, "view"), kind="view")
                 rows.append((private,))
-            elif not rules.finished(match):
+            elif not rules.winners(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
                 nxt = self.work.game_key(cat, table.game, "next.in")
                 lines.append(cat.t(nxt, seconds=s.next_round_delay))
@@ -130,13 +131,13 @@ class Screens:
     ) -> list[tuple[Button, ...]]:
         """The buttons of `seats`' choices, each carrying its seat's own version."""
         grouped: dict[tuple[int, int], list[Button]] = {}
-        rules = self.work.game_of(table)
+        view = self.work.view_of(table)
         for seat in seats:
             version = table.seats[seat].seq
             for c in self.work.choices(table, seat):
                 token = tokens.encode(table.table_id, version, c.action, c.arg)
                 grouped.setdefault((seat, c.row), []).append(
-                    Button(rules.render_line(c.label, cat), token, c.role)  # the game's words
+                    Button(view.render_line(c.label, cat), token, c.role)  # the game's words
                 )
         return [tuple(row) for _, row in sorted(grouped.items())]
 
@@ -144,9 +145,9 @@ class Screens:
         """What one seat sees privately: the game's text and, for a game whose choices are
         private, the seat's choices as buttons carrying the seat's own version; and the
         player's own link to the web table, when it is served."""
-        rules = self.work.game_of(table)
-        text = rules.private_text(table.match, seat, cat)
-        rows = () if rules.public_choices else tuple(self.choice_rows(table, [seat], cat))
+        view = self.work.view_of(table)
+        text = view.private_text(table.match, seat, cat)
+        rows = () if view.public_choices else tuple(self.choice_rows(table, [seat], cat))
         link = self.seat_link_row(table, table.seats[seat].user, cat)
         if link:
             rows = (*rows, link)
@@ -166,7 +167,8 @@ class Screens:
         return () if link is None else (Button(cat.t("button.web_own"), "", url=link),)
 
     def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
-        lines = self.work.game_of(table).render_status(table.match, table.names, cat)
+        view = self.work.view_of(table)
+        lines = view.render_status(table.match, table.names, cat)
         if table.log:
             lines.append("—")
             lines.extend(self.round_log(table, cat))
@@ -179,8 +181,9 @@ class Screens:
         if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
             cache.clear()
             table.rendered_for = (id(table.log), cat.language)
+        view = self.work.view_of(table)
         for line in table.log[len(cache) :]:
-            cache.append(self.work.game_of(table).render_line(line, cat))
+            cache.append(view.render_line(line, cat))
         return cache
 
     def render_table(self, table: Table, buttons: bool, note: str | None) -> Screen:

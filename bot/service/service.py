@@ -35,7 +35,7 @@ from bot.service.core import (
     UnitOfWork,
 )
 from bot.service.deadlines import Deadlines
-from bot.service.game import GameRules, PrivateChoice
+from bot.service.game import Game, GameRules, GameView, PrivateChoice
 from bot.service.i18n import Catalog
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobby
@@ -59,7 +59,7 @@ class TableService:
         repo: Repository,
         notifier: Notifier,
         *,
-        games: Mapping[str, GameRules],
+        games: Mapping[str, Game],
         **options: Unpack[ServiceOptions],
     ) -> None:
         self.work = UnitOfWork(repo, notifier, games=games, **options)
@@ -127,6 +127,10 @@ class TableService:
     def game_of(self, table: Table) -> GameRules:
         """The rules of the game `table` plays."""
         return self.work.game_of(table)
+
+    def view_of(self, table: Table) -> GameView:
+        """The view of the game `table` plays (how its match looks)."""
+        return self.work.view_of(table)
 
     def texts(self, table: Table | TableView) -> Catalog:
         """The catalog a table speaks."""

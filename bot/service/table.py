@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.service.game import PARTS, Choice, GameRules, LogLine
+from bot.service.game import PARTS, Choice, GameRules, LogLine, Outcome
 from bot.service.ports import TablePart, TableRow
 from bot.service.settings import TableSettings, load_settings
 
@@ -76,6 +76,18 @@ class Seat:
     seq: int = 0
     #: The choices that version was given for (compared after every step).
     mark: str = ""
+    #: The player left the match (or was made to: timeouts, a kick); the service plays its
+    #: timeout choices while the game still has it decide, until it takes the seat back.
+    #: A seat stored before the service kept this reads False: the game's own state still
+    #: refuses what such a seat may no longer do.
+    left: bool = False
+    #: Put out of the match by the game's rules (`Outcome.out`: Gnav's lives, a broke player).
+    out: bool = False
+
+    @property
+    def in_match(self) -> bool:
+        """Still in the match: neither left nor put out."""
+        return not (self.left or self.out)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -86,6 +98,8 @@ class Seat:
             "timeouts": self.timeouts,
             "seq": self.seq,
             "mark": self.mark,
+            "left": self.left,
+            "out": self.out,
         }
 
 
@@ -144,6 +158,11 @@ class Table:
     def humans(self) -> list[Seat]:
         """Seats of people."""
         return [s for s in self.seats if not s.bot]
+
+    def put_out(self, outcome: Outcome) -> None:
+        """Keep the seats a step of the game put out of the match (`Outcome.out`)."""
+        for seat in outcome.out:
+            self.seats[seat].out = True
 
     def to_row(self, rules: GameRules) -> TableRow:
         """The storage row (its version is the next one)."""

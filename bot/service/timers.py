@@ -171,11 +171,11 @@ class Timers:
             return False
         match = table.match
         rules = self.work.game_of(table)
+        deciders = rules.deciders(match)
         if kind == "next":
-            if not rules.in_round(match):
+            if not deciders:
                 await self.play.deal(table)
             return True
-        deciders = rules.deciders(match)
         if not deciders:
             return False
         bots = [s for s in deciders if table.seats[s].bot]
@@ -201,7 +201,7 @@ class Timers:
         cat = self.work.cat(table)
         outcomes = []
         for turn in deciders:
-            if not rules.in_round(match) or turn not in rules.deciders(match):
+            if turn not in rules.deciders(match):
                 continue
             seat = table.seats[turn]
             choice = rules.timeout_choice(match, turn)
@@ -216,11 +216,13 @@ class Timers:
                 note = "note.timeout"
             table.log.append((note, {"p": seat.name}))
             step = rules.act(match, turn, choice.action, choice.arg)
+            table.put_out(step)
             outcomes.append(step)
             table.log.extend(step.log)
-            if seat.timeouts >= self.work.max_timeouts and rules.in_match(match, turn):
+            if seat.timeouts >= self.work.max_timeouts and seat.in_match:
                 table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
-                if not rules.finished(match):
+                if not rules.winners(match):
+                    seat.left = True
                     forfeit = rules.forfeit(match, turn)
                     outcomes.append(forfeit)
                     table.log.extend(forfeit.log)

@@ -17,7 +17,7 @@ from bot.games.registry import all_games
 from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.sqlite import SqliteRepository
-from tests.games.highcard import HighCard
+from tests.games.highcard import high_card
 
 
 async def test_high_card_is_played_to_its_end_in_the_terminal(tmp_path: Path) -> None:
@@ -30,7 +30,7 @@ async def test_high_card_is_played_to_its_end_in_the_terminal(tmp_path: Path) ->
         notifier,
         rng=random.Random(5),
         bot_delay=0.0,
-        games={"highcard": HighCard(), **all_games()},
+        games={"highcard": high_card(), **all_games()},
     )
     typed = tmp_path / "typed.txt"
     typed.write_text("1\n" * 40, encoding="utf-8")  # always the first card listed

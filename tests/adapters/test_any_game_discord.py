@@ -25,7 +25,7 @@ from tests.adapters.test_discord_play import (
     slash,
     table_message,
 )
-from tests.games.highcard import HighCard
+from tests.games.highcard import high_card
 
 
 async def test_an_ephemeral_hand_with_its_own_buttons_for_closed_dms(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ async def _play(world: World, tmp_path: Path) -> None:
         RoutingNotifier({"discord": platform.notifier}),
         rng=random.Random(3),
         bot_delay=0.0,
-        games={"highcard": HighCard(), **all_games()},
+        games={"highcard": high_card(), **all_games()},
     )
     await platform.start(service)
     timers = asyncio.create_task(service.run())

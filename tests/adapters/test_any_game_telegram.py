@@ -13,7 +13,7 @@ from bot.service.service import TableService
 from storage.sqlite import SqliteRepository
 from tests.adapters.test_telegram_bench import Bench
 from tests.fakes.telegram_api import FakeTelegram
-from tests.games.highcard import HighCard
+from tests.games.highcard import high_card
 
 
 class HighCardBench(Bench):
@@ -26,7 +26,7 @@ class HighCardBench(Bench):
             self.platform.notifier,
             rng=random.Random(11),
             bot_delay=0.0,
-            games={"highcard": HighCard(), **all_games()},
+            games={"highcard": high_card(), **all_games()},
         )
 
 

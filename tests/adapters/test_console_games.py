@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from adapters.console.play import _chosen, _question
-from bot.games.gnav.game import GnavRules
-from bot.games.karnaval.game import KarnavalRules
+from bot.games.gnav.game import GnavRules, GnavView
+from bot.games.karnaval.game import KarnavalRules, KarnavalView
 from bot.service.game import Choice
 from bot.service.i18n import catalog, with_game_messages
 
@@ -46,7 +46,9 @@ def test_players_are_checked_against_the_game(tmp_path: Path) -> None:
 
 
 def test_few_plain_choices_are_asked_by_their_words_others_numbered() -> None:
-    cat = with_game_messages(catalog("en"), [KarnavalRules().messages, GnavRules().messages])
+    cat = with_game_messages(
+        catalog("en"), [KarnavalView(KarnavalRules()).messages, GnavView(GnavRules()).messages]
+    )
     plain = [
         Choice("stay", label=("gnav.button.stay", {})),
         Choice("swap", label=("gnav.button.swap", {})),

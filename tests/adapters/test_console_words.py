@@ -20,7 +20,7 @@ GAMES = ("gnav", "gnavspiel", "karnaval")
 
 
 def _cat(language: str) -> Catalog:
-    return with_game_messages(catalog(language), [g.messages for g in all_games().values()])
+    return with_game_messages(catalog(language), [g.view.messages for g in all_games().values()])
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -425,7 +425,7 @@ async def test_three_people_play_a_whole_match_in_a_channel(world: World) -> Non
         )
         assert refused.ephemeral and "out of date" in await answered(world, refused)
         await bot.settle()
-        assert (table := await bot.table(world.channel)) and bot.service.game_of(
+        assert (table := await bot.table(world.channel)) and bot.service.view_of(
             table
         ).round_number(table.match) == 2
 
@@ -615,13 +615,13 @@ async def play_round(world: World, bot: BotProcess) -> int:
     """Deal with "Next round" (unless a round is under way), let everyone act (people stay,
     bots by themselves) until the reveal; returns how many turns the round had."""
     table = await bot.table(world.channel)
-    if not bot.service.game_of(table).in_round(table.match):
+    if not bot.service.game_of(table).deciders(table.match):
         await press(world, world.alice, "Next round")
     for _ in range(200):
         await bot.settle()
         table = await bot.table(world.channel)
         match = table.match
-        if not bot.service.game_of(table).in_round(match):
+        if not bot.service.game_of(table).deciders(match):
             break
         seat = table.seats[match.turn]
         if seat.bot:

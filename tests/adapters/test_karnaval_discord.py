@@ -64,7 +64,7 @@ async def _act(
     await bot.settle()
     table = await bot.table(world.channel)
     rules = bot.service.game_of(table)
-    if not rules.in_round(table.match):
+    if not rules.deciders(table.match):
         return False
     seat = rules.deciders(table.match)[0]
     user = users[table.seats[seat].name]

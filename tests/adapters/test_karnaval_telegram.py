@@ -97,7 +97,7 @@ async def test_a_whole_karnaval_game_on_telegram(tmp_path: Path) -> None:
                 if table.status == "closed":
                     break
                 rules = bench.service.game_of(table)
-                deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+                deciders = rules.deciders(table.match)
                 people = [d for d in deciders if not table.seats[d].bot]
                 if not people:  # bots, or between deals (no delay at this table)
                     await bench.eventually(
@@ -245,7 +245,7 @@ async def test_what_a_six_player_deal_costs_in_group_messages_and_edits(tmp_path
                 await bench.service.outbox.drain()
                 table = await bench.table(group)
                 rules = bench.service.game_of(table)
-                if not rules.in_round(table.match):
+                if not rules.deciders(table.match):
                     break
                 seat = rules.deciders(table.match)[0]
                 if table.seats[seat].bot:
@@ -306,7 +306,7 @@ async def test_the_sheet_picture_ends_a_quarter_on_its_result_message_K20() -> N
                 rules = bench.service.game_of(table)
                 seat_of_ann = next(i for i, s in enumerate(table.seats) if not s.bot)
                 user = User(table.seats[seat_of_ann].user, table.seats[seat_of_ann].name)
-                if not rules.in_round(table.match):
+                if not rules.deciders(table.match):
                     await bench.idle()
                     calls = [c for c in tg.calls()[begin:] if _in(c, group)]
                     per_deal.append([c.method for c in calls if c.method.startswith("send")])

@@ -220,7 +220,7 @@ async def _tap_for(w: World, group: Any, pages: dict[str, Any], shot: Path | Non
     page first, to `shot`); False when a bot or nobody is to act."""
     table = await w.bench.table(group)
     rules = w.bench.service.game_of(table)
-    if table.status != "playing" or not rules.in_round(table.match):
+    if table.status != "playing" or not rules.deciders(table.match):
         return False
     seat = rules.deciders(table.match)[0]
     if table.seats[seat].bot:
@@ -317,7 +317,7 @@ async def test_a_karnaval_deal_and_a_gnav_round_played_by_tapping_K4_N1(world: W
     for _ in range(50):
         table = await w.bench.table(group)
         rules = w.bench.service.game_of(table)
-        if not rules.in_round(table.match):
+        if not rules.deciders(table.match):
             break
         for key, page in gpages.items():
             seat = table.seat_of(key)

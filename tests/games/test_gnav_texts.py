@@ -7,19 +7,20 @@ import pytest
 
 from bot.games.gnav.engine.match import Match
 from bot.games.gnav.engine.pieces import DRAGON, FULL_SET, GJOK, HEST, NARR
-from bot.games.gnav.game import GnavRules
+from bot.games.gnav.game import GnavRules, GnavView
 from bot.games.gnav.settings import GnavSettings
 from bot.service.game import GameRuleError
 from bot.service.i18n import LANGUAGES, Catalog, with_game_messages
 from bot.service.i18n import catalog as service_catalog
 
 RULES = GnavRules()
+VIEW = GnavView(RULES)
 NAMES = ["Ada", "Bo", "Cy"]
 
 
 def catalog(language: str) -> Catalog:
     """The catalog of a Gnav table: the service's with Gnav's own texts."""
-    return with_game_messages(service_catalog(language), [RULES.messages])
+    return with_game_messages(service_catalog(language), [VIEW.messages])
 
 
 def _dealt(hands: dict[int, int], profile: str = "norsk", lives: int = 3) -> Match:
@@ -34,7 +35,7 @@ def _dealt(hands: dict[int, int], profile: str = "norsk", lives: int = 3) -> Mat
 
 def _lines(outcome, language: str = "en") -> list[str]:
     cat = catalog(language)
-    return [RULES.render_line(line, cat) for line in outcome.log]
+    return [VIEW.render_line(line, cat) for line in outcome.log]
 
 
 def test_a_gjok_names_who_asked() -> None:
@@ -67,7 +68,7 @@ def test_results_are_not_logged_before_the_reveal_tells_them() -> None:
     keys = [key for key, _ in outcome.log]
     assert keys[-1] == "gnav.ev.reveal"
     assert not {"gnav.ev.pay", "gnav.ev.out", "gnav.ev.win"} & set(keys)
-    reveal = RULES.render_reveal(match, NAMES, catalog("en"))
+    reveal = VIEW.render_reveal(match, NAMES, catalog("en"))
     assert "❌ Ada is out" in reveal and "💸 Ada pays: lowest piece (II)" in reveal
     assert sum("Ada" in line and "pays" in line for line in reveal) == 1
 
@@ -77,10 +78,10 @@ def test_an_eliminated_player_never_shows_negative_lives() -> None:
     RULES.act(match, 0, "swap")  # Hugg av: Ada 0
     RULES.act(match, 1, "stay")
     RULES.act(match, 2, "stay")  # the reveal: Ada pays again, -1
-    status = RULES.render_status(match, NAMES, catalog("en"))
+    status = VIEW.render_status(match, NAMES, catalog("en"))
     assert all("-1" not in line for line in status), status
     assert "Ada · out" in status
-    reveal = RULES.render_reveal(match, NAMES, catalog("en"))
+    reveal = VIEW.render_reveal(match, NAMES, catalog("en"))
     assert all("-1" not in line for line in reveal), reveal
 
 
@@ -90,7 +91,7 @@ def test_the_acting_dealers_label_follows_the_name() -> None:
     for rank in (NARR, NARR, 5, 6):
         bag.remove(rank)
     match.start_round({0: 5, 1: 6, 2: NARR, 3: NARR}, bag)  # both Narr: Cy and Di sit out
-    status = RULES.render_status(match, ["Ada", "Bo", "Cy", "Di"], catalog("en"))
+    status = VIEW.render_status(match, ["Ada", "Bo", "Cy", "Di"], catalog("en"))
     assert any(line.startswith("Bo (deals for the bag)") for line in status), status
 
 
@@ -108,8 +109,8 @@ def test_t3_refusal_in_the_tables_language_with_its_rule_once(language: str) -> 
 
 
 def test_rules_follow_the_tables_lives_and_say_what_the_dealer_may_do() -> None:
-    en = RULES.rules_text(catalog("en"), GnavSettings(rules="norsk", lives=1))
+    en = VIEW.rules_text(catalog("en"), GnavSettings(rules="norsk", lives=1))
     assert "1 life." in en and "3 lives" not in en
     assert "«Hus forbi!»" in en and "may swap with the bag" in en
-    ru = RULES.rules_text(catalog("ru"), GnavSettings(rules="norsk", lives=5))
+    ru = VIEW.rules_text(catalog("ru"), GnavSettings(rules="norsk", lives=5))
     assert "5 жизней" in ru

@@ -24,7 +24,7 @@ ADMIN = User("test:9", "Admin", admin=True)
 
 def own(settings: TableSettings, game: str = "gnav") -> Any:
     """A game's own settings at a table (defaults for what was never chosen)."""
-    return game_settings(settings, game, all_games()[game].settings_model)
+    return game_settings(settings, game, all_games()[game].rules.settings_model)
 
 
 class Harness:

@@ -12,7 +12,7 @@ from bot.service.ports import Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
-from tests.games.highcard import HighCard
+from tests.games.highcard import high_card
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 
 PRIVATE = TableKey("test", "dm-of-someone")
@@ -28,7 +28,7 @@ class HighCardHarness(Harness):
             clock=self.clock,
             rng=random.Random(seed),
             bot_delay=0.0,
-            games={"highcard": HighCard(), **all_games()},
+            games={"highcard": high_card(), **all_games()},
         )
 
 
@@ -177,3 +177,30 @@ async def test_a_whole_match_ends_with_a_winner_and_its_statistics() -> None:
         assert found.counters.get("wins", 0) == (1 if person.key == winner else 0)
     top = await h.service.top(CHANNEL)
     assert top.text.splitlines()[1].startswith("1. " + table.seats[table.match.winners[0]].name)
+
+
+async def test_the_service_keeps_who_left_and_plays_their_timeout_choice_at_once() -> None:
+    """The game is told only `forfeit`: the service keeps that the seat left (`Seat.left`),
+    plays its timeout choice whenever the game still has it decide, without waiting for its
+    timer, and refuses a second leave; when every person has left, the match is played to
+    its end at once."""
+    h = HighCardHarness(repo=MemoryRepository())
+    await _started(h, ALICE, BOB, CARL)
+    table = await h.table()
+    bob = table.seat_of(BOB.key)
+    lowest = min(table.match.hands[bob])
+    assert (await h.service.leave(CHANNEL, BOB)).ok
+    await h.settle()
+    table = await h.table()
+    assert table.seats[bob].left and not table.seats[bob].in_match
+    assert table.match.played == {bob: lowest}  # at once: no turn timer ran
+    assert not (await h.service.leave(CHANNEL, BOB)).ok  # already out
+    view = await h.service.status(CHANNEL)
+    assert view is not None
+    assert [s.in_match for s in view.seats] == [s.user != BOB.key for s in table.seats]
+    assert (await h.service.leave(CHANNEL, ALICE)).ok
+    assert (await h.service.leave(CHANNEL, CARL)).ok
+    await h.settle()
+    table = await h.table()
+    assert table.status == "closed" and table.closed_reason == "finished"
+    assert table.match.winners

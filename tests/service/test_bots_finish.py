@@ -42,7 +42,7 @@ async def test_a_person_knocked_out_sees_the_bots_finish_with_a_winner() -> None
     for h in found:
         table = await h.table()
         assert table.status == "closed" and table.closed_reason == "finished"
-        assert h.service.game_of(table).finished(table.match)
+        assert h.service.game_of(table).winners(table.match)
         texts = _public(h)
         assert not any("No player is left" in t for t in texts)
         results = [t for t in texts if "🏆 The bots played on" in t]
@@ -66,10 +66,10 @@ async def test_the_last_person_leaving_lets_the_bots_finish_in_one_message(
     await harness.settle()
     table = await harness.table()
     assert table.status == "closed"
-    assert harness.service.game_of(table).finished(table.match)
+    assert harness.service.game_of(table).winners(table.match)
     new_posts = [e for e in harness.notifier.order[before:] if e[0] == "post"]
     assert len(new_posts) == 1  # the result, not a replay of the bots' rounds
     result = harness.notifier.messages[new_posts[0][2]].screen.text
-    rounds = harness.service.game_of(table).round_number(table.match) - 1
+    rounds = harness.service.view_of(table).round_number(table.match) - 1
     assert f"{rounds} round" in result
     assert "won the match" in result or "shared the win" in result

@@ -47,7 +47,7 @@ async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> li
         if table.status == "closed":
             return seen
         rules = svc.game_of(table)
-        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        deciders = rules.deciders(table.match)
         if not deciders:
             h.clock.advance(table.settings.next_round_delay + 1)
             continue

@@ -11,7 +11,7 @@ from typing import Any, get_args
 import pytest
 
 from bot.cli import build_parser
-from bot.games.gnav.game import GnavRules
+from bot.games.gnav.game import GnavRules, GnavView
 from bot.service.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
@@ -64,7 +64,7 @@ _SETTING = re.compile(r"\b\w+=\w+")
 @cache
 def catalog(language: str) -> Catalog:
     """The service's catalog with Gnav's own texts merged in, as a Gnav table reads them."""
-    return with_game_messages(service_catalog(language), [GnavRules().messages])
+    return with_game_messages(service_catalog(language), [GnavView(GnavRules()).messages])
 
 
 def _raw(language: str) -> dict[str, Template]:

@@ -35,7 +35,7 @@ async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> No
         if table.status == "closed":
             return
         rules = svc.game_of(table)
-        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        deciders = rules.deciders(table.match)
         if not deciders:
             h.clock.advance(table.settings.next_round_delay + 1)
             continue
@@ -173,9 +173,9 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
         await h.settle()
         table = await h.table()
         rules = svc.game_of(table)
-        if not rules.in_match(table.match, alice):
+        if not table.seats[alice].in_match:  # left: the service keeps it (Seat.left)
             break
-        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        deciders = rules.deciders(table.match)
         if not deciders:
             h.clock.advance(table.settings.next_round_delay + 1)
         elif deciders[0] == alice:
@@ -198,7 +198,7 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
         rules = svc.game_of(table)
         if len(table.match.k.deals) > deals + 1:
             break
-        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        deciders = rules.deciders(table.match)
         assert alice not in deciders
         if not deciders:
             h.clock.advance(table.settings.next_round_delay + 1)
@@ -211,7 +211,7 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
     back = await svc.join(CHANNEL, ALICE)
     assert back.ok and "yours again" in back.text, back.text
     table = await h.table()
-    assert svc.game_of(table).in_match(table.match, alice)
+    assert table.seats[alice].in_match and not table.seats[alice].left
     assert table.seats[alice].timeouts == 0
     assert not (await svc.join(CHANNEL, BOB)).ok  # Bob never left
     # And she chooses again when her turn comes.
@@ -219,7 +219,7 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
         await h.settle()
         table = await h.table()
         rules = svc.game_of(table)
-        deciders = rules.deciders(table.match) if rules.in_round(table.match) else []
+        deciders = rules.deciders(table.match)
         if not deciders:
             h.clock.advance(table.settings.next_round_delay + 1)
             continue

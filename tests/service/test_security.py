@@ -13,7 +13,7 @@ from storage.memory import MemoryRepository
 from tests.service.conftest import ADMIN, ALICE, BOB, CHANNEL, Harness, own
 from tests.service.test_service import start_table
 
-GNAV = {"game": "gnav", "models": {n: g.settings_model for n, g in all_games().items()}}
+GNAV = {"game": "gnav", "models": {n: g.rules.settings_model for n, g in all_games().items()}}
 
 
 # ------------------------------------------------------------------ 1. settings are the host's

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.gnav.game import GnavRules
+from bot.games.gnav.game import GnavRules, GnavView
 from bot.service.i18n import Catalog, with_game_messages
 from bot.service.i18n import catalog as service_catalog
 from bot.service.ports import StatDelta, TableRow
@@ -13,7 +13,7 @@ from tests.service.test_service import play_to_end, start_table
 
 def catalog(language: str) -> Catalog:
     """The catalog of a Gnav table: the service's with Gnav's own texts."""
-    return with_game_messages(service_catalog(language), [GnavRules().messages])
+    return with_game_messages(service_catalog(language), [GnavView(GnavRules()).messages])
 
 
 def delta(user: str, name: str, game: str = "gnav", **counters: int) -> StatDelta:
@@ -36,10 +36,10 @@ async def test_a_match_counts_the_games_counters_and_its_own(harness: Harness) -
     for user in (ALICE, BOB):
         found = await harness.repo.player_stats(CHANNEL.chat_key, user.key, "gnav")
         assert found is not None and found.name == user.name and found.game == "gnav"
-        assert set(found.counters) <= set(GnavRules.stat_counters)
+        assert set(found.counters) <= set(GnavView.stat_counters)
         assert found.counters["matches"] == 1
         assert found.counters.get("wins", 0) == (1 if user.key in winners else 0)
-        assert 1 <= found.counters["rounds"] <= GnavRules().round_number(table.match)
+        assert 1 <= found.counters["rounds"] <= GnavView(GnavRules()).round_number(table.match)
     # Bots have no statistics; nothing is counted under another game.
     assert [p.user for p in await harness.repo.chat_stats(CHANNEL.chat_key, "gnav")] == sorted(
         [ALICE.key, BOB.key]
@@ -87,8 +87,8 @@ async def test_stats_show_absent_counters_as_zero(harness: Harness) -> None:
 
 
 def test_gnav_declares_and_renders_its_counters() -> None:
-    rules = GnavRules()
-    assert rules.stat_counters == (
+    view = GnavView(GnavRules())
+    assert view.stat_counters == (
         "matches",
         "wins",
         "rounds",
@@ -96,16 +96,16 @@ def test_gnav_declares_and_renders_its_counters() -> None:
         "times_paid",
         "refusals",
     )
-    counters = dict(zip(rules.stat_counters, (3, 2, 30, 7, 4, 5), strict=True))
+    counters = dict(zip(view.stat_counters, (3, 2, 30, 7, 4, 5), strict=True))
     cat = catalog("nb")
-    assert rules.render_stats("Åse", counters, cat) == cat.t(
+    assert view.render_stats("Åse", counters, cat) == cat.t(
         "gnav.stats.line", name="Åse", **counters
     )
-    assert rules.render_top_line(2, "Åse", counters, cat) == cat.t(
+    assert view.render_top_line(2, "Åse", counters, cat) == cat.t(
         "gnav.top.line", n=2, name="Åse", wins=2, matches=3, lives_lost=7, rounds=30
     )
-    assert rules.top_key({}) == rules.top_key({"refusals": 9}) == (0, 0.0, 0)
-    assert rules.top_key(counters) < rules.top_key({**counters, "lives_lost": 8})
+    assert view.top_key({}) == view.top_key({"refusals": 9}) == (0, 0.0, 0)
+    assert view.top_key(counters) < view.top_key({**counters, "lives_lost": 8})
 
 
 async def test_the_table_is_found_by_its_id(harness: Harness) -> None:

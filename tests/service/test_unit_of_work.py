@@ -11,10 +11,11 @@ from typing import Any
 
 from bot.games.registry import all_games
 from bot.service import tokens
+from bot.service.game import Game
 from bot.service.service import TableService
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
-from tests.games.highcard import HighCard
+from tests.games.highcard import HighCardRules, HighCardView
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.test_any_game import keyboard
 
@@ -45,7 +46,7 @@ class CountingRepository(MemoryRepository):
         return await super().load_table_by_id(table_id)
 
 
-class CountingHighCard(HighCard):
+class CountingHighCard(HighCardRules):
     """High card, counting how often the service asks a seat's choices."""
 
     def __init__(self) -> None:
@@ -70,7 +71,7 @@ class CountingHarness(Harness):
             clock=self.clock,
             rng=random.Random(seed),
             bot_delay=0.0,
-            games={"highcard": self.rules, **all_games()},
+            games={"highcard": Game(self.rules, HighCardView), **all_games()},
         )
 
 

@@ -1,8 +1,8 @@
-"""Gnav behind the service's `GameRules`: engine calls, log lines, statistics and screens.
+"""Gnav for the table service: its rules (`GnavRules`: engine calls, log lines, statistics,
+the bot strategy's choices) and its view (`GnavView`: the table message, your piece, the web).
 
 The engine stays pure; this module turns its events into catalog lines (N25: every public
-event announced, the Norwegian call included) and private lines (your piece), and asks the
-bot strategy for bot seats' choices.
+event announced, the Norwegian call included) and private lines (your piece).
 """
 
 from __future__ import annotations
@@ -22,14 +22,15 @@ from bot.games.gnav.strategy import BotView, decide
 from bot.service.game import (
     PARTS,
     Choice,
-    GameDefaults,
     GameRuleError,
+    GameRules,
+    GameView,
     LogLine,
     Outcome,
     join_parts,
     split_parts,
 )
-from bot.service.i18n import Catalog, Template, game_texts
+from bot.service.i18n import Catalog
 
 #: How often an `easy` bot seat takes the second-best choice.
 EASY_SLIP = 0.25
@@ -51,22 +52,13 @@ _SWAP = Choice("swap", label=("gnav.button.swap", {}), role="primary")
 _CHOICES = (_STAY, _SWAP)
 
 
-class GnavRules(GameDefaults):
-    """The Gnav game for the table service (profiles `norsk` and `tradisjonell`)."""
+class GnavRules(GameRules):
+    """Gnav's rules for the table service (profiles `norsk` and `tradisjonell`)."""
 
     name = "gnav"
-    min_players = 2
-    max_players = 20
-    public_choices = True
-    view_label = "gnav.button.piece"
-    stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
+    players = range(2, 21)
     settings_model = GnavSettings
 
-    def messages(self, language: str) -> Mapping[str, Template]:
-        """Gnav's own texts (`bot/games/gnav/i18n/<language>.json`, keys under `gnav.`)."""
-        return game_texts("bot.games.gnav.i18n", language)
-
-    # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
         """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
         return Match(
@@ -86,14 +78,6 @@ class GnavRules(GameDefaults):
         """Rebuild from `dump`."""
         return Match.from_dict(join_parts(data, "history", data.get(PARTS)))
 
-    def in_round(self, match: Match) -> bool:
-        """A round is under way."""
-        return match.phase == "play"
-
-    def finished(self, match: Match) -> bool:
-        """The match has its winners (N23)."""
-        return match.phase == "finished"
-
     def deciders(self, match: Match) -> tuple[int, ...]:
         """The one seat to act during a round (N8), none between rounds."""
         turn = match.turn if match.phase == "play" else None
@@ -109,34 +93,18 @@ class GnavRules(GameDefaults):
             return ()
         return _CHOICES
 
-    def in_match(self, match: Match, seat: int) -> bool:
-        """Still in the match (N22) and not leaving it."""
-        return match.in_match[seat] and seat not in match.leaving
-
-    def leaving(self, match: Match, seat: int) -> bool:
-        """Forfeited during the round under way."""
-        return seat in match.leaving
-
     def winners(self, match: Match) -> list[int]:
         """The winners (N23), shared when eliminated together."""
         return list(match.winners or [])
 
-    def record(self, match: Match) -> dict[str, Any]:
-        """The match record (MATCH_RECORD.md)."""
-        return export_record(match)
-
-    def public_record(self, match: Match) -> dict[str, Any]:
-        """The record up to the last reveal: during a round its deal and bag stay hidden."""
+    def record(self, match: Match, public: bool = False) -> dict[str, Any]:
+        """The match record (MATCH_RECORD.md); `public`: up to the last reveal (during a
+        round its deal and bag stay hidden)."""
         record = export_record(match)
-        if match.phase == "play":
+        if public and match.phase == "play":
             record["rounds"] = record["rounds"][:-1]
         return record
 
-    def round_number(self, match: Match) -> int:
-        """Rounds dealt so far (void deals included)."""
-        return len(match.history)
-
-    # ------------------------------------------------------------------ play
     def start_round(self, match: Match, rng: random.Random) -> Outcome:
         """Shuffle the 42 pieces with `rng` and deal (N4); void deals are dealt again (C1)."""
         outcome = Outcome()
@@ -212,6 +180,8 @@ class GnavRules(GameDefaults):
                     # Told where it happens: what the bag gave (N17) before "Reveal!".
                     out.tell(e.audience, (key, {"piece": piece_name(e.rank)}))
                 continue
+            if e.kind == "out":  # no lives left, or gone at the reveal after leaving (N22)
+                out.out.append(e.seats[0])
             if out.round_over and e.kind in _REVEAL_RESULTS:
                 continue  # told by the reveal (render_reveal), once and after the pieces
             line = _event_line(e, names, asker)
@@ -223,7 +193,20 @@ class GnavRules(GameDefaults):
             out.round_stats = _round_stats(match)
         return out
 
-    # ------------------------------------------------------------------ screens
+
+class GnavView(GameView):
+    """How a Gnav match looks: Stay and Swap on the table message, each seat's piece
+    privately, the reveal, the web page's lives."""
+
+    public_choices = True
+    view_label = "gnav.button.piece"
+    stat_counters = ("matches", "wins", "rounds", "lives_lost", "times_paid", "refusals")
+    texts_package = "bot.games.gnav.i18n"
+
+    def round_number(self, match: Match) -> int:
+        """Rounds dealt so far (void deals included)."""
+        return len(match.history)
+
     def render_status(self, match: Match, names: Sequence[str], cat: Catalog) -> list[str]:
         """The round's title, then seats with lives and marks: dealer, turn, sitting out, out."""
         # The round's own dealer: after the reveal the engine has already passed the deal on.
@@ -345,30 +328,11 @@ class GnavRules(GameDefaults):
         """The lobby's first line: the profile and the lives."""
         return cat.t("gnav.lobby.title", profile=settings.rules, lives=settings.lives)
 
-    # ------------------------------------------------------------------ statistics
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
         """Most wins, then fewest lives lost per round, then most matches."""
         rounds = counters.get("rounds", 0)
         per_round = counters.get("lives_lost", 0) / rounds if rounds else 0.0
         return (-counters.get("wins", 0), per_round, -counters.get("matches", 0))
-
-    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Matches, wins, rounds, lives lost, times paid at a reveal and refusals dealt."""
-        return cat.t(
-            "gnav.stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters}
-        )
-
-    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Wins in matches, and lives lost in rounds."""
-        return cat.t(
-            "gnav.top.line",
-            n=n,
-            name=name,
-            wins=counters.get("wins", 0),
-            matches=counters.get("matches", 0),
-            lives_lost=counters.get("lives_lost", 0),
-            rounds=counters.get("rounds", 0),
-        )
 
 
 #: Results the reveal tells: not repeated as log lines of the round that ends with it.

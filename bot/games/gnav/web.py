@@ -13,13 +13,13 @@ from bot.service.i18n import Catalog
 def replay_steps(
     record: dict[str, Any],
     cat: Catalog,
-    rules: Any,
+    view: Any,
     fold: Callable[[Any], tuple[Any, Any]],
     wrap: Callable[[Any], Any] = lambda m: m,
 ) -> list[dict[str, Any]]:
     """The steps of a record of rounds of `[player, verb]` actions: the record cut after each
     action and folded by `fold` (the engine's `replay_record`); `wrap` makes the folded match
-    what `rules` (the game's GameRules) render."""
+    what `view` (the game's GameView) renders."""
     rounds = record.get("rounds") or []
     seats: Sequence[str] = record.get("seats") or []
     steps: list[dict[str, Any]] = []
@@ -32,17 +32,17 @@ def replay_steps(
             except ValueError:  # the engines' RecordError: a record this page cannot cut
                 return steps
             table = wrap(match)
-            lines = list(rules.render_status(table, seats, cat))
-            if not rules.in_round(table):
-                lines += rules.render_reveal(table, seats, cat)
+            lines = list(view.render_status(table, seats, cat))
+            deciders = set(view.rules.deciders(table))
+            if not deciders:
+                lines += view.render_reveal(table, seats, cat)
             if a:
                 name, verb = actions[a - 1]
                 lines += ["—", f"{name}: {verb}"]
-            deciders = set(rules.deciders(table)) if rules.in_round(table) else set()
             steps.append(
                 {
                     "text": "\n".join(lines),
-                    "shapes": rules.web_view(table, None, seats, cat),
+                    "shapes": view.web_view(table, None, seats, cat),
                     "seats": [{"name": n, "turn": i in deciders} for i, n in enumerate(seats)],
                 }
             )

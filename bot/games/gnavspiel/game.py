@@ -1,6 +1,6 @@
-"""Gnavspiel behind the service's `GameRules` (RULES.md section 3): a rules choice of the Gnav
-table (`rules=gnavspiel`), registered as its own game so that its settings, statistics and
-records stay its own.
+"""Gnavspiel for the table service (RULES.md section 3): its rules (`GnavspielRules`) and its
+view (`GnavspielView`). A rules choice of the Gnav table (`rules=gnavspiel`), registered as its
+own game so that its settings, statistics and records stay its own.
 
 The offered player answers from the table message: its Accept / Refuse buttons show nothing
 hidden (a refusal reveals nothing, G4), and the service lets only the deciding seat press them.
@@ -25,14 +25,15 @@ from bot.games.gnavspiel.strategy import choose
 from bot.service.game import (
     PARTS,
     Choice,
-    GameDefaults,
     GameRuleError,
+    GameRules,
+    GameView,
     LogLine,
     Outcome,
     join_parts,
     split_parts,
 )
-from bot.service.i18n import Catalog, Template, game_texts
+from bot.service.i18n import Catalog
 
 #: How often an `easy` bot seat takes a choice other than the strategy's.
 EASY_SLIP = 0.25
@@ -58,23 +59,13 @@ class GnavspielMatch:
     leaving: set[int] = field(default_factory=set)
 
 
-class GnavspielRules(GameDefaults):
-    """The Gnavspiel game for the table service."""
+class GnavspielRules(GameRules):
+    """Gnavspiel's rules for the table service."""
 
     name = "gnavspiel"
-    min_players = 2
-    max_players = 6
-    public_choices = True
-    view_label = "gnavspiel.button.card"
-    stat_counters = ("matches", "wins", "deals", "chips_paid", "pots", "loans")
+    players = range(2, 7)
     settings_model = GnavspielSettings
-    texts_package = "bot.games.gnavspiel.i18n"
 
-    def messages(self, language: str) -> Mapping[str, Template]:
-        """The game's own texts (`bot/games/gnavspiel/i18n/<language>.json`)."""
-        return game_texts(self.texts_package, language)
-
-    # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> GnavspielMatch:
         """A match with the table's chips, deals and variants; the first dealer drawn."""
         s = settings if isinstance(settings, GnavspielSettings) else GnavspielSettings()
@@ -100,16 +91,9 @@ class GnavspielRules(GameDefaults):
         match = Match.from_dict(join_parts(data["match"], "history", data.get(PARTS)))
         return GnavspielMatch(match, {int(s) for s in data["leaving"]})
 
-    def in_round(self, t: GnavspielMatch) -> bool:
-        """A deal (or its loan questions) is under way."""
-        return t.m.phase in ("play", "loan")
-
-    def finished(self, t: GnavspielMatch) -> bool:
-        """The match has its winner (G9, C13, C20-C22)."""
-        return t.m.phase == "over"
-
     def deciders(self, t: GnavspielMatch) -> list[int]:
-        """The one seat holding a decision: the player to act, the offered one, a broke one."""
+        """The one seat holding a decision during a deal or its loan questions: the player to
+        act, the offered one, a broke one."""
         return t.m.deciders()
 
     def choices(self, t: GnavspielMatch, seat: int) -> list[Choice]:
@@ -189,31 +173,15 @@ class GnavspielRules(GameDefaults):
         t.leaving.add(seat)
         return Outcome(log=[("gnavspiel.ev.leaves", {"p": t.m.seats[seat]})])
 
-    def leaving(self, t: GnavspielMatch, seat: int) -> bool:
-        """Left the match but still seated until it goes out."""
-        return seat in t.leaving and t.m.in_match[seat]
-
-    def in_match(self, t: GnavspielMatch, seat: int) -> bool:
-        """Still in the match (G8) and not leaving it."""
-        return t.m.in_match[seat] and seat not in t.leaving
-
     def winners(self, t: GnavspielMatch) -> list[int]:
-        """The winner (G9)."""
+        """The winner (G9, C13, C20-C22) once the match is over."""
         return [t.m.result.winner] if t.m.result is not None else []
 
-    def record(self, t: GnavspielMatch) -> dict[str, Any]:
-        """The match record (MATCH_RECORD.md, profile gnavspiel)."""
+    def record(self, t: GnavspielMatch, public: bool = False) -> dict[str, Any]:
+        """The match record (MATCH_RECORD.md, profile gnavspiel): the finished deals only, so
+        the same when `public` (the deal under way is never exported)."""
         return export_record(t.m)
 
-    def public_record(self, t: GnavspielMatch) -> dict[str, Any]:
-        """The record of the finished deals (the deal under way is never exported)."""
-        return export_record(t.m)
-
-    def round_number(self, t: GnavspielMatch) -> int:
-        """Deals dealt so far."""
-        return t.m.deal_no
-
-    # ------------------------------------------------------------------ events
     def _collect(self, t: GnavspielMatch, events: list[Event], out: Outcome) -> Outcome:
         names = t.m.seats
         for e in events:
@@ -223,6 +191,8 @@ class GnavspielRules(GameDefaults):
                     # Told where it happens: the dealer's draw (G5) before the reveal (G7).
                     out.tell(e.audience, (key, {"card": card_name(e.card)}))
                 continue
+            if e.kind == "out":  # broke, no loan (G8)
+                out.out.append(e.seats[0])
             line = _event_line(e, names)
             if line is not None:
                 out.log.append(line)
@@ -232,7 +202,20 @@ class GnavspielRules(GameDefaults):
             out.round_stats = _round_stats(m)
         return out
 
-    # ------------------------------------------------------------------ screens
+
+class GnavspielView(GameView):
+    """How a Gnavspiel match looks: the offered player's Accept / Refuse on the table message,
+    each seat's card privately, the reveal and the end's payments, the web page's chips."""
+
+    public_choices = True
+    view_label = "gnavspiel.button.card"
+    stat_counters = ("matches", "wins", "deals", "chips_paid", "pots", "loans")
+    texts_package = "bot.games.gnavspiel.i18n"
+
+    def round_number(self, t: GnavspielMatch) -> int:
+        """Deals dealt so far."""
+        return t.m.deal_no
+
     def render_status(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """Deal, dealer and pot; every seat's chips and debt, marks for turn and dealer."""
         m = t.m
@@ -315,7 +298,7 @@ class GnavspielRules(GameDefaults):
             return cat.t("gnavspiel.piece.none")
         card = card_text(cat, card_name(m.hands[seat]))
         text = cat.t("gnavspiel.piece.hold", card=card, deal=m.deal_no)
-        mine = self.choices(t, seat)
+        mine = self.rules.choices(t, seat)
         if mine:
             labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
             text += "\n" + cat.t("gnavspiel.piece.choices", choices=labels)
@@ -376,27 +359,9 @@ class GnavspielRules(GameDefaults):
             variants=",".join(sorted(s.variants)) or "—",
         )
 
-    # ------------------------------------------------------------------ statistics
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
         """Most wins, then most pots taken, then most matches."""
         return (-counters.get("wins", 0), -counters.get("pots", 0), -counters.get("matches", 0))
-
-    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Matches, wins, deals, chips paid, pots taken, loans."""
-        return cat.t(
-            "gnavspiel.stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters}
-        )
-
-    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Wins in matches, and pots taken."""
-        return cat.t(
-            "gnavspiel.top.line",
-            n=n,
-            name=name,
-            wins=counters.get("wins", 0),
-            matches=counters.get("matches", 0),
-            pots=counters.get("pots", 0),
-        )
 
 
 def card_text(cat: Catalog, card: str) -> str:

@@ -1,5 +1,6 @@
-"""Karnaval behind the service's `GameRules` (../shared/KARNAVAL.md): a trick-taking game with
-bids, played 3 to 6, four quarters of as many deals as players.
+"""Karnaval for the table service (../shared/KARNAVAL.md): its rules (`KarnavalRules`) and its
+view (`KarnavalView`). A trick-taking game with bids, played 3 to 6, four quarters of as many
+deals as players.
 
 Hands are private: the table message shows the deal, bids, tricks and the trick on the table,
 and the "My hand" button (or a direct message) shows a seat its hand and its legal choices.
@@ -28,13 +29,14 @@ from bot.games.karnaval.sheet import sheet_png, sheet_text
 from bot.service.game import (
     PARTS,
     Choice,
-    GameDefaults,
     GameRuleError,
+    GameRules,
+    GameView,
     LogLine,
     Outcome,
     join_parts,
 )
-from bot.service.i18n import Catalog, Template, game_texts
+from bot.service.i18n import Catalog
 from bot.service.ports import Picture
 
 SUIT_MARKS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -106,32 +108,13 @@ def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
     return rounds
 
 
-class KarnavalRules(GameDefaults):
-    """The Karnaval game for the table service."""
+class KarnavalRules(GameRules):
+    """Karnaval's rules for the table service."""
 
     name = "karnaval"
-    min_players = 3
-    max_players = 6
-    public_choices = False
-    view_label = "karnaval.button.hand"
-    stat_counters = (
-        "matches",
-        "wins",
-        "deals",
-        "exact",
-        "premiums",
-        "penalties",
-        "points",
-        "best_total",
-    )
+    players = range(3, 7)
     settings_model = KarnavalSettings
-    texts_package = "bot.games.karnaval.i18n"
 
-    def messages(self, language: str) -> Mapping[str, Template]:
-        """The game's own texts (`bot/games/karnaval/i18n/<language>.json`)."""
-        return game_texts(self.texts_package, language)
-
-    # ------------------------------------------------------------------ state
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> KarnavalMatch:
         """A game; the first player is drawn with `rng` (K2, KC1, KC4)."""
         return KarnavalMatch(Karnaval(list(names), _draw(len(names), rng)))
@@ -156,16 +139,9 @@ class KarnavalRules(GameDefaults):
             bool(data.get("drawn", True)),
         )
 
-    def in_round(self, t: KarnavalMatch) -> bool:
-        """Bidding or playing."""
-        return t.k.phase in ("bid", "play")
-
-    def finished(self, t: KarnavalMatch) -> bool:
-        """All four quarters played (K3, K20)."""
-        return t.k.phase == "over"
-
     def deciders(self, t: KarnavalMatch) -> list[int]:
-        """The seat to bid or play."""
+        """The seat to bid or play (none while dealing, or once all four quarters are played:
+        K3, K20)."""
         return t.k.deciders()
 
     def choices(self, t: KarnavalMatch, seat: int) -> list[Choice]:
@@ -251,33 +227,18 @@ class KarnavalRules(GameDefaults):
         t.leaving.discard(seat)
         return Outcome(log=[("karnaval.ev.back", {"p": t.k.names[seat]})])
 
-    def leaving(self, t: KarnavalMatch, seat: int) -> bool:
-        """Left, still seated (it plays out by the timeout rule)."""
-        return seat in t.leaving and t.k.phase != "over"
-
-    def in_match(self, t: KarnavalMatch, seat: int) -> bool:
-        """Every seat plays to the end, unless leaving."""
-        return seat not in t.leaving
-
     def winners(self, t: KarnavalMatch) -> list[int]:
         """The highest totals (KC12: a tie shares the win)."""
         return list(t.k.winners or [])
 
-    def record(self, t: KarnavalMatch) -> dict[str, Any]:
-        """The record (KARNAVAL_RECORD.md)."""
-        return export_record(t.k)
-
-    def public_record(self, t: KarnavalMatch) -> dict[str, Any]:
-        """The record without the deal under way (its hands are hidden)."""
+    def record(self, t: KarnavalMatch, public: bool = False) -> dict[str, Any]:
+        """The record (KARNAVAL_RECORD.md); `public`: without the deal under way (its hands
+        are hidden)."""
         record = export_record(t.k)
         d = t.k.current
-        if d is not None and not d.complete:
+        if public and d is not None and not d.complete:
             record["deals"] = record["deals"][:-1]
         return record
-
-    def round_number(self, t: KarnavalMatch) -> int:
-        """Deals dealt."""
-        return len(t.k.deals)
 
     # ------------------------------------------------------------------ events
     def _collect(self, t: KarnavalMatch, events: list[Event], out: Outcome) -> Outcome:
@@ -297,7 +258,28 @@ class KarnavalRules(GameDefaults):
             out.round_stats = _round_stats(k)
         return out
 
-    # ------------------------------------------------------------------ screens
+
+class KarnavalView(GameView):
+    """How a Karnaval match looks: the deal, bids and the trick on the table message, each
+    hand and its choices privately, the score sheet as a block and a picture, the web page."""
+
+    view_label = "karnaval.button.hand"
+    stat_counters = (
+        "matches",
+        "wins",
+        "deals",
+        "exact",
+        "premiums",
+        "penalties",
+        "points",
+        "best_total",
+    )
+    texts_package = "bot.games.karnaval.i18n"
+
+    def round_number(self, t: KarnavalMatch) -> int:
+        """Deals dealt."""
+        return len(t.k.deals)
+
     def render_status(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """Quarter and deal, dealer, trump card, bids, tricks taken, the trick, whose turn."""
         k = t.k
@@ -456,7 +438,7 @@ class KarnavalRules(GameDefaults):
             first = card_text(picked[0], cat) if picked else ""
             key = f"karnaval.piece.pending_{kind}"
             text += "\n" + cat.t(key, card=first, cards=cards_text(picked, cat))
-        mine = self.choices(t, seat)
+        mine = self.rules.choices(t, seat)
         if mine:
             labels = ", ".join(self.render_line(c.label, cat) for c in mine)
             text += "\n" + cat.t("karnaval.piece.choices", choices=labels)
@@ -483,31 +465,9 @@ class KarnavalRules(GameDefaults):
         """The rules summary (KARNAVAL.md)."""
         return f"{cat.t('karnaval.rules')} {cat.t('karnaval.rules.timeouts')}"
 
-    def lobby_title(self, settings: Any, cat: Catalog) -> str:
-        """The lobby's first line."""
-        return cat.t("karnaval.lobby.title")
-
-    # ------------------------------------------------------------------ statistics
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
         """Most wins, then most points."""
         return (-counters.get("wins", 0), -counters.get("points", 0), -counters.get("matches", 0))
-
-    def render_stats(self, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Games, wins, deals, bids made exactly, premiums, penalties, points."""
-        return cat.t(
-            "karnaval.stats.line", name=name, **{c: counters.get(c, 0) for c in self.stat_counters}
-        )
-
-    def render_top_line(self, n: int, name: str, counters: Mapping[str, int], cat: Catalog) -> str:
-        """Wins in games, and points."""
-        return cat.t(
-            "karnaval.top.line",
-            n=n,
-            name=name,
-            wins=counters.get("wins", 0),
-            matches=counters.get("matches", 0),
-            points=counters.get("points", 0),
-        )
 
 
 def _barred_for(k: Karnaval, seat: int) -> int | None:

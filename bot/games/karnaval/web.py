@@ -109,14 +109,14 @@ def _sheet(k: Karnaval, names: Sequence[str]) -> dict[str, Any]:
 
 
 def replay_steps(
-    record: dict[str, Any], cat: Catalog, rules: Any, wrap: Any, text: Any
+    record: dict[str, Any], cat: Catalog, view: Any, wrap: Any, text: Any
 ) -> list[dict[str, Any]]:
     """A finished match's record as steps for the replay page: the table after each bid and
     each play, deal by deal (the record folded by the engine up to that step, K20's sheet
     kept). Every card shows: the match is over and its record is public."""
     from bot.games.karnaval.engine.record import RecordError, new_match_from_record
 
-    # `rules`: the game's GameRules (its renderings); `wrap`: the match as they take it;
+    # `view`: the game's GameView (its renderings); `wrap`: the match as they take it;
     # `text`: a card for people.
 
     deals = record.get("deals") or []
@@ -131,27 +131,27 @@ def replay_steps(
     for deal in deals:
         hands = deal["hands"]
         k.start_deal([hands[name] for name in names], deal["stock"])
-        steps.append(_step(k, table, rules, names, cat, "", text))
+        steps.append(_step(k, table, view, names, cat, "", text))
         for name, number in deal.get("bids") or []:
             k.bid(seat_of[name], number)
-            steps.append(_step(k, table, rules, names, cat, f"{name}: {number}", text))
+            steps.append(_step(k, table, view, names, cat, f"{name}: {number}", text))
         for entry in deal.get("plays") or []:
             name, cards = entry[0], entry[1]
             choice = entry[2] if len(entry) > 2 else None
             listed = cards if isinstance(cards, list) else [cards]
             k.play(seat_of[name], tuple(listed), choice)
             shown = " ".join(text(c) for c in listed)
-            steps.append(_step(k, table, rules, names, cat, f"{name}: {shown}", text))
+            steps.append(_step(k, table, view, names, cat, f"{name}: {shown}", text))
     return steps
 
 
 def _step(
-    k: Karnaval, table: Any, rules: Any, names: Sequence[str], cat: Catalog, note: str, text: Any
+    k: Karnaval, table: Any, view: Any, names: Sequence[str], cat: Catalog, note: str, text: Any
 ) -> dict[str, Any]:
-    lines = list(rules.render_status(table, names, cat))
+    lines = list(view.render_status(table, names, cat))
     d = k.current
     if d is not None and d.complete:
-        lines += rules.render_reveal(table, names, cat)
+        lines += view.render_reveal(table, names, cat)
     if note:
         lines += ["—", note]
     shapes = web_view(k, None, names, cat, text)

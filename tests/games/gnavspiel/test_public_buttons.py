@@ -21,9 +21,9 @@ def _deciding_states(seed: int):  # type: ignore[no-untyped-def]
     settings = GnavspielSettings(chips=3, variants=frozenset({"stand"}))
     t = RULES.new_match(["A", "B", "C", "D"], settings, rng)
     for _ in range(400):
-        if RULES.finished(t):
+        if RULES.winners(t):
             return
-        if not RULES.in_round(t):
+        if not RULES.deciders(t):
             RULES.start_round(t, rng)
             continue
         seat = RULES.deciders(t)[0]

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from bot.games.gnavspiel.game import GnavspielMatch, GnavspielRules, card_text
+from bot.games.gnavspiel.game import GnavspielMatch, GnavspielRules, GnavspielView, card_text
 from bot.service.game import Outcome
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 from tests.games.gnavspiel.helpers import new_match
 
 RULES = GnavspielRules()
+VIEW = GnavspielView(RULES)
 
 
 def _cat(language: str) -> Catalog:
-    return with_game_messages(catalog(language), [RULES.messages])
+    return with_game_messages(catalog(language), [VIEW.messages])
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -47,12 +48,12 @@ def test_reveal_private_card_and_taboo_draw_in_german_G5_G7() -> None:
         out.log += step.log
         out.private += step.private
     de = _cat("de")
-    lines = [RULES.render_line(line, de) for line in out.log]
+    lines = [VIEW.render_line(line, de) for line in out.log]
     assert any(line == "Cid kauft König: tabu, die Karte kommt unter den Stock." for line in lines)
     reveal = next(line for line in lines if line.startswith("Aufdecken: "))
     assert reveal == "Aufdecken: Ann Dame, Bob 7, Cid 9", lines
-    assert RULES.render_line(out.log[-1], _cat("en")) != RULES.render_line(out.log[-1], de)
-    shown = RULES.render_reveal(t, list(m.seats), de)
+    assert VIEW.render_line(out.log[-1], _cat("en")) != VIEW.render_line(out.log[-1], de)
+    shown = VIEW.render_reveal(t, list(m.seats), de)
     assert "Karten: Ann Dame, Bob 7, Cid 9" in shown, shown
-    private = [RULES.render_line(line, de) for _, line in out.private]
+    private = [VIEW.render_line(line, de) for _, line in out.private]
     assert "Du hast 9 gekauft" in private, private

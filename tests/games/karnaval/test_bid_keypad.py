@@ -9,14 +9,15 @@ import pytest
 
 from bot.games.karnaval.engine.cards import full_deck
 from bot.games.karnaval.engine.game import Karnaval
-from bot.games.karnaval.game import KarnavalMatch, KarnavalRules
+from bot.games.karnaval.game import KarnavalMatch, KarnavalRules, KarnavalView
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 
 RULES = KarnavalRules()
+VIEW = KarnavalView(RULES)
 
 
 def _cat(language: str) -> Catalog:
-    return with_game_messages(catalog(language), [RULES.messages])
+    return with_game_messages(catalog(language), [VIEW.messages])
 
 
 def _bidding(bids: list[int]) -> KarnavalMatch:
@@ -35,14 +36,14 @@ def _bidding(bids: list[int]) -> KarnavalMatch:
 @pytest.mark.parametrize("language", sorted(LANGUAGES))
 def test_K6_the_keypad_says_which_number_is_barred_and_why(language: str) -> None:
     # The language's own entry, not the English fallback.
-    assert "karnaval.piece.barred" in RULES.messages(language)
+    assert "karnaval.piece.barred" in VIEW.messages(language)
     cat = _cat(language)
     t = _bidding([3, 2])  # 6 cards: the last bidder may not bid 1
     seat = t.k.turn
     assert seat is not None
     offered = [c.arg for c in RULES.choices(t, seat)]
     assert offered == ["0", "2", "3", "4", "5", "6"]
-    text = RULES.private_text(t, seat, cat)
+    text = VIEW.private_text(t, seat, cat)
     line = cat.t("karnaval.piece.barred", n=1, cards=6)
     assert line in text.splitlines()
     assert line.startswith("1") and "6" in line and "K6" in line
@@ -57,7 +58,7 @@ def test_K6_a_barred_zero_is_named_too(language: str) -> None:
     seat = t.k.turn
     assert seat is not None
     assert "0" not in [c.arg for c in RULES.choices(t, seat)]
-    assert cat.t("karnaval.piece.barred", n=0, cards=6) in RULES.private_text(t, seat, cat)
+    assert cat.t("karnaval.piece.barred", n=0, cards=6) in VIEW.private_text(t, seat, cat)
 
 
 def test_K6_no_line_when_nothing_is_barred_or_for_another_seat() -> None:
@@ -65,13 +66,13 @@ def test_K6_no_line_when_nothing_is_barred_or_for_another_seat() -> None:
     first = _bidding([])
     seat = first.k.turn
     assert seat is not None
-    assert "not offered" not in RULES.private_text(first, seat, cat)  # not the last bidder
+    assert "not offered" not in VIEW.private_text(first, seat, cat)  # not the last bidder
     over = _bidding([5, 2])  # the seed's deal 3: 5 + 2 > 6, no bar
     seat = over.k.turn
     assert seat is not None
     assert [c.arg for c in RULES.choices(over, seat)] == [str(b) for b in range(7)]
-    assert "not offered" not in RULES.private_text(over, seat, cat)
+    assert "not offered" not in VIEW.private_text(over, seat, cat)
     barred = _bidding([3, 2])
     others = [s for s in range(3) if s != barred.k.turn]
     for s in others:  # the other seats' screens do not speak of the last bidder's bar
-        assert "not offered" not in RULES.private_text(barred, s, cat)
+        assert "not offered" not in VIEW.private_text(barred, s, cat)
