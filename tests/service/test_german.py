@@ -127,3 +127,17 @@ async def test_karnaval_cards_in_german_are_lettered_as_german_players_say_them(
     assert not english.search(text), english.search(text)
     hands = [x for x in seen if x.startswith("Deine Karten")]
     assert any(german.search(x) for x in hands), hands
+
+
+async def test_karnaval_sheet_rows_are_labelled_in_german_K20(harness: Harness) -> None:
+    # Issue 19, languages: the sheet's quarters (Viertel) and totals (Gesamt), not the
+    # engine's Q1 and Total.
+    await _start(harness, "game=karnaval")
+    sheet = (await harness.service.sheet(CHANNEL)).text
+    labels = [line.split("|")[0].strip() for line in sheet.splitlines()[1:]]
+    assert {"V1", "V2", "V3", "V4", "Gesamt"} <= set(labels), labels
+    assert not {"Q1", "Total"} & set(labels)
+    table = await harness.table()
+    rules = harness.service.game_of(table)
+    cat = harness.service.texts(table)
+    assert rules.render_sheet(table.match, table.names, cat) == sheet

@@ -374,9 +374,10 @@ class KarnavalView(GameView):
                     for s, v in enumerate(values):
                         so_far[s] += v or 0
                 deals = []
-        total = {"kind": "total", "label": cat.t("karnaval.sheet.so_far"), "totals": so_far}
+        total = {"kind": "total", "label": "", "totals": so_far}
         short = {"players": sheet["players"], "rows": [line, total]}
-        return sheet_text(short, words=_sheet_words(cat), max_chars=1500, legend=False)
+        words = {**_sheet_words(cat), "total": cat.t("karnaval.sheet.so_far")}
+        return sheet_text(short, words=words, max_chars=1500, legend=False)
 
     @staticmethod
     def _sheet_block(t: KarnavalMatch, cat: Catalog) -> str:
@@ -454,7 +455,7 @@ class KarnavalView(GameView):
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
-        sheet = web.sheet_of(t.k, names, t.sheet_memo)
+        sheet = web.sheet_of(t.k, names, t.sheet_memo, _sheet_words(cat))
         return web.web_view(t.k, seat, names, cat, partial(card_text, cat=cat), sheet)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
@@ -487,7 +488,7 @@ def _ends_quarter(k: Karnaval) -> bool:
 
 def _sheet_words(cat: Catalog) -> dict[str, str]:
     """The words drawn on the sheet, in the table's language."""
-    return {w: cat.t(f"karnaval.sheet.{w}") for w in ("premium", "penalty", "bid", "points")}
+    return web.sheet_words(cat)
 
 
 def dump_key(value: Any) -> str:

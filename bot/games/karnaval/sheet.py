@@ -32,12 +32,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-#: Words of the sheet, overridable per language.
+#: Words of the sheet, overridable per language: `quarter` labels a quarter's row (`{n}` its
+#: number), `total` the totals' row.
 WORDS: dict[str, str] = {
     "premium": "premium +60",
     "penalty": "penalty -60",
     "bid": "bid",
     "points": "pts",
+    "quarter": "Q{n}",
+    "total": "Total",
 }
 PREMIUM_MARK = "*"
 PENALTY_MARK = "!"
@@ -76,6 +79,17 @@ def fit(text: str, width: int) -> str:
         out.append(ch)
         used += w
     return "".join(out) + " " * (width - used)
+
+
+def row_label(row: Mapping[str, Any], words: Mapping[str, str] | None = None) -> str:
+    """A row's label as drawn: a deal's number of cards, a quarter's word with its number
+    (the sheet's `Q1`...), the totals' word (`words`: `WORDS` by default)."""
+    w = {**WORDS, **(words or {})}
+    if row["kind"] == "quarter":
+        return w["quarter"].format(n=str(row["label"]).lstrip("Q"))
+    if row["kind"] == "total":
+        return w["total"]
+    return str(row["label"])
 
 
 def _num(value: int | None) -> str:
@@ -129,7 +143,7 @@ def sheet_text(
     players = [clean_name(p) or "?" for p in sheet["players"]]
     rows = _rows(sheet, compact)
     n = len(players)
-    label_w = max(2, *(text_width(str(r["label"])) for r in rows))
+    label_w = max(2, *(text_width(row_label(r, w)) for r in rows))
     bid_w = max(2, *(len(_num(b)) for r in rows if r["kind"] == "deal" for b in r["bids"]))
     pts_w = 3
     for r in rows:
@@ -151,7 +165,7 @@ def sheet_text(
     pad = " " * (col_w - need)
     quarter = 1
     for r in rows:
-        label = str(r["label"])
+        label = row_label(r, w)
         if r["kind"] == "deal":
             cells = [
                 pad + f"{_num(b):>{bid_w}} {_num(p):>{pts_w}} "
@@ -486,7 +500,7 @@ def sheet_png(
     pad = round(8 * scale)
     row_h = round(26 * scale)
     sub_h = round(20 * scale)
-    label_w = max(tw(str(r["label"])) for r in rows) + 2 * pad
+    label_w = max(tw(row_label(r, w)) for r in rows) + 2 * pad
     bid_w = max(tw("12"), tw(w["bid"], small_fs)) + 2 * pad
     pts_w = max(tw("-1000"), tw(w["points"], small_fs)) + 2 * pad
     name_room = round(160 * scale) - 2 * pad
@@ -535,7 +549,7 @@ def sheet_png(
         elif kind == "total":
             draw.rectangle((0, top, width - 1, bottom), fill=_TOTAL)
         mid = (top + bottom) / 2
-        text(pad, mid, str(r["label"]), _INK, anchor="lm")
+        text(pad, mid, row_label(r, w), _INK, anchor="lm")
         for i in range(n):
             x0 = col_x(i)
             if kind == "deal":

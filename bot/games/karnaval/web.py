@@ -7,11 +7,12 @@ The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.games.karnaval.engine import Karnaval
 from bot.games.karnaval.engine.cards import JOKER, sorted_hand, suit_of
+from bot.games.karnaval.sheet import row_label
 from bot.service.i18n import Catalog
 
 _RED = frozenset({"H", "D"})
@@ -74,23 +75,37 @@ def web_view(
                     for c in sorted_hand(d.held[seat], trump_suit)
                 ],
             }
-    out["sheet"] = sheet if sheet is not None else _sheet(k, names)
+    out["sheet"] = sheet if sheet is not None else _sheet(k, names, sheet_words(cat))
     return out
 
 
-def sheet_of(k: Karnaval, names: Sequence[str], memo: list[Any]) -> dict[str, Any]:
+def sheet_words(cat: Catalog) -> dict[str, str]:
+    """The words drawn on the sheet (sheet.py's `WORDS`), in the table's language; the
+    quarter's as its template (`{n}` is filled per row)."""
+    words = {w: cat.t(f"karnaval.sheet.{w}") for w in ("premium", "penalty", "bid", "points")}
+    words["total"] = cat.t("karnaval.sheet.total")
+    words["quarter"] = cat.template("karnaval.sheet.quarter")
+    return words
+
+
+def sheet_of(
+    k: Karnaval, names: Sequence[str], memo: list[Any], words: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The score sheet, drawn again only when a deal was added or scored since (`memo`
-    keeps the last one: the pushes of one commit build a view per viewer)."""
+    keeps the last one: the pushes of one commit build a view per viewer); `words` label its
+    quarters and totals (sheet.py's `row_label`)."""
     d = k.current
-    key = (len(k.deals), d is not None and d.complete, tuple(names))
+    key = (len(k.deals), d is not None and d.complete, tuple(names), dict(words or {}))
     if memo and memo[0] == key:
         return memo[1]
-    sheet = _sheet(k, names)
+    sheet = _sheet(k, names, words)
     memo[:] = [key, sheet]
     return sheet
 
 
-def _sheet(k: Karnaval, names: Sequence[str]) -> dict[str, Any]:
+def _sheet(
+    k: Karnaval, names: Sequence[str], words: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The score sheet: a row per deal (bid / points), each quarter's totals (K20)."""
     sheet = k.sheet()
     rows: list[list[str]] = []
@@ -102,9 +117,10 @@ def _sheet(k: Karnaval, names: Sequence[str]) -> dict[str, Any]:
                 "" if b is None else (f"{b}" if p is None else f"{b} · {p}")
                 for b, p in zip(row["bids"], row["points"], strict=True)
             ]
-            rows.append([row["label"], *cells])
+            rows.append([row_label(row, words), *cells])
         elif row["kind"] in ("quarter", "total") and any(t is not None for t in row["totals"]):
-            rows.append([row["label"], *("" if t is None else str(t) for t in row["totals"])])
+            label = row_label(row, words)
+            rows.append([label, *("" if t is None else str(t) for t in row["totals"])])
     return {"head": ["", *(names[s] for s in k.order)], "rows": rows}
 
 
