@@ -240,7 +240,6 @@ class KarnavalRules(GameRules):
             record["deals"] = record["deals"][:-1]
         return record
 
-    # ------------------------------------------------------------------ events
     def _collect(self, t: KarnavalMatch, events: list[Event], out: Outcome) -> Outcome:
         k = t.k
         names = k.names
