@@ -138,6 +138,6 @@ async def test_karnaval_sheet_rows_are_labelled_in_german_K20(harness: Harness) 
     assert {"V1", "V2", "V3", "V4", "Gesamt"} <= set(labels), labels
     assert not {"Q1", "Total"} & set(labels)
     table = await harness.table()
-    rules = harness.service.game_of(table)
+    view = harness.service.view_of(table)
     cat = harness.service.texts(table)
-    assert rules.render_sheet(table.match, table.names, cat) == sheet
+    assert view.render_sheet(table.match, table.names, cat) == sheet
