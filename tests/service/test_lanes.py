@@ -210,3 +210,24 @@ async def test_private_messages_waiting_for_the_budget_go_as_one_the_newest_scre
     merged = n.private_screens[ALICE.key][1]
     assert [b.label for row in merged.buttons for b in row] == ["Stay"]
     assert merged.literals == ("Bob",)
+
+
+def test_a_private_run_goes_as_one_only_up_to_its_newest_screen_and_within_one_text() -> None:
+    from bot.service.ports import Picture, TableShot
+    from bot.service.table_message import MERGED_TEXT, merge_private
+
+    choose = (Button("Stay", "t"),)
+    line, screen = Screen("You hold VII"), Screen("Your turn", (choose,))
+    # A line after the only screen: the screen goes alone, the line next.
+    assert merge_private([screen, line]) == (1, screen)
+    # Lines alone go together.
+    assert merge_private([line, line])[0] == 2
+    # A text longer than one message: the first goes alone.
+    long = Screen("x" * MERGED_TEXT)
+    assert merge_private([long, screen]) == (1, long)
+    # A picture, or a shot of the table rendered at delivery, goes alone.
+    picture = Screen("Sheet", image=Picture("s.png", b"png", "sheet"))
+    assert merge_private([picture, screen]) == (1, picture)
+    shot = TableShot("t1", 1, 3)
+    assert merge_private([shot, screen]) == (1, shot)
+    assert merge_private([line, shot, screen]) == (1, line)
