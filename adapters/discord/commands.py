@@ -179,6 +179,11 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         tk = table_key(interaction)
         await handler.command(interaction, lambda: service.export(tk), public=False)
 
+    @gnav.command(name="sheet", description="The whole score sheet of the table's game")
+    async def sheet(interaction: discord.Interaction[Any]) -> None:
+        tk = table_key(interaction)
+        await handler.command(interaction, lambda: service.sheet(tk), public=True)
+
     @gnav.command(name="help", description="How to play with this bot")
     async def help_(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)

@@ -237,7 +237,7 @@ class InteractionHandler:
             view = build_view(Screen(reply.text, reply.buttons))
             if view is not None:
                 kwargs["view"] = view
-        text = render_text(reply.text)
+        text = render_text(reply.text, reply.blocks)
         try:
             if not deferred:
                 await interaction.response.send_message(text, ephemeral=not reply.public, **kwargs)

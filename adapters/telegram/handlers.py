@@ -184,6 +184,10 @@ class Handlers:
         """/gnav_export: the current or last match record, as a JSON document."""
         await self._command(update, context, lambda tk, user: self.service.export(tk))
 
+    async def sheet(self, update: Update, context: Context) -> None:
+        """/gnav_sheet: the whole score sheet of the table's match, where its game keeps one."""
+        await self._command(update, context, lambda tk, user: self.service.sheet(tk))
+
     async def help(self, update: Update, context: Context) -> None:
         """/gnav_help (and /start in a group): how to play here."""
         await self._command(
@@ -421,7 +425,7 @@ class Handlers:
 
             self.replies.put(chat_id, Outgoing("file", thread, file=send_file))
         elif reply.public or not reply.ok:
-            self._reply(message, reply.text, literals=reply.literals)
+            self._reply(message, reply.text, literals=reply.literals, blocks=reply.blocks)
 
     def _reply(
         self,
@@ -431,6 +435,7 @@ class Handlers:
         markup: Any = None,
         quote: bool = True,
         literals: Sequence[str] = (),
+        blocks: Sequence[str] = (),
     ) -> None:
         """Answer a message, in the background: the handler is done once the service is.
 
@@ -449,6 +454,7 @@ class Handlers:
                 markup=markup,
                 reply_to=message.message_id if quote else None,
                 literals=tuple(literals),
+                blocks=tuple(blocks),
             ),
         )
 

@@ -242,6 +242,7 @@ class TelegramPlatform:
             ("gnav_stats", h.stats),
             ("gnav_top", h.top),
             ("gnav_export", h.export),
+            ("gnav_sheet", h.sheet),
             ("gnav_help", h.help),
         ]
         games = texts.game_commands(h.service.games)

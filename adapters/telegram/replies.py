@@ -47,6 +47,8 @@ class Outgoing:
     markup: Any = None
     reply_to: int | None = None
     literals: tuple[str, ...] = ()
+    #: Preformatted pieces of the text (a score sheet): sent in monospace, never combined.
+    blocks: tuple[str, ...] = ()
     #: A hint: the joiners it is for, and its language.
     names: list[str] = field(default_factory=list)
     language: str = "en"
@@ -118,9 +120,14 @@ class ReplyQueue:
         return False
 
     def _combine(self, queue: deque[Outgoing], item: Outgoing) -> bool:
-        """Add an answer to the newest waiting text answer of the same place, if it fits."""
+        """Add an answer to the newest waiting text answer of the same place, if it fits (an
+        answer with a preformatted block goes on its own, its columns kept)."""
+        if item.blocks:
+            return False
         for waiting in reversed(queue):
             if waiting.kind != "answer" or waiting.thread != item.thread or waiting.markup:
+                continue
+            if waiting.blocks:
                 continue
             parts = list(waiting.parts or [(waiting.sender, waiting.text, 1)])
             for i, (sender, text, n) in enumerate(parts):
@@ -157,6 +164,7 @@ class ReplyQueue:
                             markup=item.markup,
                             reply_to=item.reply_to,
                             literals=item.literals,
+                            blocks=item.blocks,
                         )
                 except TelegramError as exc:
                     failed(exc, "a reply in chat %s failed: %s", chat_id, exc.message)

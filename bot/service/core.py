@@ -81,6 +81,9 @@ class Reply:
     #: Buttons for the sender only (a private hand to choose from), where the platform can
     #: show them with a private reply (Discord's ephemeral message); a popup shows the text.
     buttons: tuple[tuple[Button, ...], ...] = ()
+    #: Preformatted pieces of `text` (a score sheet, on lines of its own): shown in monospace
+    #: with their columns kept where the platform can (as `Screen.blocks`).
+    blocks: tuple[str, ...] = ()
 
 
 class ServiceError(Exception):

@@ -182,7 +182,7 @@ class Queries:
                 sheet = view.render_sheet(table.match, table.names, self.work.cat(table))
         if table is None or sheet is None:
             return Reply(cat.t("sheet.none"), ok=False)
-        return Reply(sheet, public=True, literals=tuple(table.names))
+        return Reply(sheet, public=True, literals=tuple(table.names), blocks=(sheet,))
 
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays (with its own settings)."""

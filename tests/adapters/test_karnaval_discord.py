@@ -223,3 +223,23 @@ async def test_the_sheet_picture_is_attached_to_the_quarters_last_result_K20() -
             await bot.settle()
             frozen = fake.message(int(result["id"]))
             assert not frozen["components"] and len(frozen["attachments"]) == 1
+
+
+async def test_gnav_sheet_answers_the_whole_sheet_in_a_code_block_K20() -> None:
+    """`/gnav sheet` (issue 19: the whole sheet on request): the sheet in a code block, its
+    columns kept, for the whole channel."""
+    async with (
+        fake_world() as world,
+        running_bot(world, MemoryRepository(), rng=random.Random(3)) as bot,
+    ):
+        await slash(world, world.alice, "new", {"game": "karnaval"})
+        await slash(world, world.bob, "join")
+        await slash(world, world.carl, "join")
+        await slash(world, world.alice, "start")
+        await bot.settle()
+        asked = await slash(world, world.bob, "sheet")
+        text = await answered(world, asked)
+        assert not asked.ephemeral
+        assert "```" in text and "Score sheet (bid|points) after 0 of 12 deals" in text
+        grid = text.split("```")[1]
+        assert "Q4" in grid and "Total" in grid

@@ -422,3 +422,31 @@ _SHEET = {
         {"kind": "total", "label": "Total", "totals": [None, None, None]},
     ],
 }
+
+
+async def test_gnav_sheet_answers_the_whole_sheet_in_monospace_K20() -> None:
+    """`/gnav_sheet` (issue 19: the whole sheet on request): the sheet as a `pre` block, its
+    columns kept; at a Gnav table a line saying there is none."""
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg).start()
+        try:
+            ann = tg.add_user("Ann")
+            group = tg.add_group("Carnival", members=[ann])
+            bench.say(ann, group, "/karnaval")
+            await bench.wait_table(group, button="Join")
+            bench.say(ann, group, "/gnav_settings bots=2 delay=300")
+            await bench.idle()
+            bench.say(ann, group, "/gnav_start")
+            await bench.wait_table(group, button="My hand")
+            bench.say(ann, group, "/gnav_sheet")
+            await bench.idle()
+            answer = next(
+                m for m in reversed(tg.messages_in(group, from_bot=True)) if "Score sheet" in m.text
+            )
+            assert answer.text.startswith("Score sheet (bid|points) after 0 of 12 deals")
+            assert "Q4" in answer.text and "Total" in answer.text
+            pre = [e for e in answer.entities if e["type"] == "pre"]
+            assert pre and pre[0]["offset"] == 0 and pre[0]["length"] >= len(answer.text) - 1
+            assert "gnav_sheet" in texts.GROUP_COMMANDS
+        finally:
+            await bench.stop()
