@@ -340,12 +340,22 @@ def _chosen(
     return named[0] if len(named) == 1 else None
 
 
-def _refusal(cat: Catalog, line: str, choices: list[Choice], game: str) -> str:
-    """What a line that is neither a choice nor a command answers: a number out of the list
+def _refusal(
+    cat: Catalog,
+    line: str,
+    choices: list[Choice],
+    game: str,
+    words: Mapping[str, str] | None = None,
+) -> str:
+    """What a line that is neither a choice nor a command answers: a number out of the list,
+    or a word of one of the choices with an argument none has (`bid 9` where bids go to 6),
     says which numbers there are; anything else is not a command, then the game's help."""
     text = line.strip()
     shown = echo(text, _ECHO)
-    if choices and text.isascii() and text.isdigit():
+    first = text.split()[0].casefold() if text.split() else ""
+    action = (words or {}).get(first, first)
+    named = any(c.action == action and c.arg is not None for c in choices)
+    if choices and ((text.isascii() and text.isdigit()) or named):
         return cat.t("console.out_of_range", line=shown, n=len(choices))
     return f"{cat.t('console.not_command', line=shown)}\n{help_text(cat, game)}"
 
@@ -455,7 +465,7 @@ async def _loop(
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
         if command is None or command not in (*COMMANDS, VIEW, SHEET, "next"):
             if line:
-                console.print(Text(_refusal(cat, line, choices, table.game)))
+                console.print(Text(_refusal(cat, line, choices, table.game, words)))
             prompted_seq = -1
             continue
         if command == "quit":

@@ -76,6 +76,19 @@ def test_the_question_and_a_number_out_of_the_list_speak_the_tables_language(
         assert "1-7" in refused and "not a command" not in refused, refused
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_bid_off_the_keypad_says_which_numbers_there_are(language: str) -> None:
+    # `bid 9` where the bids go 0-6 names the list, not "not a command" and the help.
+    cat = _cat(language)
+    bids = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(7)]
+    words = aliases(cat, "karnaval")
+    typed = [w for w, target in words.items() if target == "bid"]
+    for word in typed:
+        refused = _refusal(cat, f"{word} 9", bids, "karnaval", words)
+        assert "1-7" in refused and help_text(cat, "karnaval") not in refused, refused
+    assert help_text(cat, "karnaval") in _refusal(cat, "xyz 9", bids, "karnaval", words)
+
+
 def test_a_long_line_is_cut_in_the_answer() -> None:
     refused = _refusal(_cat("en"), "x" * 5000, [Choice("pass")], "gnavspiel")
     assert len(refused.splitlines()[0]) < 120 and "…" in refused
