@@ -61,6 +61,8 @@ class MemoryRepository:
         self.refs: dict[str, str | None] = {}
         self.timer_claims: dict[str, tuple[str, float]] = {}
         self.processes: dict[str, float] = {}
+        #: chat -> (time, owner) of recent platform calls (`add_chat_call`).
+        self.calls: dict[str, list[tuple[float, str]]] = {}
 
     def _loaded(self, row: TableRow) -> TableRow:
         """A copy of a stored row with its finished parts."""
@@ -299,6 +301,16 @@ class MemoryRepository:
     async def live_processes(self, now: float) -> list[str]:
         """The owners whose heartbeat says they live at `now`."""
         return [o for o, t in self.processes.items() if t > now]
+
+    async def chat_calls(self, chat: str, since: float, owner: str) -> list[float]:
+        """Calls of other owners in `chat` since `since` (services sharing this store)."""
+        return [at for at, who in self.calls.get(chat, ()) if at > since and who != owner]
+
+    async def add_chat_call(self, chat: str, at: float, owner: str) -> None:
+        """Record a call (kept for an hour)."""
+        kept = [c for c in self.calls.get(chat, ()) if c[0] > at - 3600]
+        kept.append((at, owner))
+        self.calls[chat] = kept
 
     async def gone_processes(self, now: float) -> list[str]:
         """None known gone but by their heartbeat (the processes share this one)."""

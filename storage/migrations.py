@@ -325,6 +325,18 @@ POSTGRES_MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        7,
+        "calls each process made in a group chat lately: one bot token's budget, shared",
+        (
+            """CREATE TABLE chat_calls (
+                chat TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                owner TEXT NOT NULL
+            )""",
+            "CREATE INDEX chat_calls_by_chat ON chat_calls (chat, at)",
+        ),
+    ),
 )
 
 

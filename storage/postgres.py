@@ -514,6 +514,26 @@ class PostgresRepository:
         rows = await self._pool.fetch("SELECT owner FROM processes WHERE alive_until > $1", now)
         return [r["owner"] for r in rows]
 
+    async def chat_calls(self, chat: str, since: float, owner: str) -> list[float]:
+        """When processes other than `owner` called the platform in `chat` since `since`."""
+        rows = await self._pool.fetch(
+            "SELECT at FROM chat_calls WHERE chat = $1 AND at > $2 AND owner <> $3 ORDER BY at",
+            chat,
+            since,
+            owner,
+        )
+        return [r["at"] for r in rows]
+
+    async def add_chat_call(self, chat: str, at: float, owner: str) -> None:
+        """Record a call; calls of the chat older than an hour go."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "DELETE FROM chat_calls WHERE chat = $1 AND at < $2", chat, at - 3600
+            )
+            await conn.execute(
+                "INSERT INTO chat_calls (chat, at, owner) VALUES ($1, $2, $3)", chat, at, owner
+            )
+
     async def gone_processes(self, now: float) -> list[str]:
         """The owners whose heartbeat says they live at `now` but whose liveness lock is free:
         the connection their process held it on is closed (the process died, or the server

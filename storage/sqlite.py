@@ -746,6 +746,13 @@ class SqliteRepository:
         rows = await self._fetchall("SELECT owner FROM processes WHERE alive_until > ?", (now,))
         return [str(r[0]) for r in rows]
 
+    async def chat_calls(self, chat: str, since: float, owner: str) -> list[float]:
+        """None: the store serves one process, whose lanes count all its calls."""
+        return []
+
+    async def add_chat_call(self, chat: str, at: float, owner: str) -> None:
+        """Nothing to share (one process)."""
+
     async def gone_processes(self, now: float) -> list[str]:
         """None known gone but by their heartbeat (a store of one process: `resume` takes
         over what a predecessor left)."""

@@ -15,8 +15,10 @@ and on any 429 it pauses **every** request of the bot. `Lanes` instead:
 - tells a caller when a chat's lane has room (`ready`), so the outbox sends the newest table
   state then instead of an older one queued in the limiter.
 
-Reads (getChatMember...) spend no chat's budget. The budget is per bot token and per process:
-several processes on one token each keep their own lanes (see docs/scaling.md).
+Reads (getChatMember...) spend no chat's budget. The budget is per bot token: several
+processes on one token (one PostgreSQL store) keep a group's window together, each counting
+the calls the others made in it lately (`SharedCalls`, the store's `chat_calls`) beside its
+own; private chats and the bot's second are kept per process (see docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
@@ -71,6 +74,19 @@ class LaneLimits:
     reserve: int = 3
 
 
+class SharedCalls(Protocol):
+    """The calls other processes on the same bot token made in a chat (times in wall-clock
+    seconds), and this process's own, recorded for them."""
+
+    async def others(self, chat: str, since: float) -> list[float]:
+        """When other processes called the platform in `chat` since `since`."""
+        ...
+
+    async def record(self, chat: str, at: float) -> None:
+        """This process called the platform in `chat` at `at`."""
+        ...
+
+
 class _Lane:
     """One destination's calls: when recent ones were answered (oldest first), how many are
     under way, and how long a 429 paused it. A call counts from its answer: Telegram counts
@@ -85,21 +101,31 @@ class _Lane:
         self.busy = 0
         self.paused_until = 0.0
 
-    def wait(self, now: float, limit: int | None = None, spacing: float = 0.0) -> float:
+    def wait(
+        self,
+        now: float,
+        limit: int | None = None,
+        spacing: float = 0.0,
+        others: Sequence[float] = (),
+    ) -> float:
         """Seconds until one more call fits `limit` (the lane's own by default) and comes
-        `spacing` s after the last one (0: now; a call under way: a short while)."""
+        `spacing` s after the last one (0: now; a call under way: a short while); `others`:
+        calls other processes made in the chat (loop time), counted as this lane's."""
         limit = self.limit if limit is None else limit
         while self.sent and self.sent[0] <= now - self.window:
             self.sent.popleft()
+        sent: Sequence[float] = self.sent
+        if others:
+            sent = sorted([*self.sent, *(t for t in others if t > now - self.window)])
         wait = self.paused_until - now
-        if self.sent and spacing > 0:
-            wait = max(wait, self.sent[-1] + spacing - now)
+        if sent and spacing > 0:
+            wait = max(wait, sent[-1] + spacing - now)
         if limit > 0:
             if spacing > 0 and self.busy:
                 wait = max(wait, self.window / max(limit, 1) / 10)
-            if len(self.sent) + self.busy >= limit:
-                if len(self.sent) >= limit:
-                    wait = max(wait, self.sent[-limit] + self.window - now)
+            if len(sent) + self.busy >= limit:
+                if len(sent) >= limit:
+                    wait = max(wait, sent[-limit] + self.window - now)
                 else:  # calls under way fill it: they are answered soon
                     wait = max(wait, self.window / max(limit, 1) / 10)
         return max(0.0, wait)
@@ -118,6 +144,33 @@ class Lanes(BaseRateLimiter[int]):
         self._chats: dict[int | str, _Lane] = {}
         #: 429 answers received, per chat (0: a call without a chat); benchmarks, tests.
         self.floods: dict[int | str, int] = {}
+        #: Other processes on the same bot token: a group's window is kept with their calls.
+        self.shared: SharedCalls | None = None
+        self._shared_failed = False
+
+    async def _others(self, key: int | str, lane: _Lane, now: float) -> list[float]:
+        """The calls other processes made in group `key` within the lane's window, in loop
+        time (none for a private chat, or when no other process shares the token)."""
+        shared = self.shared
+        if shared is None or not _group(key):
+            return []
+        offset = time.time() - now
+        try:
+            found = await shared.others(str(key), now + offset - lane.window)
+        except Exception as exc:  # the store is away: this process's own calls still count
+            if not self._shared_failed:
+                log.warning("telegram: other processes' calls unknown (%s)", exc)
+            self._shared_failed = True
+            return []
+        self._shared_failed = False
+        return [t - offset for t in found]
+
+    async def _record(self, key: int | str) -> None:
+        """Tell the other processes of a call in group `key`, now."""
+        if self.shared is None or not _group(key):
+            return
+        with contextlib.suppress(Exception):  # unknown to them: they meet a rare 429
+            await self.shared.record(str(key), time.time())
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -155,18 +208,27 @@ class Lanes(BaseRateLimiter[int]):
                 limit = max(1, lane.limit - self.limits.reserve)
         while True:
             now = loop.time()
-            wait = max(lane.wait(now, limit, spacing), self._overall.wait(now))
+            others = await self._others(key, lane, now)
+            now = loop.time()
+            wait = max(lane.wait(now, limit, spacing, others), self._overall.wait(now))
             if wait <= 0:
                 return
             await asyncio.sleep(wait)
 
-    async def _take(self, lanes: tuple[_Lane, ...], spacing: float = 0.0) -> None:
-        """Wait until every lane has room (the first one `spacing` s after its last call too),
-        then count a call under way in each."""
+    async def _take(
+        self, lanes: tuple[_Lane, ...], spacing: float = 0.0, key: int | str = 0
+    ) -> None:
+        """Wait until every lane has room (the first one, chat `key`'s, `spacing` s after its
+        last call too, other processes' calls counted), then count a call under way in each."""
         loop = asyncio.get_running_loop()
         while True:
             now = loop.time()
-            wait = max(lanes[0].wait(now, spacing=spacing), *(lane.wait(now) for lane in lanes))
+            others = await self._others(key, lanes[0], now) if len(lanes) > 1 else []
+            now = loop.time()
+            wait = max(
+                lanes[0].wait(now, spacing=spacing, others=others),
+                *(lane.wait(now) for lane in lanes),
+            )
             if wait <= 0:
                 for lane in lanes:
                     lane.busy += 1
@@ -212,13 +274,15 @@ class Lanes(BaseRateLimiter[int]):
             return await callback(*args, **kwargs)
         loop = asyncio.get_running_loop()
         while True:
-            await self._take(lanes, spacing)
+            await self._take(lanes, spacing, key)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
                 flood = exc
             finally:
                 self._done(lanes)  # answered, refused or failed: it counts all the same
+                if len(lanes) > 1:
+                    await self._record(key)
             self.floods[key] = self.floods.get(key, 0) + 1
             after = flood._retry_after.total_seconds()  # int or timedelta in PTB 22
             log.info("telegram: %s to %s refused for %.1f s; sent again then", endpoint, key, after)

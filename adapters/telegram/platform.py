@@ -41,7 +41,7 @@ from adapters.telegram.limits import LaneLimits, Lanes
 from adapters.telegram.notifier import TelegramNotifier
 from bot.config import BotSettings
 from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from bot.service.ports import PlatformError, PlatformUnreachable
+from bot.service.ports import PlatformError, PlatformUnreachable, Repository
 from bot.service.retry import retry_unreachable
 from bot.service.service import TableService
 
@@ -73,6 +73,23 @@ class TelegramLimits:
     #: Every flood window and spacing is multiplied by this (a benchmark against a fake that
     #: runs Telegram's limits faster); 1 in production.
     scale: float = 1.0
+
+
+class StoreCalls:
+    """`SharedCalls` through the store the processes share (`Repository.chat_calls`): each
+    process records its group calls there and counts the others' in a group's window."""
+
+    def __init__(self, repo: Repository, owner: str) -> None:
+        self.repo = repo
+        self.owner = owner
+
+    async def others(self, chat: str, since: float) -> list[float]:
+        """When other processes called the platform in `chat` since `since`."""
+        return await self.repo.chat_calls(chat, since, self.owner)
+
+    async def record(self, chat: str, at: float) -> None:
+        """This process called the platform in `chat` at `at`."""
+        await self.repo.add_chat_call(chat, at, self.owner)
 
 
 class _Scrub(logging.Filter):
@@ -131,6 +148,9 @@ class TelegramPlatform:
         self._guard_logs(token)
         service.set_command_prefix("telegram", "/gnav_")
         self.service = service
+        if getattr(service.repo, "shared", False):
+            # Other processes may send on this token: a group's window is kept together.
+            self.lanes.shared = StoreCalls(service.repo, service.outbox.owner)
         app = self._build(token)
         try:
             # No network yet (a boot, an outage): getMe is tried again for a while.

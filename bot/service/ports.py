@@ -408,6 +408,17 @@ class Repository(Protocol):
         """The owners whose heartbeat says they live at `now`."""
         ...
 
+    async def chat_calls(self, chat: str, since: float, owner: str) -> list[float]:
+        """When processes other than `owner` called the platform in `chat` since `since`
+        (`add_chat_call`): a budget per bot token shared by processes; [] where the store
+        serves one process."""
+        ...
+
+    async def add_chat_call(self, chat: str, at: float, owner: str) -> None:
+        """Record that `owner` called the platform in `chat` at `at` (forgotten after an
+        hour); nothing where the store serves one process."""
+        ...
+
     async def gone_processes(self, now: float) -> list[str]:
         """Of the owners whose heartbeat says they live at `now`, those the store knows are
         gone all the same (PostgreSQL: the session their process held is closed); [] where

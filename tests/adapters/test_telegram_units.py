@@ -22,10 +22,12 @@ from adapters.telegram.keyboards import (
 )
 from adapters.telegram.limits import LaneLimits, Lanes
 from adapters.telegram.notifier import TelegramNotifier
+from adapters.telegram.platform import StoreCalls
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES
 from bot.service.ports import Button, Delivery, Screen
 from bot.service.table import TableKey
+from storage.memory import MemoryRepository
 from tests.adapters.test_telegram_bench import Bench
 from tests.fakes.telegram_api import FakeTelegram
 
@@ -185,6 +187,47 @@ async def test_a_table_edit_waiting_for_a_spent_group_minute_gives_up_when_the_b
     notifier.close()
     # A last guard only: without the close, `ready` would wait for the rest of the minute.
     await asyncio.wait_for(waiting, 30)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+async def test_processes_on_one_token_keep_a_groups_window_together(shared: bool) -> None:
+    """Issue 17, point 7: two processes on one bot token (two `Lanes`, one store): what one
+    spent of a group's minute the other counts (`StoreCalls`, the store's `chat_calls`), so
+    together they never ask Telegram for more; a private chat and another group are not
+    held by it. Without sharing (the case `shared` False shows it), the second process sends
+    at once beyond the group's budget."""
+    store = MemoryRepository()
+    first, second = (Lanes(LaneLimits(group=2, group_window=60, reserve=0)) for _ in "ab")
+    if shared:
+        first.shared = StoreCalls(store, "host:1:a")
+        second.shared = StoreCalls(store, "host:2:b")
+    sent: list[str] = []
+
+    async def call(name: str) -> Any:
+        sent.append(name)
+        return True
+
+    async def send(lanes: Lanes, name: str, chat: int) -> Any:
+        return await lanes.process_request(
+            call, (name,), {}, "sendMessage", {"chat_id": chat}, None
+        )
+
+    await send(first, "1a", -100)
+    await send(first, "1b", -100)  # the group's whole budget for a minute
+    waiting = asyncio.ensure_future(send(second, "2a", -100))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    await send(second, "other group", -200)
+    await send(second, "private", 42)
+    if shared:
+        assert not waiting.done() and sent == ["1a", "1b", "other group", "private"]
+        assert await store.chat_calls("-100", 0, "host:2:b") == [
+            t for t, who in store.calls["-100"] if who == "host:1:a"
+        ]
+    else:
+        assert waiting.done() and "2a" in sent
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
 
 
 def test_people_carry_their_app_language_when_the_bot_speaks_it() -> None:

@@ -202,3 +202,24 @@ async def test_a_process_whose_session_ended_is_gone_whatever_its_heartbeat(
     finally:
         await a.close()
         await b.close()
+
+
+async def test_group_calls_are_shared_by_the_processes_of_one_store(pg_schema: str) -> None:
+    """Issue 17, point 7: each process records its calls in a group (`add_chat_call`) and
+    reads the others' within a window (`chat_calls`, its own left out); an hour on, a call
+    is forgotten."""
+    a = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    b = await PostgresRepository.open(PG_DSN, schema=pg_schema)
+    try:
+        await a.add_chat_call("-100", 1_000.0, "host:1:a")
+        await a.add_chat_call("-100", 1_010.0, "host:1:a")
+        await b.add_chat_call("-100", 1_020.0, "host:2:b")
+        await b.add_chat_call("-200", 1_020.0, "host:2:b")
+        assert await b.chat_calls("-100", 990.0, "host:2:b") == [1_000.0, 1_010.0]
+        assert await b.chat_calls("-100", 1_005.0, "host:2:b") == [1_010.0]
+        assert await a.chat_calls("-100", 990.0, "host:1:a") == [1_020.0]
+        await a.add_chat_call("-100", 5_000.0, "host:1:a")
+        assert await b.chat_calls("-100", 0.0, "host:2:b") == [5_000.0]
+    finally:
+        await a.close()
+        await b.close()
