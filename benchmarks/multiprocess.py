@@ -29,6 +29,15 @@ of any group (the budget is 20), 429s received (per group and in all), calls per
 rounds played.
 
     .venv/bin/python benchmarks/multiprocess.py --chat --processes 1 3
+
+`--takeover`: how soon a live process takes a dead one's messages (issue 17, point 4). A
+process whose id names another host (tests/service/recovery_child.py) commits a press it
+never delivers and is killed with SIGKILL; a live process on the same PostgreSQL, running the
+service's main loop, delivers the dead one's private message: printed, the seconds from the
+kill to that delivery (`--rounds` kills). `--heartbeat-only` ignores the store's session
+liveness (`gone_processes`), as before it: the dead process is known by its heartbeat's end.
+
+    .venv/bin/python benchmarks/multiprocess.py --takeover [--heartbeat-only]
 """
 
 from __future__ import annotations
@@ -346,6 +355,91 @@ async def chat_main(args: argparse.Namespace) -> None:
     print(json.dumps({"chat": runs}))
 
 
+# -- --takeover: a dead process's messages, taken over ------------------------------------
+
+
+class _Told:
+    """A notifier that sends nothing and says when a private message went."""
+
+    def __init__(self) -> None:
+        self.told = asyncio.Event()
+
+    async def post(self, channel: str, screen: Any) -> str | None:
+        """A reference."""
+        return "1"
+
+    async def edit(self, channel: str, message_ref: str, screen: Any) -> bool:
+        """Done."""
+        return True
+
+    async def tell(self, user: str, screen: Any) -> Any:
+        """Noted."""
+        from bot.service.ports import Delivery
+
+        self.told.set()
+        return Delivery.DELIVERED
+
+
+async def takeover_once(heartbeat_only: bool) -> float:
+    """Seconds from a SIGKILL to the live process's delivery of the dead one's message."""
+    import asyncpg
+
+    schema = f"gnav_bench_{secrets.token_hex(4)}"
+    admin = await asyncpg.connect(DSN)
+    await admin.execute(f'CREATE SCHEMA "{schema}"')
+    root = Path(__file__).resolve().parents[1]
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.service.recovery_child", f"postgres:{schema}", "elsewhere",
+        cwd=root, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None
+        while not (await child.stdout.readline()).startswith(b"COMMITTED"):
+            pass
+        repo = await _open(schema, 4)
+        if heartbeat_only:
+
+            async def nobody(now: float) -> list[str]:
+                return []
+
+            repo.gone_processes = nobody  # type: ignore[method-assign]
+        notifier = _Told()
+        service = TableService(repo, notifier, bot_delay=60.0, games=all_games())
+        assert await service.resume() == 0  # the other process lives: a quiet start
+        loop = asyncio.create_task(service.run())
+        await asyncio.sleep(1.5 + random.random())  # housekeeping rounds while it lives
+        assert not notifier.told.is_set()
+        killed = time.monotonic()
+        child.kill()
+        await child.wait()
+        await notifier.told.wait()
+        took = time.monotonic() - killed
+        loop.cancel()
+        await asyncio.gather(loop, return_exceptions=True)
+        await service.shutdown()
+        await repo.close()
+        return took
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await admin.close()
+
+
+async def takeover_main(args: argparse.Namespace) -> None:
+    """`--takeover`: `--rounds` kills, each on a fresh schema."""
+    took = [await takeover_once(args.heartbeat_only) for _ in range(args.rounds)]
+    how = "heartbeat only" if args.heartbeat_only else "heartbeat and session liveness"
+    print(
+        f"takeover of a killed process's messages ({how}), {len(took)} kills: "
+        + ", ".join(f"{t:.2f}" for t in took)
+        + f" s (max {max(took):.2f} s)",
+        flush=True,
+    )
+    print(json.dumps({"takeover_s": [round(t, 3) for t in took], "how": how}))
+
+
 async def main() -> None:
     """Parse arguments; run as the parent or as one worker."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -361,7 +455,13 @@ async def main() -> None:
     parser.add_argument("--delay", type=int, default=16, help="--chat: next-round delay, s")
     parser.add_argument("--bot-delay", type=float, default=0.5, help="--chat: s per bot step")
     parser.add_argument("--chat-worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--takeover", action="store_true", help="a killed process's messages")
+    parser.add_argument("--rounds", type=int, default=5, help="--takeover: kills")
+    parser.add_argument("--heartbeat-only", action="store_true", help="--takeover: as before")
     args = parser.parse_args()
+    if args.takeover:
+        await takeover_main(args)
+        return
     if args.chat_worker:
         logging.basicConfig(level=logging.WARNING)
         schema, base_url, token = args.chat_worker
