@@ -188,7 +188,7 @@ class TablePart:
     object that never changes once stored, so that it is written once, not with every move.
 
     `seq`: its 0-based place among the parts of the match; `owner`: the match it belongs to
-    (the table's `match_id`). See `TableRow.parts` and `bot.service.game.PARTS`.
+    (the table's `match_id`). See `TableRow.parts` and `bot.service.parts.PARTS`.
     """
 
     seq: int

@@ -2,7 +2,7 @@
 
 The table is the unit of locking and of storage: `to_row` / `from_row` turn it into the JSON
 state a `Repository` keeps. The game's match is held as the game's own object in memory and
-stored through the game's `dump`; the finished parts of a dump (`bot.service.game.PARTS`) are
+stored through the game's `dump`; the finished parts of a dump (`bot.service.parts.PARTS`) are
 stored once each beside the row (`TableRow.parts`, append-only) and the row keeps their count.
 """
 
@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.service.game import PARTS, Choice, GameRules, LogLine, Outcome
+from bot.service.game import Choice, GameRules, LogLine, Outcome
+from bot.service.parts import PARTS
 from bot.service.ports import TablePart, TableRow
 from bot.service.settings import TableSettings, load_settings
 

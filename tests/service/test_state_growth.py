@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from bot.games.karnaval.engine.record import export_record
-from bot.service.game import PARTS
+from bot.service.parts import PARTS
 from bot.service.ports import TableRow
 from bot.service.table import User
 from storage.common import dump_json

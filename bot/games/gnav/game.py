@@ -19,18 +19,9 @@ from bot.games.gnav.engine.profiles import get_profile
 from bot.games.gnav.engine.record import export_record
 from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
-from bot.service.game import (
-    PARTS,
-    Choice,
-    GameRuleError,
-    GameRules,
-    GameView,
-    LogLine,
-    Outcome,
-    join_parts,
-    split_parts,
-)
+from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
 from bot.service.i18n import Catalog
+from bot.service.parts import PARTS, join_parts, split_parts
 
 #: How often an `easy` bot seat takes the second-best choice.
 EASY_SLIP = 0.25

@@ -22,18 +22,9 @@ from bot.games.gnavspiel.engine import DECK, EVERYONE, Event, Match, RuleError, 
 from bot.games.gnavspiel.engine.record import export_record
 from bot.games.gnavspiel.settings import GnavspielSettings
 from bot.games.gnavspiel.strategy import choose
-from bot.service.game import (
-    PARTS,
-    Choice,
-    GameRuleError,
-    GameRules,
-    GameView,
-    LogLine,
-    Outcome,
-    join_parts,
-    split_parts,
-)
+from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
 from bot.service.i18n import Catalog
+from bot.service.parts import PARTS, join_parts, split_parts
 
 #: How often an `easy` bot seat takes a choice other than the strategy's.
 EASY_SLIP = 0.25

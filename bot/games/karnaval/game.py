@@ -26,17 +26,9 @@ from bot.games.karnaval.engine.game import barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
 from bot.games.karnaval.sheet import sheet_png, sheet_text
-from bot.service.game import (
-    PARTS,
-    Choice,
-    GameRuleError,
-    GameRules,
-    GameView,
-    LogLine,
-    Outcome,
-    join_parts,
-)
+from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
 from bot.service.i18n import Catalog
+from bot.service.parts import PARTS, join_parts
 from bot.service.ports import Picture
 
 SUIT_MARKS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
