@@ -50,6 +50,9 @@ SENDS = ("send", "edit", "copy", "forward")
 
 #: Lanes of idle chats kept before they are forgotten.
 _MEMORY = 4096
+#: Seconds a look at (or a note of) other processes' calls may take: a store that hangs
+#: never holds a call up for longer (its own calls still count).
+SHARED_TIMEOUT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,9 @@ class Lanes(BaseRateLimiter[int]):
             return []
         offset = time.time() - now
         try:
-            found = await shared.others(str(key), now + offset - lane.window)
+            found = await asyncio.wait_for(
+                shared.others(str(key), now + offset - lane.window), SHARED_TIMEOUT
+            )
         except Exception as exc:  # the store is away: this process's own calls still count
             if not self._shared_failed:
                 log.warning("telegram: other processes' calls unknown (%s)", exc)
@@ -170,7 +175,7 @@ class Lanes(BaseRateLimiter[int]):
         if self.shared is None or not _group(key):
             return
         with contextlib.suppress(Exception):  # unknown to them: they meet a rare 429
-            await self.shared.record(str(key), time.time())
+            await asyncio.wait_for(self.shared.record(str(key), time.time()), SHARED_TIMEOUT)
 
     async def initialize(self) -> None:
         """Nothing to set up."""
