@@ -315,10 +315,15 @@ def levels(args: argparse.Namespace, sizes: list[int]) -> int:
 def merge(paths: list[str]) -> int:
     """`--merge`: the table and the JSON line over every record in these JSON-lines files."""
     records: list[dict[str, object]] = []
+    cut = 0
     for path in paths:
         with open(path, encoding="utf-8") as f:
-            records += [json.loads(line) for line in f if line.strip()]
-    print(f"pooled: {len(records)} records from {len(paths)} file(s)")
+            for line in f:
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError:
+                    cut += 1  # a line cut short by a run stopped while writing it
+    print(f"pooled: {len(records)} records from {len(paths)} file(s), {cut} cut lines skipped")
     return report(records)
 
 
