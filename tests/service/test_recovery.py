@@ -136,6 +136,12 @@ async def test_a_live_process_takes_a_killed_process_of_another_host_over_at_onc
                 await service.outbox.drain()
                 assert notifier.private_screens == {}
                 _kill(child)
+                # The server ends the dead process's session once it reads its socket's close
+                # (at once, but in its own time): wait for that, not for a margin.
+                for _ in range(400):
+                    if await repo.gone_processes(clock.now()):
+                        break
+                    await asyncio.sleep(0.05)
                 # One housekeeping interval later (of this process's clock: far from the dead
                 # process's ALIVE_FOR or LEASE), its messages are this process's.
                 clock.advance(HOUSEKEEPING_INTERVAL)
