@@ -91,17 +91,20 @@ class Seat:
         return not (self.left or self.out)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
+        """JSON form (`left` and `out` only when true: most seats never are)."""
+        data: dict[str, Any] = {
             "user": self.user,
             "name": self.name,
             "bot": self.bot,
             "timeouts": self.timeouts,
             "seq": self.seq,
             "mark": self.mark,
-            "left": self.left,
-            "out": self.out,
         }
+        if self.left:
+            data["left"] = True
+        if self.out:
+            data["out"] = True
+        return data
 
 
 @dataclass(slots=True)

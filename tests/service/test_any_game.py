@@ -10,7 +10,7 @@ import random
 from bot.games.registry import all_games
 from bot.service.ports import Screen
 from bot.service.service import TableService
-from bot.service.table import TableKey, User
+from bot.service.table import Table, TableKey, User
 from storage.memory import MemoryRepository
 from tests.games.highcard import high_card
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
@@ -195,6 +195,11 @@ async def test_the_service_keeps_who_left_and_plays_their_timeout_choice_at_once
     assert table.seats[bob].left and not table.seats[bob].in_match
     assert table.match.played == {bob: lowest}  # at once: no turn timer ran
     assert not (await h.service.leave(CHANNEL, BOB)).ok  # already out
+    # Kept with the table: a service started again over the same store knows it.
+    row = await h.repo.load_table(CHANNEL.key)
+    assert row is not None
+    stored = Table.from_row(row, h.service.work.games)
+    assert [s.left for s in stored.seats] == [s.user == BOB.key for s in table.seats]
     view = await h.service.status(CHANNEL)
     assert view is not None
     assert [s.in_match for s in view.seats] == [s.user != BOB.key for s in table.seats]
