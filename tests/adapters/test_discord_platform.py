@@ -71,6 +71,7 @@ SUBCOMMANDS = {
     "export",
     "language",
     "help",
+    "sheet",
 }
 
 
