@@ -154,6 +154,8 @@ def _screen_json(screen: Screen | TableShot) -> dict[str, Any]:
         data["log"] = list(screen.log)
     if screen.language:
         data["language"] = screen.language
+    if screen.told:
+        data["told"] = list(screen.told)
     return data
 
 
@@ -183,6 +185,7 @@ def _screen(data: dict[str, Any]) -> Screen | TableShot:
         else Picture(image["filename"], base64.b64decode(image["data"]), image.get("alt", "")),
         tuple(data.get("log", ())),  # stored without a log (none, or before logs existed)
         data.get("language", ""),  # stored before screens said their language: none
+        tuple(data.get("told", ())),  # stored without lines the log told (none)
     )
 
 

@@ -13,7 +13,8 @@ table's), but a terminal shows one story: a private line is printed after the pu
 delivered next (the public event it belongs to: the deal, the swap, the round's last moves
 before its reveal), or when the game loop has nothing more coming (`show_private`). One that
 names its place in the round's log (`Screen.log`: the entries up to the event it tells of) is
-printed right after that entry, and waits for it while it is still to come.
+printed right after that entry, and waits for it while it is still to come. A new message's
+lines that repeat the round's log just printed (`Screen.told`) are left out of it.
 """
 
 from __future__ import annotations
@@ -62,9 +63,21 @@ class ConsoleNotifier:
         self._count += 1
         ref = str(self._count)
         self._shown[ref] = screen.log
+        told = self._printed  # the round's log printed last: one story, each line once
         self._printed = screen.log
         self.console.print()
         lines = screen.text.split("\n")
+        if told and screen.told:
+            # The lines the round's log just printed (a reveal's cards and payments, when the
+            # game logs them as they happen) are not repeated; a chat shows both messages.
+            repeated = list(screen.told)
+            kept = []
+            for line in lines:
+                if line in repeated:
+                    repeated.remove(line)
+                else:
+                    kept.append(line)
+            lines = kept
         if screen.image is not None and screen.image.alt:
             # What the picture shows, as text, under the message's heading (a score sheet
             # under its title, before the lines that follow it: the winners, what comes next).

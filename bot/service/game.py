@@ -239,6 +239,12 @@ class GameView(ABC):
         """Lines of the reveal of the round that just ended: `render_status` by default."""
         return self.render_status(match, names, cat)
 
+    def told_lines(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The lines of `render_reveal` that repeat what the round's log told as it happened
+        (Gnavspiel logs its reveal and payments before a loan is asked): a terminal, which
+        printed that log, leaves them out of the reveal (`Screen.told`). None by default."""
+        return []
+
     def render_block(self, match: Any, names: Sequence[str], cat: Catalog) -> str | None:
         """A preformatted block for the table message after a round (a score grid), shown in
         monospace with its columns kept and never cut; None (the default) when none."""

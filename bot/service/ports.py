@@ -65,6 +65,10 @@ class Screen:
     entries it has not shown yet, without reading the text. A private message about a step
     of the round carries the round's log up to the event it tells of, so such a platform
     prints it right after that entry ("You drew 10" before the reveal the draw led to).
+    `told` are lines of the text that repeat what the round's log has told (a reveal's cards
+    and payments, when the game logs them as they happen): a chat shows them, each message
+    stands on its own; a platform that printed that log as one story (a terminal) leaves
+    them out, so it prints each line once.
     """
 
     text: str
@@ -76,6 +80,7 @@ class Screen:
     #: The language the screen is written in (a catalog language; "" when not known), for
     #: what an adapter adds in its own words (a button beside the screen's).
     language: str = ""
+    told: tuple[str, ...] = ()
 
 
 class Delivery(Enum):

@@ -47,6 +47,7 @@ class Screens:
         blocks: list[str] = []
         picture: Picture | None = None
         log: tuple[str, ...] = ()
+        told: tuple[str, ...] = ()
         s = table.settings
         if table.status == "lobby":
             shows = self.work.view_of(table)
@@ -87,6 +88,7 @@ class Screens:
                 log = tuple(table.rendered_log) if table.log else ()
             else:
                 lines.extend(shows.render_reveal(match, names, cat))
+                told = tuple(shows.told_lines(match, names, cat))  # the log's own lines
                 block = shows.render_block(match, names, cat)  # a score grid, after a deal
                 if block:
                     lines.append(block)
@@ -124,6 +126,7 @@ class Screens:
             image=picture,
             log=log,
             language=cat.language,
+            told=told,
         )
 
     def choice_rows(

@@ -136,6 +136,26 @@ def test_gnavspiel_the_dealers_draw_before_the_reveal_and_words_of_a_deal_G5_C23
         assert int(m.group(1)) == int(m.group(2)) + int(m.group(3))
 
 
+def test_gnavspiel_prints_each_deals_reveal_and_payments_once_G7_G8(tmp_path: Path) -> None:
+    # Seed 3, four seats, always the second choice: the person pays in deals 1-4, is asked
+    # for a loan in deal 4, declines and goes out. The round's log tells the reveal, the
+    # payments and who went out as they happen (before the loan is asked); the reveal
+    # message that follows adds the chips and pot, never those lines again.
+    lines = _typed(tmp_path, "2\n" * 80, "--profile", "gnavspiel")
+    titles = [i for i, line in enumerate(lines) if re.fullmatch(r"Deal \d+: reveal", line)]
+    assert len(titles) >= 4, lines
+    told = re.compile(r"^(Reveal: |Cards: |.* pays 1 chip\.$|.* is out\.$)")
+    for n, title in enumerate(titles, 1):
+        start = titles[n - 2] + 1 if n > 1 else 0
+        story = [x for x in lines[start:title] if told.match(x)]
+        end = next((i for i in range(title, len(lines)) if not lines[i]), len(lines))
+        message = [x for x in lines[title:end] if told.match(x)]
+        assert story and story[0].startswith("Reveal: "), lines[start:end]
+        assert not message, lines[title:end]  # printed twice before: "Cards: ..." and pays
+        assert lines[title + 1].startswith("Chips: "), lines[title:end]
+    assert "Me declines the loan." in lines and lines.count("Me is out.") == 1, lines
+
+
 def test_karnaval_in_the_terminal_K14_K20_KC9(tmp_path: Path) -> None:
     # Seed 3, three seats, always the first choice: a bot leads a Karnaval in deal 3.
     lines = _typed(tmp_path, "1\n" * 400 + "quit\n", "--game", "karnaval", "--players", "3")
@@ -220,3 +240,27 @@ def test_a_private_line_is_printed_after_the_entry_it_tells_of_G5_G7() -> None:
 
     lines = asyncio.run(story())
     assert lines[-3:] == [draw, "🔒 Deal 1 · You drew J", reveal], lines
+
+
+def test_a_reveal_repeats_the_told_lines_only_after_the_log_that_told_them_G7() -> None:
+    # Resumed between deals, the terminal has printed no log: the reveal shows its cards.
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from adapters.console.notifier import ConsoleNotifier
+    from bot.service.ports import Screen
+
+    reveal = Screen("Deal 1: reveal\nCards: Me J\nChips: Me 4", told=("Cards: Me J",))
+
+    async def shown(story: bool) -> list[str]:
+        out = io.StringIO()
+        notifier = ConsoleNotifier(Console(file=out, width=200), "me")
+        if story:
+            await notifier.post("t", Screen("Deal 1\nReveal: Me J", log=("Reveal: Me J",)))
+        await notifier.post("t", reveal)
+        return out.getvalue().splitlines()
+
+    assert asyncio.run(shown(False))[-3:] == ["Deal 1: reveal", "Cards: Me J", "Chips: Me 4"]
+    assert asyncio.run(shown(True))[-4:] == ["Reveal: Me J", "", "Deal 1: reveal", "Chips: Me 4"]

@@ -180,3 +180,22 @@ async def test_a_screens_picture_is_stored_and_read_back_whole(store: Store) -> 
     assert first.screen == pictured.screen and first.freeze == pictured.freeze
     assert first.screen.image is not None and first.screen.image.data == data
     assert second.screen.image is None
+
+
+async def test_a_screens_told_lines_are_stored_and_read_back(store: Store) -> None:
+    """The lines a reveal repeats from the round's log (`Screen.told`, which a terminal
+    leaves out) go through the outbox; none stays none."""
+    repo = store.repo
+    told = OutMessage(
+        "post_table",
+        Screen("Deal 1: reveal\nCards: Åse J\nChips: Åse 4", told=("Cards: Åse J",)),
+        created_at=T,
+    )
+    await repo.save_table(
+        table("t", 1), expected_version=None, messages=[told, msg("edit", "plain")]
+    )
+    batch = await repo.add_messages("t", [], claim("a"))
+    assert batch is not None
+    first, second = batch.messages
+    assert first.screen == told.screen and first.screen.told == ("Cards: Åse J",)
+    assert second.screen.told == ()

@@ -237,20 +237,39 @@ class GnavspielView(GameView):
         log = m.log
         if log is None or log.end is None:
             return []
-        lines = [cat.t("gnavspiel.reveal.title", deal=len(m.history))]
-        hands = _hands_text(cat, [(names[s], card_name(c)) for s, c in log.hands.items()])
-        lines.append(cat.t("gnavspiel.reveal.hands", hands=hands))
-        for e in log.events:
-            if e.kind == "pay":
-                lines.append(cat.t(f"gnavspiel.ev.pay_{e.detail}", p=names[e.seats[0]]))
+        cards, pays, outs = self._told(t, names, cat)
+        lines = [cat.t("gnavspiel.reveal.title", deal=len(m.history)), *cards, *pays]
         chips = ", ".join(
             names[s] + f" {log.chips[s]}" + (f" (−{log.debts[s]})" if log.debts[s] else "")
             for s in range(len(names))
         )
         lines.append(cat.t("gnavspiel.reveal.chips", chips=chips, pot=log.pot))
-        for s in log.eliminated:
-            lines.append(cat.t("gnavspiel.ev.out", p=names[s]))
-        return lines + self.result_lines(t, names, cat)
+        return lines + outs + self.result_lines(t, names, cat)
+
+    def told_lines(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
+        """The reveal's cards, payments and who went out: the deal's log told them as they
+        happened (G7, G8), before any loan was asked (`GameView.told_lines`)."""
+        m = t.m
+        if m.log is None or m.log.end is None:
+            return []
+        cards, pays, outs = self._told(t, names, cat)
+        return [*cards, *pays, *outs]
+
+    def _told(
+        self, t: GnavspielMatch, names: Sequence[str], cat: Catalog
+    ) -> tuple[list[str], list[str], list[str]]:
+        """A finished deal's cards, its payments and who went out, as the reveal shows them."""
+        log = t.m.log
+        assert log is not None
+        hands = _hands_text(cat, [(names[s], card_name(c)) for s, c in log.hands.items()])
+        cards = [cat.t("gnavspiel.reveal.hands", hands=hands)]
+        pays = [
+            cat.t(f"gnavspiel.ev.pay_{e.detail}", p=names[e.seats[0]])
+            for e in log.events
+            if e.kind == "pay"
+        ]
+        outs = [cat.t("gnavspiel.ev.out", p=names[s]) for s in log.eliminated]
+        return cards, pays, outs
 
     def result_lines(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """The end (C23): who takes the pot, the debts collected, every balance."""
