@@ -226,10 +226,12 @@ class Play:
         cat = self.work.cat(table)
         more = view.round_number(match) - rounds_before
         names = ", ".join(table.seats[i].name for i in winners)
+        # A game words its rounds its own way (`<game>.result.*`: "deals" in the card games).
         if not winners:
-            result = cat.t("result.unfinished", count=more)
+            result = cat.t(self.work.game_key(cat, table.game, "result.unfinished"), count=more)
         else:
             key = "result.bots_winner" if len(winners) == 1 else "result.bots_winners"
+            key = self.work.game_key(cat, table.game, key)
             result = cat.t(key, count=more, names=names)
         key = table.key.key
         if round_freeze is None:

@@ -49,6 +49,7 @@ async def test_a_person_knocked_out_sees_the_bots_finish_with_a_winner() -> None
         assert len(results) == 1, texts
         winners = ", ".join(table.names[s] for s in table.match.winners)
         assert winners in results[0] and "later" in results[0]
+        assert "round" in results[0] and "deal" not in results[0]  # Gnav counts rounds
         stored = await h.repo.last_finished_match(CHANNEL.key)
         assert stored is not None
         assert stored.winners == [table.names[s] for s in table.match.winners]

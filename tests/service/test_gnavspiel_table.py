@@ -4,6 +4,7 @@ choices pressed from the table message, timeouts, export and replay, no hidden c
 from __future__ import annotations
 
 import random
+import re
 
 from bot.games.gnavspiel.engine.record import outcome
 from bot.games.replay import replay_text
@@ -210,6 +211,9 @@ async def test_bots_finish_a_gnavspiel_match_with_its_winner_G9_C23() -> None:
             winner = table.names[m.result.winner]
             text = h.notifier.last(CHANNEL.key).screen.text
             assert f"The bots played on: {winner} won the match" in text, text
+            # The game's own word for what the bots played on: deals, never rounds.
+            assert re.search(r"won the match, \d+ deals? later\.", text), text
+            assert "round" not in text.split("The bots played on")[1], text
             stored = await h.repo.last_finished_match(CHANNEL.key)
             assert stored is not None and stored.winners == [winner]
 

@@ -266,6 +266,8 @@ async def test_the_bots_finishing_a_game_post_the_final_sheet_picture_K20(
     with Image.open(io.BytesIO(result.image.data)) as img:
         assert img.format == "PNG"
     assert "Total" in result.image.alt and "bots played on" in result.text
+    # Karnaval counts deals, not rounds, in what the bots played on.
+    assert re.search(r"(deals? later|more deals?)", result.text), result.text
 
 
 async def test_sheet_gives_the_whole_sheet_where_the_game_keeps_one_K20(harness: Harness) -> None:
