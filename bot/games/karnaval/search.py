@@ -20,11 +20,12 @@ view, the seed and the sample count. The engine is never copied: `Sim` holds the
 lists of small integers (suit * 9 + rank strength; a joker is 36).
 
 Measured by `python -m benchmarks.karnaval_strategy --level strong` (duplicate format, one
-strong seat rotating against normal seats, 32 worlds per decision; two runs of 60 games per
-size, seeds 13 and 15, on a shared machine: not the 500 the issue asks): the strong seat
-scores more than the normal seat on the same cards in 0.93/0.75 of games at 3 players,
-0.90/0.83 at 4, 0.85/0.75 at 5 and 0.72/0.71 at 6 (each ± 0.06-0.12; +43 to +92 points a
-game); decision p99 29-130 ms, max 223 ms of one core's CPU time.
+strong seat rotating against normal seats, 32 worlds per decision; 176 games per size, seed
+19, run in chunks beside other work: not the 500 the issue asks): the strong seat scores more
+than the normal seat on the same cards in 0.830 ± 0.056 of games at 3 players, 0.781 ± 0.061
+at 4, 0.807 ± 0.058 at 5 and 0.727 ± 0.066 at 6 (+47 to +78 points a game); decision p99
+48-130 ms by size, max 205 ms of one core's CPU time. With 16 worlds it looked weaker at 6
+players (0.53 ± 0.16 over 38 games), so the budget stays at 32.
 """
 
 from __future__ import annotations
