@@ -28,15 +28,21 @@ how often each wins its match, and the strong seat's decision times (CPU time, o
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: the repository first, for benchmarks.chunks
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import argparse
 import json
 import math
 import random
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from benchmarks.chunks import read_records
 from bot.games.gnavspiel import strategy
 from bot.games.gnavspiel.engine import DECK, Choice, Match
 from bot.games.gnavspiel.search import SAMPLES, choose_strong
@@ -314,17 +320,7 @@ def levels(args: argparse.Namespace, sizes: list[int]) -> int:
 
 def merge(paths: list[str]) -> int:
     """`--merge`: the table and the JSON line over every record in these JSON-lines files."""
-    records: list[dict[str, object]] = []
-    cut = 0
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    cut += 1  # a line cut short by a run stopped while writing it
-    print(f"pooled: {len(records)} records from {len(paths)} file(s), {cut} cut lines skipped")
-    return report(records)
+    return report(read_records(paths))
 
 
 def main(argv: list[str] | None = None) -> int:

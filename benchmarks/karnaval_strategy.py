@@ -28,14 +28,20 @@ decision (a count, not a time: the run is repeatable). Its last line is one JSON
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: the repository first, for benchmarks.chunks
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import argparse
 import json
 import math
 import random
-import sys
 import time
 from collections.abc import Callable
 
+from benchmarks.chunks import read_records
 from bot.games.karnaval.engine import Choice, Karnaval
 from bot.games.karnaval.engine.cards import full_deck, strength
 from bot.games.karnaval.search import Budget, choose_strong
@@ -242,17 +248,7 @@ def levels(args: argparse.Namespace) -> int:
 
 def merge(paths: list[str]) -> int:
     """`--merge`: the table and the JSON line over every record in these JSON-lines files."""
-    records: list[dict[str, object]] = []
-    cut = 0
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    cut += 1  # a line cut short by a run stopped while writing it
-    print(f"pooled: {len(records)} records from {len(paths)} file(s), {cut} cut lines skipped")
-    return report(records)
+    return report(read_records(paths))
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
