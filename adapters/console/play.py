@@ -363,9 +363,9 @@ def _refusal(
 #: `_ask` found the table moved on (a timeout, the next deal) before a line came.
 _MOVED_ON = object()
 
-#: The longest a question waits for a push before it looks at the table anyway: a last
-#: guard only (every change of the table is delivered, and wakes the question at once).
-_GUARD = 30.0
+#: No question or wait ever times out to look at the table: every change of the table is
+#: delivered to the notifier (a timer's too), and that push wakes it (issue 18: told, not
+#: polling).
 
 
 async def _ask(
@@ -378,7 +378,7 @@ async def _ask(
         while True:
             told = asyncio.ensure_future(notifier.changed())
             try:
-                await asyncio.wait({read, told}, timeout=_GUARD, return_when="FIRST_COMPLETED")
+                await asyncio.wait({read, told}, return_when="FIRST_COMPLETED")
             finally:
                 if not told.done():
                     told.cancel()
@@ -396,18 +396,8 @@ async def _ask(
 
 
 async def _wait_told(notifier: ConsoleNotifier) -> None:
-    """Wait for the next thing the table says (a bot's move, the next deal, the end).
-
-    `asyncio.wait`, not `wait_for`: Python 3.11's `wait_for` may swallow a cancellation (Ctrl-C)
-    that comes as the awaited event is set, and the game would then go on.
-    """
-    told = asyncio.ensure_future(notifier.changed())
-    try:
-        await asyncio.wait({told}, timeout=_GUARD)
-    finally:
-        if not told.done():
-            told.cancel()
-            await asyncio.gather(told, return_exceptions=True)
+    """Wait for the next thing the table says (a bot's move, the next deal, the end)."""
+    await notifier.changed()
 
 
 async def _loop(
