@@ -82,13 +82,15 @@ NameRow = tuple[str, str, str, str]
 CounterRow = tuple[str, str, str, str, int]
 
 
-def stat_rows(deltas: Iterable[StatDelta]) -> tuple[list[NameRow], list[CounterRow]]:
+def stat_rows(deltas: Sequence[StatDelta]) -> tuple[list[NameRow], list[CounterRow]]:
     """The rows a save writes for its statistics deltas, summed per key and sorted by key.
 
     Every delta's player gets a name row (the last name given wins); counters that add up to
     nothing are left out (a `best_` counter is kept: its rows hold maxima, 0 included).
     Sorting makes concurrent transactions lock rows in one order.
     """
+    if not deltas:
+        return [], []  # most saves: a step that ended no round
     names: dict[tuple[str, str, str], str] = {}
     sums: dict[tuple[str, str, str, str], int] = {}
     for d in deltas:

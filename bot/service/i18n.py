@@ -64,6 +64,9 @@ class Catalog:
         #: table message takes dozens of lookups, each up to four dictionary probes.
         self._resolved: dict[str, Template] = {}
         self._default_use: dict[str, bool] = {}
+        #: A message that is one template (not a plural entry), and whether it may name a
+        #: bound parameter: `t`'s whole lookup in one probe (a table message takes dozens).
+        self._plain: dict[str, tuple[str, bool]] = {}
 
     def _lookup(self, key: str) -> Template:
         found = self._resolved.get(key)
@@ -100,18 +103,24 @@ class Catalog:
     def t(self, key: str, /, count: float | None = None, **params: Any) -> str:
         """The message `key` filled with `params` (and the bound parameters); a plural entry
         takes the form of `count`, which fills `{count}` too."""
-        found = self._resolved.get(key)  # the usual case, without the lookup's call
-        if found is None:
-            found = self._lookup(key)
-        template = found if isinstance(found, str) else self.template(key, count)
+        plain = self._plain.get(key)  # the usual case: one probe, no call
+        if plain is not None:
+            template, uses = plain
+        else:
+            found = self._resolved.get(key)
+            if found is None:
+                found = self._lookup(key)
+            template = found if isinstance(found, str) else self.template(key, count)
+            uses = False
+            if self.defaults:
+                known = self._default_use.get(template)
+                uses = self._uses_defaults(template) if known is None else known
+            if isinstance(found, str):
+                self._plain[key] = (template, uses)
         if count is not None:
             params["count"] = count
-        if self.defaults:
-            uses = self._default_use.get(template)
-            if uses is None:
-                uses = self._uses_defaults(template)
-            if uses:
-                return template.format_map({**self.defaults, **params})
+        if uses:
+            return template.format_map({**self.defaults, **params})
         return template.format_map(params)
 
     def _uses_defaults(self, template: str) -> bool:

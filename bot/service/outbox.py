@@ -192,6 +192,14 @@ class Outbox:
         #: Private lanes, per user key: never behind a channel's messages.
         self._private: dict[str, _PrivateLane] = {}
 
+    def _queue_of(self, channel: str) -> _Queue:
+        """The table's queue, made when first needed (not made anew to be thrown away at
+        every lookup: a queue holds an event, a deque and the table message's policy)."""
+        q = self._queues.get(channel)
+        if q is None:
+            q = self._queues[channel] = _Queue()
+        return q
+
     def claim(self) -> Claim:
         """This process's claim, from now for one lease."""
         now = self.clock.now()
@@ -202,7 +210,7 @@ class Outbox:
     def set_ref(self, channel: str, ref: str | None) -> None:
         """The table message currently edited in place, as stored with the table (a hint
         until the outbox store says otherwise)."""
-        view = self._queues.setdefault(channel, _Queue()).view
+        view = self._queue_of(channel).view
         if not view.ref_known:
             view.ref = ref
 
@@ -254,7 +262,7 @@ class Outbox:
         return out
 
     def _keep_rendered(self, channel: str, shot: TableShot, screen: Screen) -> None:
-        self._queues.setdefault(channel, _Queue()).view.keep_rendered(shot, screen)
+        self._queue_of(channel).view.keep_rendered(shot, screen)
 
     def unstored(self, channel: str, messages: list[OutMessage]) -> list[OutMessage]:
         """`messages` when they need no row in the store, else none: edits of an open table
@@ -280,7 +288,7 @@ class Outbox:
 
     def deliver(self, channel: str, messages: list[OutMessage]) -> None:
         """Deliver messages committed without a row (see `unstored`), after what is queued."""
-        q = self._queues.setdefault(channel, _Queue())
+        q = self._queue_of(channel)
         for m in messages:
             self._queue(channel, q, m)
         self._start(channel, q)
@@ -367,7 +375,7 @@ class Outbox:
         `takeover`: claimed from a dead process, whose leases on the rest are void."""
         if batch is None or not batch.messages:
             return
-        q = self._queues.setdefault(batch.table_key, _Queue())
+        q = self._queue_of(batch.table_key)
         idle = not q.messages and (q.task is None or q.task.done())
         if idle and (not q.view.ref_known or not self.alone):
             # Another process may have posted or edited since: what it shows is not known.
@@ -490,6 +498,8 @@ class Outbox:
         if posted:
             q = self._queues[channel]
             self._refs[channel] = q.view.ref
+        if not (self._unacked or self._refs):
+            return  # nothing to mark (an edit delivered from memory has no row)
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
 

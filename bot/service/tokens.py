@@ -41,12 +41,17 @@ class Token:
 
     def encode(self) -> str:
         """The token as text (at most 64 bytes)."""
-        text = f"{PREFIX}:{self.table_id}:{_b36(self.seq)}:{self.action}"
-        if self.arg is not None:
-            text += f":{self.arg}"
-        if len(text.encode()) > MAX_BYTES:
-            raise ValueError(f"button token longer than {MAX_BYTES} bytes: {text!r}")
-        return text
+        return _text(self.table_id, self.seq, self.action, self.arg)
+
+
+def _text(table_id: str, seq: int, action: str, arg: str | None) -> str:
+    text = f"{PREFIX}:{table_id}:{_b36(seq)}:{action}"
+    if arg is not None:
+        text += f":{arg}"
+    # ASCII (the usual case) is a byte a character: no need to encode it to count.
+    if (len(text) if text.isascii() else len(text.encode())) > MAX_BYTES:
+        raise ValueError(f"button token longer than {MAX_BYTES} bytes: {text!r}")
+    return text
 
 
 def encode(table_id: str, seq: int, action: str, arg: str | None = None) -> str:
@@ -55,7 +60,7 @@ def encode(table_id: str, seq: int, action: str, arg: str | None = None) -> str:
         raise ValueError(f"a button action is [a-z_]{{1,12}}, not {action!r}")
     if arg is not None and not _ARG.fullmatch(arg):
         raise ValueError(f"a button argument is [0-9A-Za-z_.+-]{{1,24}}, not {arg!r}")
-    return Token(table_id, seq, action, arg).encode()
+    return _text(table_id, seq, action, arg)  # what Token(...).encode() gives, without one
 
 
 def decode(text: str) -> Token | None:
@@ -68,10 +73,15 @@ def decode(text: str) -> Token | None:
     return Token(m.group(1), int(m.group(2), 36), m.group(3), m.group(4))
 
 
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
 def _b36(value: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    digits = _DIGITS
     if value < 0:
         raise ValueError("sequence numbers are not negative")
+    if value < 1296:  # one or two digits: most versions
+        return digits[value] if value < 36 else digits[value // 36] + digits[value % 36]
     out = ""
     while True:
         value, rest = divmod(value, 36)
