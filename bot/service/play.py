@@ -174,7 +174,7 @@ class Play:
             self.work.outbox.edit_table(table.key.key, round_freeze)
             self._tell_outcomes(table, outcomes, skip=choosing)
             outcomes = []
-            self.screens.repost(table, None)
+            self.screens.repost(table, None, keep=True)  # the next deal freezes it
         else:
             self.screens.show(table)
         self._tell_outcomes(table, outcomes, skip=choosing)
@@ -300,7 +300,7 @@ class Play:
         return outcomes
 
     async def deal(self, table: Table) -> None:
-        freeze = self.screens.render(table, buttons=False)
+        freeze = self.screens.frozen(table)  # the reveal, as its message was posted
         outcome = self.work.game_of(table).start_round(table.match, self.work.rng)
         table.log = list(outcome.log)
         await self.after_step(table, outcome, freeze=freeze, new_round=True)
@@ -322,9 +322,11 @@ class Play:
         deciders = set(self.work.game_of(table).deciders(table.match))
         return {s for s in moved if s in deciders and not table.seats[s].bot}
 
-    def _tell_choices(self, table: Table, seats: Iterable[int]) -> None:
+    def _tell_choices(self, table: Table, seats: set[int]) -> None:
         """Send each of `seats` their private screen with its buttons, where private messages
         reach them; the others pull it in the chat (the view button, or inline mode)."""
+        if not seats:
+            return  # nobody's choices changed (a game whose choices are on the table message)
         cat = self.work.cat(table)
         # A notifier may refresh a private view a player pulled in the chat (Discord's
         # ephemeral "My hand"): such a player is told too, though not reachable by DM.
@@ -352,7 +354,9 @@ class Play:
         appended in turn, which places each private line where its step says
         (`Outcome.private_after`)."""
         steps = list(outcomes)
-        if story is None and any(o.private for o in steps):
+        if not any(o.private for o in steps):
+            return  # no step has a private line (most steps of most games)
+        if story is None:
             story = self.screens.round_log(table, self.work.cat(table))
         start = len(story or ()) - sum(len(o.log) for o in steps)
         for o in steps:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.service import tokens
 from bot.service.core import MAX_TEXT, UnitOfWork, fit_lines
@@ -49,6 +50,7 @@ class Screens:
         log: tuple[str, ...] = ()
         told: tuple[str, ...] = ()
         s = table.settings
+        names = table.names
         if table.status == "lobby":
             shows = self.work.view_of(table)
             lines.append(shows.lobby_title(self.work.own_settings(table.game, s), cat))
@@ -80,11 +82,10 @@ class Screens:
             match = table.match
             rules = self.work.game_of(table)
             shows = self.work.view_of(table)
-            names = table.names
             deciders = rules.deciders(match)
             in_round = bool(deciders)
             if in_round or view == "round":
-                lines.extend(self._round_lines(table, cat))
+                lines.extend(self._round_lines(table, names, cat))
                 log = tuple(table.rendered_log) if table.log else ()
             else:
                 lines.extend(shows.render_reveal(match, names, cat))
@@ -103,25 +104,29 @@ class Screens:
                 who = ", ".join(names[d] for d in deciders)
                 turn = self.work.game_key(cat, table.game, "turn.now")  # a game's own wording
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
-                if shows.public_choices and buttons:  # a frozen message has none
-                    rows.extend(self.choice_rows(table, deciders, cat))
-                private = Button(cat.t(shows.view_label), self._token(table, "view"), kind="view")
-                rows.append((private,))
+                if buttons:  # a frozen message has none
+                    if shows.public_choices:
+                        rows.extend(self.choice_rows(table, deciders, cat))
+                    label = cat.t(shows.view_label)
+                    rows.append((Button(label, self._token(table, "view"), kind="view"),))
             elif not rules.winners(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
                 nxt = self.work.game_key(cat, table.game, "next.in")
                 lines.append(cat.t(nxt, seconds=s.next_round_delay))
-                label = cat.t(self.work.game_key(cat, table.game, "button.next"))
-                rows.append((Button(label, self._token(table, "next"), "primary", kind="next"),))
+                if buttons:
+                    label = cat.t(self.work.game_key(cat, table.game, "button.next"))
+                    rows.append(
+                        (Button(label, self._token(table, "next"), "primary", kind="next"),)
+                    )
         else:
             lines.append(cat.t(f"closed.{table.closed_reason or 'stopped'}"))
-        link = self._page_link(table)
-        if link is not None and buttons:
+        link = self._page_link(table) if buttons else None
+        if link is not None:
             rows.append((Button(cat.t("button.web"), "", url=link),))
         return Screen(
             fit_lines(lines, MAX_TEXT, keep=blocks),
             tuple(rows) if buttons else (),
-            literals=tuple(table.names),
+            literals=tuple(names),
             blocks=tuple(blocks),
             image=picture,
             log=log,
@@ -169,9 +174,9 @@ class Screens:
         link = None if links is None else links.seat_link(table.table_id, user)
         return () if link is None else (Button(cat.t("button.web_own"), "", url=link),)
 
-    def _round_lines(self, table: Table, cat: Catalog) -> list[str]:
+    def _round_lines(self, table: Table, names: list[str], cat: Catalog) -> list[str]:
         view = self.work.view_of(table)
-        lines = view.render_status(table.match, table.names, cat)
+        lines = view.render_status(table.match, names, cat)
         if table.log:
             lines.append("—")
             lines.extend(self.round_log(table, cat))
@@ -207,11 +212,27 @@ class Screens:
             shot = TableShot(table.table_id, table.message_no)
             self.work.outbox.edit_table(table.key.key, (shot, screen))
 
-    def repost(self, table: Table, freeze: Screen | None, note: str | None = None) -> None:
+    def repost(
+        self, table: Table, freeze: Screen | None, note: str | None = None, *, keep: bool = False
+    ) -> None:
         """Post the table in a new message, rendered now (a new message is a moment of the
-        table's story); the old one shows `freeze`."""
+        table's story); the old one shows `freeze`. `keep`: the command is done changing the
+        table, and its next step freezes this state (a round's reveal, then the next deal):
+        the rendering is kept for `frozen`."""
         table.message_no += 1
-        self.work.outbox.post_table(table.key.key, self.render(table, note=note), freeze)
+        screen = self.render(table, note=note)
+        if keep and note is None:
+            table.kept_screen = ((table.row_version or 0) + 1, table.seq, screen)
+        self.work.outbox.post_table(table.key.key, screen, freeze)
+
+    def frozen(self, table: Table) -> Screen:
+        """The table message without buttons, as the table is now: the message posted for
+        this very state (the same version and `seq`, kept by `repost`) without its buttons,
+        else rendered (the text never depends on the buttons)."""
+        kept, table.kept_screen = table.kept_screen, None
+        if kept is not None and kept[0] == table.row_version and kept[1] == table.seq:
+            return replace(kept[2], buttons=())
+        return self.render(table, buttons=False)
 
     def settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
         """The settings of a table of `game`: the game's own, then the generic ones."""

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from bot.service.game import Choice, GameRules, LogLine, Outcome
 from bot.service.parts import PARTS
-from bot.service.ports import TablePart, TableRow
+from bot.service.ports import Screen, TablePart, TableRow
 from bot.service.settings import TableSettings, load_settings
 
 Status = Literal["lobby", "playing", "closed"]
@@ -34,12 +34,12 @@ class TableKey:
     platform: str
     chat: str
     thread: str | None = None
+    #: The table's storage key, e.g. `telegram:-1001:42` (made once: every step reads it).
+    key: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> str:
-        """The table's storage key, e.g. `telegram:-1001:42`."""
+    def __post_init__(self) -> None:
         base = f"{self.platform}:{self.chat}"
-        return f"{base}:{self.thread}" if self.thread else base
+        object.__setattr__(self, "key", f"{base}:{self.thread}" if self.thread else base)
 
     @property
     def chat_key(self) -> str:
@@ -145,6 +145,13 @@ class Table:
     # Not stored in the row: where the match's finished parts are stored (the row's key and
     # the match), and how many: `to_row` hands the store only the parts after those.
     parts_stored: tuple[str, str | None, int] = ("", None, 0)
+    # Not stored: the settings' JSON form, made once per settings (they are frozen and
+    # change only when the table is configured), not at every save.
+    settings_dumped: tuple[TableSettings, dict[str, Any]] | None = None
+    # Not stored: the table message posted at a round's end (its buttons, no note), with the
+    # row version and `seq` of the state it shows (that the posting command committed):
+    # until the next deal, which freezes that very state (the screen without its buttons).
+    kept_screen: tuple[int, int, Screen] | None = None
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""
@@ -170,6 +177,9 @@ class Table:
 
     def to_row(self, rules: GameRules) -> TableRow:
         """The storage row (its version is the next one)."""
+        dumped = self.settings_dumped
+        if dumped is None or dumped[0] is not self.settings:
+            dumped = self.settings_dumped = (self.settings, self.settings.model_dump())
         state = {
             "format": 1,
             "platform": self.key.platform,
@@ -177,7 +187,7 @@ class Table:
             "thread": self.key.thread,
             "table_id": self.table_id,
             "game": self.game,
-            "settings": self.settings.model_dump(),
+            "settings": dumped[1],
             "status": self.status,
             "host": self.host,
             "seats": [s.to_dict() for s in self.seats],
