@@ -63,7 +63,8 @@ class GnavRules(GameRules):
         """The engine's lossless JSON form with only the newest round in its history (the
         rounds before it never change again: the finished parts, stored once each)."""
         data, finished = split_parts(match.to_dict(), "history")
-        return {**data, PARTS: finished}
+        data[PARTS] = finished  # `data` is split_parts' own copy
+        return data
 
     def load(self, data: dict[str, Any]) -> Match:
         """Rebuild from `dump`."""
@@ -217,19 +218,27 @@ class GnavView(GameView):
         in_match = match.in_match
         sitting_out = match.sitting_out
         playing = match.phase == "play"
+        lives_shown: dict[int, str] = {}  # most seats have as many lives as another
         for seat, name in enumerate(names):
-            marks = []
-            if seat == turn:
-                marks.append("▶")
-            if seat == dealer:
-                marks.append(cat.t("gnav.seat.dealer_mark"))
-            text = f"{' '.join(marks)} {name}".strip()
+            if seat in (turn, dealer):
+                marks = []
+                if seat == turn:
+                    marks.append("▶")
+                if seat == dealer:
+                    marks.append(cat.t("gnav.seat.dealer_mark"))
+                text = f"{' '.join(marks)} {name}".strip()
+            else:
+                text = name.strip()
             if seat != dealer and seat == acting and playing:
                 text += f" {cat.t('gnav.seat.acting_dealer_mark')}"
             if not in_match[seat]:
                 text += f" · {out}"  # no lives shown: a Dragon may have taken them below 0
             else:
-                text += f" · {cat.t('gnav.seat.lives', lives=match.lives[seat])}"
+                lives = match.lives[seat]
+                shown = lives_shown.get(lives)
+                if shown is None:
+                    shown = lives_shown[lives] = cat.t("gnav.seat.lives", lives=lives)
+                text += f" · {shown}"
                 if seat in sitting_out:
                     text += f" · {sitting}"
             lines.append(text)
