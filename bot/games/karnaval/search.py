@@ -20,12 +20,11 @@ view, the seed and the sample count. The engine is never copied: `Sim` holds the
 lists of small integers (suit * 9 + rank strength; a joker is 36).
 
 Measured by `python -m benchmarks.karnaval_strategy --level strong` (duplicate format, one
-strong seat rotating against normal seats, 32 worlds per decision; 176 games per size, seed
-19, run in chunks beside other work: not the 500 the issue asks): the strong seat scores more
-than the normal seat on the same cards in 0.830 ± 0.056 of games at 3 players, 0.781 ± 0.061
-at 4, 0.807 ± 0.058 at 5 and 0.727 ± 0.066 at 6 (+47 to +78 points a game); decision p99
-48-130 ms by size, max 205 ms of one core's CPU time. With 16 worlds it looked weaker at 6
-players (0.53 ± 0.16 over 38 games), so the budget stays at 32.
+strong seat rotating against normal seats, 32 worlds per decision; 500 games per size, seed 19,
+in two chunks): the strong seat scores more than the normal seat on the same cards in 0.837 ±
+0.032 of games at 3 players, 0.798 ± 0.035 at 4, 0.787 ± 0.036 at 5 and 0.740 ± 0.038 at 6
+(+49 to +81 points a game); decision p99 18-48 ms by size, max 76 ms of one core's CPU time.
+With 16 worlds it looked weaker at 6 players (0.53 ± 0.16 over 38 games), so the budget stays at 32.
 """
 
 from __future__ import annotations
