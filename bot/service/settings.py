@@ -57,6 +57,14 @@ class TableSettings(BaseModel):
         """The stored settings of `game` (empty when none were chosen)."""
         return dict(self.games.get(game, {}))
 
+    def stored(self) -> dict[str, Any]:
+        """The JSON form a table's state keeps, equal to `model_dump()` (every field already
+        holds its JSON value; a test holds them equal) at a tenth of its cost: every save of
+        a table writes it. A copy of the fields as the model holds them, the games' own
+        settings shared, not copied: the settings are frozen, and what is written is
+        encoded, never changed."""
+        return dict(self.__dict__)
+
 
 #: Generic fields people may type (`games` is not typed: it holds the games' own settings).
 GENERIC = ("game", "turn_timeout", "language", "next_round_delay", "bots", "level")

@@ -145,9 +145,6 @@ class Table:
     # Not stored in the row: where the match's finished parts are stored (the row's key and
     # the match), and how many: `to_row` hands the store only the parts after those.
     parts_stored: tuple[str, str | None, int] = ("", None, 0)
-    # Not stored: the settings' JSON form, made once per settings (they are frozen and
-    # change only when the table is configured), not at every save.
-    settings_dumped: tuple[TableSettings, dict[str, Any]] | None = None
     # Not stored: the table message posted at a round's end (its buttons, no note), with the
     # row version and `seq` of the state it shows (that the posting command committed):
     # until the next deal, which freezes that very state (the screen without its buttons).
@@ -177,9 +174,6 @@ class Table:
 
     def to_row(self, rules: GameRules) -> TableRow:
         """The storage row (its version is the next one)."""
-        dumped = self.settings_dumped
-        if dumped is None or dumped[0] is not self.settings:
-            dumped = self.settings_dumped = (self.settings, self.settings.model_dump())
         state = {
             "format": 1,
             "platform": self.key.platform,
@@ -187,7 +181,7 @@ class Table:
             "thread": self.key.thread,
             "table_id": self.table_id,
             "game": self.game,
-            "settings": dumped[1],
+            "settings": self.settings.stored(),
             "status": self.status,
             "host": self.host,
             "seats": [s.to_dict() for s in self.seats],

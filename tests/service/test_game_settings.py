@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.service.settings import TableSettings, load_settings
 from tests.service.conftest import ADMIN, ALICE, CHANNEL, Harness, own
 
 
@@ -57,3 +58,24 @@ async def test_game_karnaval_is_chosen_by_setting(harness: Harness) -> None:
     assert not bad.ok and "chess" in bad.text and "karnaval" in bad.text
     shown = await svc.configure(CHANNEL, ALICE, [])
     assert "karnaval" in shown.text
+
+
+async def test_the_stored_settings_are_their_dump(harness: Harness) -> None:
+    # A table's state keeps `stored()` (a copy of the fields, cheaper than pydantic's dump at
+    # every save): it must be what `model_dump()` gives, in its order, for settings as
+    # people make them (typed, with every game's own) and as the store reads them back.
+    svc = harness.service
+    await svc.open(CHANNEL, ALICE)
+    changes = [
+        ["bots=3", "lives=5", "delay=0", "language=nb", "level=easy"],
+        ["rules=gnavspiel", "chips=7", "variants=stand,jack_taboo"],
+        ["game=karnaval"],
+    ]
+    for words in changes:
+        assert (await svc.configure(CHANNEL, ALICE, words)).ok
+        settings = (await harness.table()).settings
+        assert settings.stored() == settings.model_dump()
+        assert list(settings.stored()) == list(settings.model_dump())
+        again = load_settings(settings.stored(), "gnav")
+        assert again.stored() == again.model_dump() == settings.model_dump()
+    assert TableSettings().stored() == TableSettings().model_dump()
