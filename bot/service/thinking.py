@@ -40,6 +40,15 @@ def _lower_priority() -> None:
         os.nice(NICENESS)
 
 
+def _load_games() -> int:
+    """Run in a new thinking process: import every hosted game (what its jobs unpickle), so
+    the first real job does not pay for the imports. Returns the process id."""
+    from bot.games.registry import all_games
+
+    all_games()
+    return os.getpid()
+
+
 class Thinking:
     """Where bot seats think: a bounded pool away from the event loop."""
 
@@ -70,6 +79,28 @@ class Thinking:
             else:
                 self._pool = ThreadPoolExecutor(self.concurrent, thread_name_prefix="thinking")
         return self._pool
+
+    async def start_pool(self) -> set[int]:
+        """Start the worker processes now and load the games in them. Without it they start
+        on demand, at a thinking seat's first decision: once in a process's life, a new
+        interpreter importing the games (at normal priority until its initializer runs)
+        while tables play. `benchmarks/service.py --thinking` starts them first, so it
+        measures the steady state. Returns the workers' process ids (none for threads). A pool
+        that cannot start is logged and left to start on demand; its jobs then fall back to
+        the plain bot choice as any failed job does."""
+        if not self._processes:
+            return set()
+        loop = asyncio.get_running_loop()
+        try:
+            pool = self._executor()
+            pids = await asyncio.gather(
+                *(loop.run_in_executor(pool, _load_games) for _ in range(self._processes))
+            )
+        except Exception as exc:
+            log.error("the thinking processes could not start: %r", exc)
+            self._pool = None
+            return set()
+        return set(pids)
 
     async def choose(
         self, rules: GameRules, match: Any, seat: int, rng: random.Random, level: str

@@ -6,6 +6,7 @@ the same match."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import threading
 from typing import Any
@@ -197,3 +198,17 @@ async def test_easy_and_strong_choices_are_legal_in_every_game(harness: Harness)
                 pick = await svc.work.thinking.choose(rules, table.match, seat, rng, level)
                 assert pick.key in legal, (game, level, pick)
         await svc.stop(key, User(ALICE.key, ALICE.name, admin=True))
+
+
+async def test_the_thinking_processes_start_ahead_and_take_the_first_job() -> None:
+    """`start_pool` starts the worker processes with the games loaded, so a strong seat's
+    first decision is not the one that starts a new interpreter: it runs in a worker that
+    already exists (threads: nothing to start)."""
+    assert await Thinking(processes=0).start_pool() == set()
+    thinking = Thinking(processes=1, concurrent=1)
+    try:
+        workers = await thinking.start_pool()
+        assert len(workers) == 1 and os.getpid() not in workers
+        assert await thinking._run(os.getpid) in workers
+    finally:
+        thinking.close()
