@@ -15,9 +15,11 @@ next decider's private screen (p50/p99; a deal's first screen follows the next-d
 not a press: not counted), how stale the group's table message got (p99, and from each
 deal's last move to its result in the group), group calls in the busiest minute, 429s
 received, result posts lost, and bytes of state written per move in the first and last
-deal; and why the private screens slower than half a second waited (the private chat's
-own pace behind the person's previous message, or the bot). The last line is one JSON
-object (Karnaval on Telegram).
+deal; why the private screens slower than half a second waited (the private chat's own
+pace behind the person's previous message, or the bot), and why the group's messages more
+than 6 s behind the game waited (the group's minute spent, its even step, its room spread
+over the minute, or the channel's own queue); and the machine's load average. The last
+line is one JSON object (Karnaval on Telegram).
 
 `--scale 0.1` runs every limit ten times faster (a minute of the group's budget lasts 6 s) in
 the fake and in the bot alike, so a game bound by the budget ends ten times sooner; times are
@@ -36,6 +38,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 import re
 import statistics
@@ -90,6 +93,12 @@ class Run:
     private_at: list[tuple[float, int, int]] = field(default_factory=list)
     #: Why the slow screens (above a second's half) waited: cause -> count.
     slow_causes: dict[str, int] = field(default_factory=dict)
+    #: Why the group's messages that went out more than two even steps (6 s) behind the game
+    #: waited: cause -> count.
+    stale_causes: dict[str, int] = field(default_factory=dict)
+    #: Of the group's calls in the window that those waiting for it found: edits of a live
+    #: table message (with buttons), edits freezing one (without), posts.
+    window_mix: list[int] = field(default_factory=lambda: [0, 0, 0])
     deal_end: list[float] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
     busiest: int = 0
@@ -103,6 +112,9 @@ class Run:
     deals: int = 0
     bytes_first: float = 0.0
     bytes_last: float = 0.0
+    #: The machine's load average (1, 5, 15 min) as the game ended: other work slows the
+    #: bot's own steps (they are not scaled).
+    load: tuple[float, ...] = ()
 
     def figures(self) -> dict[str, Any]:
         """The figures, times as real-time equivalents (divided by the scale)."""
@@ -121,7 +133,22 @@ class Run:
             "moves_per_min": round(self.moves / (self.wall / s / 60), 1) if self.wall else 0,
             "press_to_private_p50_s": round(_pct(self.private, 50) / s, 3),
             "press_to_private_p99_s": round(_pct(self.private, 99) / s, 3),
+            "group_stale_p50_s": round(_pct(self.lags, 50) / s, 2),
+            "group_stale_p90_s": round(_pct(self.lags, 90) / s, 2),
             "group_stale_p99_s": round(_pct(self.lags, 99) / s, 2),
+            "group_stale_max_s": round(max(self.lags, default=0.0) / s, 2),
+            "group_messages": len(self.lags),
+            "group_stale_causes": self.stale_causes,
+            "group_window_when_spent": dict(
+                zip(
+                    ("edits", "freezes", "posts"),
+                    (
+                        round(n / max(1, self.stale_causes.get("window", 0)), 1)
+                        for n in self.window_mix
+                    ),
+                    strict=True,
+                )
+            ),
             "deal_end_shown_max_s": round(max(self.deal_end, default=0.0) / s, 2),
             "deal_end_shown_p50_s": round(_pct(self.deal_end, 50) / s, 2),
             "deal_end_shown_each_s": [round(t / s, 1) for t in self.deal_end],
@@ -134,6 +161,7 @@ class Run:
             "slow_private_causes": self.slow_causes,
             "state_bytes_per_move_first_deal": round(self.bytes_first),
             "state_bytes_per_move_last_deal": round(self.bytes_last),
+            "load_average": [round(x, 2) for x in self.load],
         }
 
 
@@ -189,6 +217,7 @@ async def _game(
     bench.say(people[0], group, f"/gnav_settings bots=0 delay={run.delay}")
     await bench.idle()
     calls_before = len(tg.calls())
+    _watch_stale(bench, tg, group.id, run)
     start = loop.time()
     bench.say(people[0], group, "/gnav_start")
     tk = TableKey("telegram", str(group.id))
@@ -242,6 +271,7 @@ async def _game(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), 1.0)
     run.wall = loop.time() - start
+    run.load = os.getloadavg()
     await bench.idle()
     run.deals = finished
     calls = tg.calls()[calls_before:]
@@ -384,6 +414,7 @@ async def _game_discord(
             with contextlib.suppress(TimeoutError):
                 await fake.wait_for(lambda: False, timeout=0.05)
     run.wall = loop.time() - start
+    run.load = os.getloadavg()
     await asyncio.gather(*presses, return_exceptions=True)
     await bot.settle()
     run.deals = finished
@@ -433,6 +464,55 @@ async def _game_discord(
     last = saves[saves_at_deal.get(finished - 1, 0) : saves_at_deal.get(finished, len(saves))]
     run.bytes_first = statistics.fmean(first) if first else 0.0
     run.bytes_last = statistics.fmean(last) if last else 0.0
+
+
+def _watch_stale(bench: Bench, tg: FakeTelegram, chat: int, run: Run) -> None:
+    """Note why each group message that went out more than two even steps (6 s, real time)
+    behind the game waited, from the fake's record of the group's calls as it is sent:
+    "window" when its call went as one of a minute before left the group's sliding window
+    (the minute's budget was spent; with how many of the calls in that window were edits of
+    a live table message, freezes and posts), "spacing" when it went one even step (3 s)
+    after the call before it, "spread" more than a step after it (the window's room spread
+    over the minute), else "queue" (behind the channel's own messages, or the bot)."""
+    policy = bench.service.outbox.policy
+    lanes = bench.platform.lanes
+    sent = policy.sent
+    window = lanes.limits.group_window * (1 + lanes.limits.margin)
+    step = window / lanes.limits.group
+    tol = 0.1 * run.scale
+
+    def noted(tm: Any, m: Any) -> None:
+        oldest = m.created_at if tm.stale_since is None else min(tm.stale_since, m.created_at)
+        if (policy.clock.now() - oldest) / run.scale > 6:
+            calls = [
+                c
+                for c in tg.calls()
+                if c.ok and c.method.lower() in FLOODED_METHODS and c.params.get("chat_id") == chat
+            ]
+            cause = "queue"
+            if len(calls) >= 2:
+                cur, before = calls[-1], calls[:-1]
+                if any(abs((c.finished or c.time) + window - cur.time) < tol for c in before):
+                    inside = [c for c in before if (c.finished or c.time) > cur.time - window]
+                    edits = [c for c in inside if c.method.lower().startswith("edit")]
+                    live = sum(1 for c in edits if _buttons(c))
+                    cause = "window"
+                    run.window_mix[0] += live
+                    run.window_mix[1] += len(edits) - live
+                    run.window_mix[2] += len(inside) - len(edits)
+                elif abs(cur.time - before[-1].time - step) < tol:
+                    cause = "spacing"
+                elif cur.time - before[-1].time > step:
+                    cause = "spread"
+            run.stale_causes[cause] = run.stale_causes.get(cause, 0) + 1
+        sent(tm, m)
+
+    policy.sent = noted  # type: ignore[method-assign]
+
+
+def _buttons(call: Any) -> bool:
+    """Whether a call leaves its message with buttons (a live table message)."""
+    return bool((call.params.get("reply_markup") or {}).get("inline_keyboard"))
 
 
 def _slow_causes(run: Run, calls: list[Any]) -> dict[str, int]:
@@ -502,14 +582,19 @@ def main() -> None:
             f"{fig['moves_per_min']} moves/min; {fig['private_messages']} private messages "
             f"(+{fig['private_by_press_response']} by a press's own response); press->private p50 "
             f"{fig['press_to_private_p50_s']} s p99 {fig['press_to_private_p99_s']} s; "
-            f"group stale p99 {fig['group_stale_p99_s']} s, deal end shown p50 "
+            f"group stale p50 {fig['group_stale_p50_s']} s p90 {fig['group_stale_p90_s']} s "
+            f"p99 {fig['group_stale_p99_s']} s max {fig['group_stale_max_s']} s of "
+            f"{fig['group_messages']} messages, over 6 s by cause {fig['group_stale_causes']} "
+            f"(a spent window held {fig['group_window_when_spent']}); "
+            f"deal end shown p50 "
             f"{fig['deal_end_shown_p50_s']} s max {fig['deal_end_shown_max_s']} s; busiest "
             f"minute {fig['group_calls_busiest_minute']} group calls; 429s {fig['refused_429']}; "
             f"(group {fig['refused_429_group']}, private {fig['refused_429_private']}); "
             f"posts lost {fig['posts_lost']}; private screens over 0.5 s by cause "
             f"{fig['slow_private_causes']}; state bytes/move first deal "
             f"{fig['state_bytes_per_move_first_deal']} "
-            f"last {fig['state_bytes_per_move_last_deal']}",
+            f"last {fig['state_bytes_per_move_last_deal']}; load average "
+            f"{fig['load_average']}",
             flush=True,
         )
     print(json.dumps(out))
