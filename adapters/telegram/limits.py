@@ -59,8 +59,12 @@ SHARED_TIMEOUT = 1.0
 class LaneLimits:
     """Telegram's budgets: `group` calls per `group_window` s in a group, `private` per
     `private_window` s in a private chat (about one a second: sent evenly, one per
-    `private_window / private` s, so the next screen never waits out a burst), `overall`
-    per `overall_window` s for the bot. `margin` (a fraction) widens each window.
+    `private_window / private` s from one call's start to the next's, so the next screen
+    never waits out a burst), `overall` per `overall_window` s for the bot. `margin` (a
+    fraction) widens the group's and the bot's windows, `private_margin` a private chat's:
+    none, since a private chat's window is kept by this process alone and counted from
+    answers, which come a round trip after Telegram counts the call (a group's window is
+    also kept with other processes' calls, by wall-clock times of different hosts).
 
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
     keeps them for posts, so a deal's result goes out at once); edits are also spread evenly
@@ -74,6 +78,7 @@ class LaneLimits:
     overall: int = 30
     overall_window: float = 1.0
     margin: float = 0.02
+    private_margin: float = 0.0
     reserve: int = 3
 
 
@@ -92,10 +97,12 @@ class SharedCalls(Protocol):
 
 class _Lane:
     """One destination's calls: when recent ones were answered (oldest first), how many are
-    under way, and how long a 429 paused it. A call counts from its answer: Telegram counts
-    it from its arrival, which is earlier, so the window kept here is never shorter."""
+    under way, when the newest one started, and how long a 429 paused it. A call counts in
+    the window from its answer: Telegram counts it from its arrival, which is earlier, so the
+    window kept here is never shorter. The even spacing between calls is kept from one call's
+    start to the next's (the window, kept by answers, is what guards against a 429)."""
 
-    __slots__ = ("busy", "limit", "paused_until", "sent", "window")
+    __slots__ = ("busy", "limit", "paused_until", "sent", "started", "window")
 
     def __init__(self, limit: int, window: float) -> None:
         self.limit = limit
@@ -103,6 +110,7 @@ class _Lane:
         self.sent: deque[float] = deque()
         self.busy = 0
         self.paused_until = 0.0
+        self.started: float | None = None
 
     def wait(
         self,
@@ -111,9 +119,9 @@ class _Lane:
         spacing: float = 0.0,
         others: Sequence[float] = (),
     ) -> float:
-        """Seconds until one more call fits `limit` (the lane's own by default) and comes
-        `spacing` s after the last one (0: now; a call under way: a short while); `others`:
-        calls other processes made in the chat (loop time), counted as this lane's."""
+        """Seconds until one more call fits `limit` (the lane's own by default) and starts
+        `spacing` s after the newest call started (0: now); `others`: calls other processes
+        made in the chat (loop time), counted as this lane's."""
         limit = self.limit if limit is None else limit
         while self.sent and self.sent[0] <= now - self.window:
             self.sent.popleft()
@@ -121,17 +129,20 @@ class _Lane:
         if others:
             sent = sorted([*self.sent, *(t for t in others if t > now - self.window)])
         wait = self.paused_until - now
-        if sent and spacing > 0:
-            wait = max(wait, sent[-1] + spacing - now)
-        if limit > 0:
-            if spacing > 0 and self.busy:
+        last = max([*others, *([] if self.started is None else [self.started])], default=None)
+        if last is not None and spacing > 0:
+            wait = max(wait, last + spacing - now)
+        if limit > 0 and len(sent) + self.busy >= limit:
+            if len(sent) >= limit:
+                wait = max(wait, sent[-limit] + self.window - now)
+            else:  # calls under way fill it: they are answered soon
                 wait = max(wait, self.window / max(limit, 1) / 10)
-            if len(sent) + self.busy >= limit:
-                if len(sent) >= limit:
-                    wait = max(wait, sent[-limit] + self.window - now)
-                else:  # calls under way fill it: they are answered soon
-                    wait = max(wait, self.window / max(limit, 1) / 10)
         return max(0.0, wait)
+
+    @property
+    def step(self) -> float:
+        """The even step between calls: the window over its calls (0: no limit)."""
+        return self.window / self.limit if self.limit > 0 else 0.0
 
     def idle(self, now: float) -> bool:
         return self.wait(now) == 0 and not self.sent and not self.busy
@@ -193,7 +204,10 @@ class Lanes(BaseRateLimiter[int]):
             lim = self.limits
             group = _group(chat)
             limit = lim.group if group else lim.private
-            window = (lim.group_window if group else lim.private_window) * (1 + lim.margin)
+            if group:
+                window = lim.group_window * (1 + lim.margin)
+            else:
+                window = lim.private_window * (1 + lim.private_margin)
             lane = self._chats[chat] = _Lane(limit, window)
         return lane
 
@@ -206,11 +220,9 @@ class Lanes(BaseRateLimiter[int]):
         loop = asyncio.get_running_loop()
         key = _chat_key(chat_id)
         lane = self._lane(key)
-        limit, spacing = lane.limit, 0.0
-        if lane.limit > 0:
-            spacing = lane.window / lane.limit
-            if _group(key):
-                limit = max(1, lane.limit - self.limits.reserve)
+        limit, spacing = lane.limit, lane.step
+        if lane.limit > 0 and _group(key):
+            limit = max(1, lane.limit - self.limits.reserve)
         while True:
             now = loop.time()
             others = await self._others(key, lane, now)
@@ -237,6 +249,7 @@ class Lanes(BaseRateLimiter[int]):
             if wait <= 0:
                 for lane in lanes:
                     lane.busy += 1
+                    lane.started = now
                 return
             await asyncio.sleep(wait)
 
@@ -271,10 +284,10 @@ class Lanes(BaseRateLimiter[int]):
             else:
                 key = _chat_key(chat_id)
                 lanes = (self._lane(key), self._overall)
-                if not _group(key) and lanes[0].limit > 0:
-                    # A private chat is paced evenly (one per window / limit s): a burst
-                    # would leave the next screen waiting for most of the window.
-                    spacing = lanes[0].window / lanes[0].limit
+                if not _group(key):
+                    # A private chat is paced evenly: a burst would leave the next screen
+                    # waiting for most of the window.
+                    spacing = lanes[0].step
         else:
             return await callback(*args, **kwargs)
         loop = asyncio.get_running_loop()

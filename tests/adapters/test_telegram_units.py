@@ -22,14 +22,14 @@ from adapters.telegram.keyboards import (
 )
 from adapters.telegram.limits import LaneLimits, Lanes
 from adapters.telegram.notifier import TelegramNotifier
-from adapters.telegram.platform import StoreCalls
+from adapters.telegram.platform import StoreCalls, TelegramLimits
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES
 from bot.service.ports import Button, Delivery, Screen
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
 from tests.adapters.test_telegram_bench import Bench
-from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_api import FakeTelegram, FloodLimits
 
 
 @pytest.fixture
@@ -187,6 +187,63 @@ async def test_a_table_edit_waiting_for_a_spent_group_minute_gives_up_when_the_b
     notifier.close()
     # A last guard only: without the close, `ready` would wait for the rest of the minute.
     await asyncio.wait_for(waiting, 30)
+
+
+async def test_a_private_chats_pace_counts_from_the_previous_calls_start() -> None:
+    """Issue 17: a private chat's calls are spaced from one call's start to the next's (the
+    window, counted from answers, still keeps Telegram's 3 per 3 s), so a screen that follows
+    the person's own previous message does not wait a whole step after that message's
+    answer. Here the first call is answered only once the second has started: counted from
+    the answer, the second would never start."""
+    limiter = Lanes(LaneLimits(private=3, private_window=0.3))
+    second_started = asyncio.Event()
+    sent: list[str] = []
+
+    async def first() -> Any:
+        sent.append("first")
+        await second_started.wait()
+        return True
+
+    async def second() -> Any:
+        sent.append("second")
+        second_started.set()
+        return True
+
+    async def request(call: Any) -> Any:
+        return await limiter.process_request(call, (), {}, "sendMessage", {"chat_id": 42}, None)
+
+    one = asyncio.ensure_future(request(first))
+    while not sent:
+        await asyncio.sleep(0)
+    # A last guard only: the second goes one step (0.1 s) after the first started.
+    await asyncio.wait_for(request(second), 30)
+    await one
+    assert sent == ["first", "second"]
+
+
+async def test_private_screens_back_to_back_keep_the_fakes_private_limit() -> None:
+    """A person's screens one after another, each sent once the one before is answered (as
+    the outbox's private lane sends them), go through the real notifier and lanes to the fake
+    keeping Telegram's 3 per 3 s in a private chat (ten times faster): every one arrives and
+    none is refused (429), although each starts one step after the previous one's start."""
+    scale = 0.1
+    async with FakeTelegram(flood=FloodLimits(scale=scale)) as fake:
+        bench = await Bench(fake, limits=TelegramLimits(scale=scale)).start()
+        try:
+            person = fake.add_user("Quick")
+            fake.user_starts_bot(person)
+            await bench.idle()  # the greeting is sent first
+            for n in range(8):
+                screen = Screen(f"Your turn {n}", ((Button(f"Play {n}", f"t{n}"),),))
+                delivered = await bench.platform.notifier.tell(f"telegram:{person.id}", screen)
+                assert delivered is Delivery.DELIVERED
+            chat = fake.private_chat(person)
+            shown = [m.text for m in fake.messages_in(chat, from_bot=True)][-8:]
+            assert shown == [f"Your turn {n}" for n in range(8)]
+            assert not fake.flood_refusals
+            assert bench.platform.lanes.floods == {}
+        finally:
+            await bench.stop()
 
 
 @pytest.mark.parametrize("shared", [True, False])
