@@ -13,7 +13,10 @@ and on any 429 it pauses **every** request of the bot. `Lanes` instead:
 - tries a refused call again after every 429, without a limit (a deal's result must arrive;
   the notifier abandons calls when the platform stops), where `AIORateLimiter` gave up;
 - tells a caller when a chat's lane has room (`ready`), so the outbox sends the newest table
-  state then instead of an older one queued in the limiter.
+  state then instead of an older one queued in the limiter; a table message's edits spread
+  the room a group's window has left over the time until its calls leave it, so a burst (a
+  deal's last state and result, the next deal's message) is not followed by most of a
+  minute without a call, the table far behind the game.
 
 Reads (getChatMember...) spend no chat's budget. The budget is per bot token: several
 processes on one token (one PostgreSQL store) keep a group's window together, each counting
@@ -67,9 +70,10 @@ class LaneLimits:
     also kept with other processes' calls, by wall-clock times of different hosts).
 
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
-    keeps them for posts, so a deal's result goes out at once); edits are also spread evenly
-    (one per `group_window / group` s at most), so the budget is never spent in a burst that
-    would leave the group without a call for most of a minute."""
+    keeps them for posts, so a deal's end, its last state and its result, goes out at once);
+    edits are also spread evenly (one per `group_window / group` s at most, and `spread`),
+    so the budget is never spent in a burst that would leave the group without a call for
+    most of a minute."""
 
     group: int = 20
     group_window: float = 60.0
@@ -79,7 +83,10 @@ class LaneLimits:
     overall_window: float = 1.0
     margin: float = 0.02
     private_margin: float = 0.0
-    reserve: int = 3
+    reserve: int = 2
+    #: Whether a table message's edits spread the room left in a group's window over the
+    #: time until the calls in it leave (see `_Lane.wait`), not only one per even step.
+    spread: bool = True
 
 
 class SharedCalls(Protocol):
@@ -118,10 +125,17 @@ class _Lane:
         limit: int | None = None,
         spacing: float = 0.0,
         others: Sequence[float] = (),
+        spread: bool = False,
     ) -> float:
         """Seconds until one more call fits `limit` (the lane's own by default) and starts
         `spacing` s after the newest call started (0: now); `others`: calls other processes
-        made in the chat (loop time), counted as this lane's."""
+        made in the chat (loop time), counted as this lane's.
+
+        `spread`: the room left in the window is spread over the time until the calls in it
+        leave it, as if calls were wanted from now on without end: a call waits until the
+        step since the last one is as long as the steps the window could keep up after it.
+        A burst that spent most of the window is then followed by calls at an even pace, not
+        by the rest of the room at once and then nothing until the burst leaves the window."""
         limit = self.limit if limit is None else limit
         while self.sent and self.sent[0] <= now - self.window:
             self.sent.popleft()
@@ -137,6 +151,16 @@ class _Lane:
                 wait = max(wait, sent[-limit] + self.window - now)
             else:  # calls under way fill it: they are answered soon
                 wait = max(wait, self.window / max(limit, 1) / 10)
+        if spread and last is not None and limit > 0:
+            # This call (at t) is the first from now; the (room + i + 1)-th needs the
+            # (i + 1)-th oldest call gone. At steps of (t - last) it comes at
+            # t + (room + i) * (t - last), after that call leaves (at + window), if
+            # t >= ((room + i) * last + at + window) / (room + i + 1).
+            room = limit - len(sent) - self.busy
+            for i, at in enumerate(sent):
+                k = room + i
+                if k >= 1:
+                    wait = max(wait, (k * last + at + self.window) / (k + 1) - now)
         return max(0.0, wait)
 
     @property
@@ -213,10 +237,11 @@ class Lanes(BaseRateLimiter[int]):
 
     async def ready(self, chat_id: int | str) -> None:
         """Return once a call to `chat_id` would go at once: in a group, an edit of a table
-        message (its lane has room beyond the calls kept for posts, `reserve`, and the last
-        call is one even step back); in a private chat, the next message (one even step
-        after the last); and the bot has room. It takes nothing: the call that follows
-        spends the budget."""
+        message (its lane has room beyond the calls kept for posts, `reserve`, the last call
+        is one even step back, and, with `spread`, the room left lasts at that pace until
+        the calls in the window leave it); in a private chat, the next message (one even
+        step after the last started); and the bot has room. It takes nothing: the call that
+        follows spends the budget."""
         loop = asyncio.get_running_loop()
         key = _chat_key(chat_id)
         lane = self._lane(key)
@@ -227,7 +252,8 @@ class Lanes(BaseRateLimiter[int]):
             now = loop.time()
             others = await self._others(key, lane, now)
             now = loop.time()
-            wait = max(lane.wait(now, limit, spacing, others), self._overall.wait(now))
+            spread = self.limits.spread and _group(key)
+            wait = max(lane.wait(now, limit, spacing, others, spread), self._overall.wait(now))
             if wait <= 0:
                 return
             await asyncio.sleep(wait)

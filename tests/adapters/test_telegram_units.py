@@ -20,7 +20,7 @@ from adapters.telegram.keyboards import (
     keyboard,
     payload_secret,
 )
-from adapters.telegram.limits import LaneLimits, Lanes
+from adapters.telegram.limits import LaneLimits, Lanes, _Lane
 from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.platform import StoreCalls, TelegramLimits
 from bot.service import tokens
@@ -244,6 +244,44 @@ async def test_private_screens_back_to_back_keep_the_fakes_private_limit() -> No
             assert bench.platform.lanes.floods == {}
         finally:
             await bench.stop()
+
+
+def _edits_wanted_without_end(spread: bool) -> list[float]:
+    """When a table message's edits go in a group (20 calls per 60 s, 2 kept for posts,
+    one edit per 3 s at most) whose window a burst of 14 calls spent at 0 s, with a newer
+    state waiting all the time from 1 s on: the times of the edits up to 120 s (a lane's
+    `wait`, stepped as `Lanes.ready` sleeps it)."""
+    lane = _Lane(20, 60.0)
+    lane.sent.extend([0.0] * 14)
+    lane.started = 0.0
+    now, edits = 1.0, []
+    while now < 120:
+        wait = lane.wait(now, limit=18, spacing=3.0, spread=spread)
+        if wait > 1e-9:
+            now += wait
+            continue
+        edits.append(now)
+        lane.started = now
+        lane.sent.append(now)
+    return edits
+
+
+def test_a_groups_edits_spread_the_windows_room_over_the_minute() -> None:
+    """Issue 17: a table message is never more than a few seconds behind the game. After a
+    burst spent most of a group's minute, the edits spread the room left over the time until
+    the burst leaves the window: one every 12 s, not four at once (3 s apart) and then none
+    for 48 s, the table 48 s behind the game."""
+    plain = _edits_wanted_without_end(spread=False)
+    spread = _edits_wanted_without_end(spread=True)
+
+    def longest(edits: list[float]) -> float:
+        return max(b - a for a, b in zip([1.0, *edits], edits, strict=False))
+
+    assert plain[:5] == [3.0, 6.0, 9.0, 12.0, 60.0]
+    assert longest(spread) <= 12.01
+    # The window is kept all the same: never more than 18 calls (edits and the burst) in it.
+    for at in spread:
+        assert sum(1 for t in [0.0] * 14 + spread if at - 60 < t <= at) <= 18
 
 
 @pytest.mark.parametrize("shared", [True, False])
