@@ -93,6 +93,8 @@ class Run:
     private_at: list[tuple[float, int, int]] = field(default_factory=list)
     #: Why the slow screens (above a second's half) waited: cause -> count.
     slow_causes: dict[str, int] = field(default_factory=dict)
+    #: Slow screens that were their person's fourth private message within about 3 s.
+    fourth_in_3s: int = 0
     #: Why the group's messages that went out more than two even steps (6 s) behind the game
     #: waited: cause -> count.
     stale_causes: dict[str, int] = field(default_factory=dict)
@@ -159,6 +161,9 @@ class Run:
             "refused_429_private": self.refused_private,
             "posts_lost": self.lost,
             "slow_private_causes": self.slow_causes,
+            "slow_private_fourth_in_3s": self.fourth_in_3s,
+            "private_screens_1s_or_more": sum(1 for d in self.private if d / s >= 1.0),
+            "private_screens_counted": len(self.private),
             "state_bytes_per_move_first_deal": round(self.bytes_first),
             "state_bytes_per_move_last_deal": round(self.bytes_last),
             "load_average": [round(x, 2) for x in self.load],
@@ -520,7 +525,10 @@ def _slow_causes(run: Run, calls: list[Any]) -> dict[str, int]:
     screen/line just before" when the call before it in the same private chat came less
     than 1.2 s before (the chat's pace of about one a second held it; a screen: the same
     person decided just before, a line: their hand or a private line), else "bot" (the
-    bot itself was slow to send it)."""
+    bot itself was slow to send it). Of the paced ones, those that were the person's fourth
+    message within about 3 s (`fourth_in_3s`): Telegram's 3 in 3 s puts the fourth at least
+    3 s after the first, so of four such screens in a row one comes a second or more after
+    the one before it, whatever the schedule."""
     by_chat: dict[int, list[Any]] = {}
     for c in calls:
         chat = int(c.params.get("chat_id") or 0)
@@ -542,6 +550,8 @@ def _slow_causes(run: Run, calls: list[Any]) -> dict[str, int]:
                 markup = before.params.get("reply_markup") or {}
                 kind = "screen" if markup.get("inline_keyboard") else "line"
                 cause = f"pace: own {kind} just before"
+                if i >= 3 and (sent[i].time - sent[i - 3].time) / run.scale < 3.2:
+                    run.fourth_in_3s += 1
         causes[cause] = causes.get(cause, 0) + 1
     return causes
 
@@ -591,7 +601,10 @@ def main() -> None:
             f"minute {fig['group_calls_busiest_minute']} group calls; 429s {fig['refused_429']}; "
             f"(group {fig['refused_429_group']}, private {fig['refused_429_private']}); "
             f"posts lost {fig['posts_lost']}; private screens over 0.5 s by cause "
-            f"{fig['slow_private_causes']}; state bytes/move first deal "
+            f"{fig['slow_private_causes']} ({fig['slow_private_fourth_in_3s']} of them the "
+            f"person's 4th message within 3 s; {fig['private_screens_1s_or_more']} of "
+            f"{fig['private_screens_counted']} screens took 1 s or more); state bytes/move "
+            f"first deal "
             f"{fig['state_bytes_per_move_first_deal']} "
             f"last {fig['state_bytes_per_move_last_deal']}; load average "
             f"{fig['load_average']}",
