@@ -15,7 +15,7 @@ and on any 429 it pauses **every** request of the bot. `Lanes` instead:
 - tells a caller when a chat's lane has room (`ready`), so the outbox sends the newest table
   state then instead of an older one queued in the limiter; a table message's edits spread
   the room a group's window has left over the time until its calls leave it, so a burst (a
-  deal's last state and result, the next deal's message) is not followed by most of a
+  round's last state and result, the next round's message) is not followed by most of a
   minute without a call, the table far behind the game.
 
 Reads (getChatMember...) spend no chat's budget. The budget is per bot token: several
@@ -70,7 +70,7 @@ class LaneLimits:
     also kept with other processes' calls, by wall-clock times of different hosts).
 
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
-    keeps them for posts, so a deal's end, its last state and its result, goes out at once);
+    keeps them for posts, so a round's end, its last state and its result, goes out at once);
     edits are also spread evenly (one per `group_window / group` s at most, and `spread`),
     so the budget is never spent in a burst that would leave the group without a call for
     most of a minute."""
