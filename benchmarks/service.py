@@ -240,7 +240,7 @@ async def main() -> None:
             karnaval = ("game=karnaval", f"level={args.thinking_level}")
             await setup_tables(service, args.thinking, "think", 3, karnaval)
         if args.thinking:
-            await service.work.thinking.start_pool()  # as `gnav-bot run` does at its start
+            await service.work.thinking.start_pool(all_games)  # as `gnav-bot run` does at its start
         tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
         commands, seconds = await play_all(service)
         await service.outbox.drain()

@@ -22,6 +22,7 @@ import os
 import random
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from bot.service.game import Choice, GameRules
@@ -40,12 +41,10 @@ def _lower_priority() -> None:
         os.nice(NICENESS)
 
 
-def _load_games() -> int:
-    """Run in a new thinking process: import every hosted game (what its jobs unpickle), so
-    the first real job does not pay for the imports. Returns the process id."""
-    from bot.games.registry import all_games
-
-    all_games()
+def _loaded(load: Callable[[], object]) -> int:
+    """Run in a new thinking process: `load` (e.g. the games' registry, whose modules its
+    jobs unpickle), so the first real job does not pay for the imports. Returns its pid."""
+    load()
     return os.getpid()
 
 
@@ -80,21 +79,23 @@ class Thinking:
                 self._pool = ThreadPoolExecutor(self.concurrent, thread_name_prefix="thinking")
         return self._pool
 
-    async def start_pool(self) -> set[int]:
+    async def start_pool(self, load: Callable[[], object] = os.getpid) -> set[int]:
         """Start the worker processes now and load the games in them. Without it they start
         on demand, at a thinking seat's first decision: once in a process's life, a new
         interpreter importing the games (at normal priority until its initializer runs)
-        while tables play. `benchmarks/service.py --thinking` starts them first, so it
-        measures the steady state. Returns the workers' process ids (none for threads). A pool
-        that cannot start is logged and left to start on demand; its jobs then fall back to
-        the plain bot choice as any failed job does."""
+        while tables play. `load` runs in each worker (a picklable function: the caller's
+        games registry; this module knows no game). `benchmarks/service.py --thinking` starts
+        them first, so it measures the steady state. Returns the workers' process ids (none
+        for threads). A pool that cannot start is logged and left to start on demand; its
+        jobs then fall back to the plain bot choice as any failed job does."""
         if not self._processes:
             return set()
         loop = asyncio.get_running_loop()
         try:
             pool = self._executor()
+            job = partial(_loaded, load)
             pids = await asyncio.gather(
-                *(loop.run_in_executor(pool, _load_games) for _ in range(self._processes))
+                *(loop.run_in_executor(pool, job) for _ in range(self._processes))
             )
         except Exception as exc:
             log.error("the thinking processes could not start: %r", exc)
