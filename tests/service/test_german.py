@@ -4,6 +4,7 @@ service: the table message, its buttons, a player's private text, help and rules
 from __future__ import annotations
 
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+from tests.service.karnaval_walk import karnaval_words
 
 
 async def _start(h: Harness, *words: str) -> str:
@@ -77,52 +78,12 @@ async def test_karnaval_cards_in_german_are_lettered_as_german_players_say_them(
 ) -> None:
     # Issue 19, languages: Dame (D) and Bube (B) for the queen and the jack, König K, Ass A;
     # in the hand, the buttons, the table's log and status, the private lines, the web view.
-    import random
     import re
 
-    from bot.service.table import User
-
     await _start(harness, "game=karnaval")
-    svc = harness.service
-    rng = random.Random(5)
     english = re.compile(r"(?<![^\s,(])[QJ][♠♥♦♣]")
     german = re.compile(r"(?<![^\s,(])[DB][♠♥♦♣]")
-    seen: list[str] = []
-    for _ in range(600):  # three deals of six cards: queens and jacks come to a person
-        await harness.settle()
-        table = await harness.table()
-        rules = svc.game_of(table)
-        if not rules.deciders(table.match):
-            if svc.view_of(table).round_number(table.match) == 3:
-                break
-            harness.clock.advance(table.settings.next_round_delay + 1)
-            continue
-        seat = rules.deciders(table.match)[0]
-        s = table.seats[seat]
-        if s.bot:
-            continue
-        user = User(s.user, s.name)
-        hand = await svc.private_view(CHANNEL, user)
-        seen += [hand.text] + [b.label for row in hand.buttons for b in row]
-        assert hand.buttons
-        view = await svc.status(CHANNEL, s.user)
-        assert view is not None and len(view.labels) == len(view.choices)
-        seen.extend(view.labels)
-        shapes = svc.view_of(table).web_view(table.match, seat, table.names, svc.texts(table))
-        seen += [t["text"] for t in shapes["own"]["tiles"]] + shapes.get("facts", [])
-        choice = rng.choice(list(view.choices))
-        assert (await svc.act(CHANNEL, user, choice.action, arg=choice.arg)).ok
-    seen += [s.text for m in harness.notifier.posts(CHANNEL.key) for s in m.history]
-    seen += [
-        b.label
-        for m in harness.notifier.posts(CHANNEL.key)
-        for s in m.history
-        for row in s.buttons
-        for b in row
-    ]
-    for screens in harness.notifier.private_screens.values():
-        seen += [s.text for s in screens]
-        seen += [b.label for s in screens for row in s.buttons for b in row]
+    seen = await karnaval_words(harness)
     text = "\n".join(seen)
     assert not english.search(text), english.search(text)
     hands = [x for x in seen if x.startswith("Deine Karten")]
