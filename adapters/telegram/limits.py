@@ -64,16 +64,17 @@ class LaneLimits:
     `private_window` s in a private chat (about one a second: sent evenly, one per
     `private_window / private` s from one call's start to the next's, so the next screen
     never waits out a burst), `overall` per `overall_window` s for the bot. `margin` (a
-    fraction) widens the group's and the bot's windows, `private_margin` a private chat's:
-    none, since a private chat's window is kept by this process alone and counted from
-    answers, which come a round trip after Telegram counts the call (a group's window is
-    also kept with other processes' calls, by wall-clock times of different hosts).
+    fraction) widens the group's and the bot's windows; a private chat's has none, since it
+    is kept by this process alone and counted from answers, which come a round trip after
+    Telegram counts the call (a group's window is also kept with other processes' calls, by
+    wall-clock times of different hosts).
 
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
     keeps them for posts, so a round's end, its last state and its result, goes out at once);
-    edits are also spread evenly (one per `group_window / group` s at most, and `spread`),
-    so the budget is never spent in a burst that would leave the group without a call for
-    most of a minute."""
+    edits are also spread evenly (one per `group_window / group` s at most, and the room
+    left spread over the time until the window's calls leave it: `_Lane.wait`), so the
+    budget is never spent in a burst that would leave the group without a call for most of a
+    minute."""
 
     group: int = 20
     group_window: float = 60.0
@@ -82,11 +83,7 @@ class LaneLimits:
     overall: int = 30
     overall_window: float = 1.0
     margin: float = 0.02
-    private_margin: float = 0.0
     reserve: int = 2
-    #: Whether a table message's edits spread the room left in a group's window over the
-    #: time until the calls in it leave (see `_Lane.wait`), not only one per even step.
-    spread: bool = True
 
 
 class SharedCalls(Protocol):
@@ -228,10 +225,7 @@ class Lanes(BaseRateLimiter[int]):
             lim = self.limits
             group = _group(chat)
             limit = lim.group if group else lim.private
-            if group:
-                window = lim.group_window * (1 + lim.margin)
-            else:
-                window = lim.private_window * (1 + lim.private_margin)
+            window = lim.group_window * (1 + lim.margin) if group else lim.private_window
             lane = self._chats[chat] = _Lane(limit, window)
         return lane
 
@@ -252,8 +246,10 @@ class Lanes(BaseRateLimiter[int]):
             now = loop.time()
             others = await self._others(key, lane, now)
             now = loop.time()
-            spread = self.limits.spread and _group(key)
-            wait = max(lane.wait(now, limit, spacing, others, spread), self._overall.wait(now))
+            wait = max(
+                lane.wait(now, limit, spacing, others, spread=_group(key)),
+                self._overall.wait(now),
+            )
             if wait <= 0:
                 return
             await asyncio.sleep(wait)
