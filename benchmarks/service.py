@@ -245,7 +245,7 @@ async def main() -> None:
         commands, seconds = await play_all(service)
         await service.outbox.drain()
         transactions = repo.transactions
-        service.work.thinking.close()
+        await service.work.thinking.close()
         await repo.close()
         lat = sorted(service.latencies)
         p50 = statistics.median(lat) * 1000

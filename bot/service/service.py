@@ -361,7 +361,7 @@ class TableService:
         """Let the messages under way go out, and say this process stops (the bot seats'
         thinking pool stopped too)."""
         await self.lifecycle.shutdown()
-        self.work.thinking.close()
+        await self.work.thinking.close()
 
     async def drain(self) -> None:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""

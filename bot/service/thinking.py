@@ -2,9 +2,11 @@
 
 A game may offer `bot_thinking(match, seat, rng, level, seconds)` (see `GameRules`): it returns
 the choice when it is decided at once, or a job (a callable holding a snapshot of what the seat
-may know, never the live match) that takes longer. Jobs run away from the event loop, in a pool
-of processes (`processes` > 0) or of threads, at most `concurrent` at a time, each within
-`seconds` (None: the game's own count of work only, so tests are repeatable).
+may know, never the live match) that takes longer. Jobs run away from the event loop, in
+`processes` worker processes (workers.py: the loop writes their jobs and reads their answers
+itself, with no thread in the bot's process to take the interpreter lock from it) or, with
+`processes=0`, in threads; at most `concurrent` at a time, each within `seconds` (None: the
+game's own count of work only, so tests are repeatable).
 
 The main loop never waits for a job: `start` launches it and the bot's deadline step ends
 there; when the job is done, `on_ready(key)` queues the table's deadline again, and the next
@@ -15,30 +17,23 @@ tables' commands and deadlines go on meanwhile.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import multiprocessing
 import os
 import random
 from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
 from bot.service.game import Choice, GameRules
 from bot.service.settings import LEVELS
+from bot.service.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
 #: How much lower than the bot's process the thinking processes run (`os.nice`): on a busy
 #: machine the commands of every table come first, thinking takes what is left.
 NICENESS = 10
-
-
-def _lower_priority() -> None:
-    """A thinking process yields the processor to the bot's own (where the system allows)."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.nice(NICENESS)
 
 
 def _loaded(load: Callable[[], object]) -> int:
@@ -58,7 +53,8 @@ class Thinking:
         self.concurrent = max(1, concurrent)
         self._processes = max(0, processes)
         self._limit: asyncio.Semaphore | None = None
-        self._pool: Executor | None = None
+        self._workers: WorkerPool | None = None
+        self._threads: ThreadPoolExecutor | None = None
         #: Jobs under way or done, by table key: (the state they saw, their future).
         self._jobs: dict[str, tuple[Any, asyncio.Future[Choice]]] = {}
         #: Called with a table's key when its job is done (the main loop queues the table).
@@ -66,18 +62,12 @@ class Thinking:
         #: Tables whose job failed, with the state it saw: they get the plain bot choice.
         self._failed: dict[str, Any] = {}
 
-    def _executor(self) -> Executor:
-        if self._pool is None:
-            if self._processes:
-                # "spawn": a fresh interpreter per worker (forking a process that runs
-                # threads, as the stores do, is unsafe).
-                ctx = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(
-                    self._processes, mp_context=ctx, initializer=_lower_priority
-                )
-            else:
-                self._pool = ThreadPoolExecutor(self.concurrent, thread_name_prefix="thinking")
-        return self._pool
+    def _pool(self) -> WorkerPool:
+        # Fresh interpreters, never forks (forking a process that runs threads, as the stores
+        # do, is unsafe).
+        if self._workers is None:
+            self._workers = WorkerPool(self._processes, niceness=NICENESS)
+        return self._workers
 
     async def start_pool(self, load: Callable[[], object] = os.getpid) -> set[int]:
         """Start the worker processes now and load the games in them. Without it they start
@@ -90,18 +80,11 @@ class Thinking:
         jobs then fall back to the plain bot choice as any failed job does."""
         if not self._processes:
             return set()
-        loop = asyncio.get_running_loop()
         try:
-            pool = self._executor()
-            job = partial(_loaded, load)
-            pids = await asyncio.gather(
-                *(loop.run_in_executor(pool, job) for _ in range(self._processes))
-            )
+            return await self._pool().start(partial(_loaded, load))
         except Exception as exc:
             log.error("the thinking processes could not start: %r", exc)
-            self._pool = None
             return set()
-        return set(pids)
 
     async def choose(
         self, rules: GameRules, match: Any, seat: int, rng: random.Random, level: str
@@ -158,10 +141,9 @@ class Thinking:
         try:
             return held[1].result()
         except Exception as exc:
+            # A worker that died is replaced at the next job (workers.py).
             log.error("a bot seat's thinking failed at %s: %r", key, exc)
             self._failed[key] = stamp  # the next step plays the plain bot choice
-            if isinstance(exc, BrokenExecutor):
-                self._pool = None  # a worker died: a new pool for the next jobs
             return None
 
     def thinking(self, key: str) -> bool:
@@ -186,11 +168,17 @@ class Thinking:
         if self._limit is None:
             self._limit = asyncio.Semaphore(self.concurrent)
         async with self._limit:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._executor(), job)
+            if self._processes:
+                return await self._pool().run(job)
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(self.concurrent, thread_name_prefix="thinking")
+            return await asyncio.get_running_loop().run_in_executor(self._threads, job)
 
-    def close(self) -> None:
-        """Stop the pool (jobs under way finish first)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    async def close(self) -> None:
+        """Stop the workers (each ends after its job under way) or the threads."""
+        if self._workers is not None:
+            workers, self._workers = self._workers, None
+            await workers.close()
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+            self._threads = None

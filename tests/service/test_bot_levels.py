@@ -155,7 +155,7 @@ async def test_a_failed_thought_falls_back_to_the_plain_bot_choice() -> None:
     await thinking.wait()
     assert thinking.result("k", stamp) is None
     assert thinking.start("k", stamp, rules, None, 0, random.Random(1), "strong") == Choice("plain")  # type: ignore[arg-type]
-    thinking.close()
+    await thinking.close()
 
 
 async def test_concurrent_thinking_is_bounded() -> None:
@@ -172,7 +172,7 @@ async def test_concurrent_thinking_is_bounded() -> None:
     gate.release.set()
     assert [c.arg for c in await asyncio.gather(one, two)] == ["easy", "easy"]
     assert gate.started == 2
-    thinking.close()
+    await thinking.close()
 
 
 async def test_easy_and_strong_choices_are_legal_in_every_game(harness: Harness) -> None:
@@ -211,4 +211,4 @@ async def test_the_thinking_processes_start_ahead_and_take_the_first_job() -> No
         assert len(workers) == 1 and os.getpid() not in workers
         assert await thinking._run(os.getpid) in workers
     finally:
-        thinking.close()
+        await thinking.close()
