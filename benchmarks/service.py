@@ -17,11 +17,23 @@ The last line is one JSON object. Run: `.venv/bin/python benchmarks/service.py` 
 minute; `--tables N` and `--resume N` to change the sizes).
 
 `--thinking N` adds N Karnaval tables of three `strong` bot seats (issue 22) to the same
-service while the measured tables play: their bots think in a pool of `--think-processes`
-worker processes (0: threads), at most `--think-concurrent` at once, each within
-`--think-seconds`; the latency figures stay those of the measured tables' commands, so
-comparing a run with and without `--thinking` shows what thinking costs the other tables, and
-`--thinking-level normal` what the same tables cost with bots that do not think.
+service while the measured tables play: their bots think in `--think-processes` worker
+processes (0: threads), at most `--think-concurrent` at once, each within `--think-seconds`;
+the latency figures stay those of the measured tables' commands, so comparing a run with and
+without `--thinking` shows what those tables cost the others. `--thinking-level normal` plays
+them with bots that do not think (at once: many more steps); `--thinking-level paced` with
+bots that do not think either, each decision released `--pace` seconds after it is due by a
+timer on the event loop: the tables' own play at the rhythm of thinking bots, without the
+thinking.
+
+`--compare R` runs R rounds of three fresh processes, interleaved so that a machine's
+changing load falls on all three alike: the measured tables alone, with N `strong` tables,
+and with N `paced` tables whose pace is the strong run's mean wait for a decision (so both
+make about as many steps). It prints every run, the median p50/p99 of each, and the median
+of the paired p99 ratios: strong/alone is what the thinking tables cost the others in all,
+strong/paced what their thinking costs beyond their own play. Run:
+`.venv/bin/python benchmarks/service.py --compare 6 --tables 300 --thinking 100` (about 5
+minutes).
 """
 
 from __future__ import annotations
@@ -42,6 +54,7 @@ import os
 import random
 import sqlite3
 import statistics
+import subprocess
 import tempfile
 import time
 import tracemalloc
@@ -49,6 +62,7 @@ from typing import Any
 
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
+from bot.service.game import Choice, GameRules
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -103,6 +117,54 @@ class TimedService(TableService):
             return acted
 
         self.timers._on_deadline = timed  # type: ignore[method-assign]
+
+
+class TimedThinking(Thinking):
+    """Thinking that keeps how long each table waited for its decision (from the step that
+    started it to the job's end); with `pace`, bots that do not think: the plain bot choice,
+    released `pace` seconds after it is due by a timer on the event loop."""
+
+    def __init__(self, *, pace: float | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.pace = pace
+        self.waits: list[float] = []
+        self._since: dict[str, float] = {}
+        self._spread = random.Random(7)
+
+    def start(
+        self,
+        key: str,
+        stamp: Any,
+        rules: GameRules,
+        match: Any,
+        seat: int,
+        rng: random.Random,
+        level: str,
+    ) -> Choice | None:
+        """As `Thinking.start`, timed; paced: the plain choice after `pace` seconds."""
+        if self.pace is None or level == "normal":
+            choice = super().start(key, stamp, rules, match, seat, rng, level)
+            if choice is None:
+                self._since.setdefault(key, time.perf_counter())
+            return choice
+        held = self._jobs.get(key)
+        if held is not None and held[0] == stamp:
+            return None
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Choice] = loop.create_future()
+        # Spread around the mean, as thinking bots' decisions are (not all tables at once).
+        pace = self.pace * self._spread.uniform(0.5, 1.5)
+        loop.call_later(pace, future.set_result, rules.bot_choice(match, seat, rng))
+        self._jobs[key] = (stamp, future)
+        self._since.setdefault(key, time.perf_counter())
+        future.add_done_callback(lambda _f: self._ready(key))
+        return None
+
+    def _ready(self, key: str) -> None:
+        since = self._since.pop(key, None)
+        if since is not None:
+            self.waits.append(time.perf_counter() - since)
+        super()._ready(key)
 
 
 async def setup_tables(
@@ -199,8 +261,8 @@ def stored_bytes(path: Path) -> tuple[float, float, float]:
     return state / tables, record / max(matches, 1), size / max(matches, 1)
 
 
-async def main() -> None:
-    """Run every measurement and print the figures."""
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module's docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=1000)
     parser.add_argument("--players", type=int, default=6, help="bot seats per table")
@@ -211,62 +273,123 @@ async def main() -> None:
     parser.add_argument("--think-concurrent", type=int, default=2)
     parser.add_argument("--think-seconds", type=float, default=0.25)
     parser.add_argument(
-        "--thinking-level", default="strong", help="the level of those tables (normal: no thinking)"
+        "--thinking-level",
+        default="strong",
+        choices=("easy", "normal", "strong", "paced"),
+        help="the level of those tables (normal: no thinking, at once; paced: no thinking, "
+        "each decision after --pace seconds)",
+    )
+    parser.add_argument(
+        "--pace", type=float, default=0.5, help="seconds per decision of paced tables"
+    )
+    parser.add_argument(
+        "--compare",
+        type=int,
+        default=0,
+        metavar="R",
+        help="R rounds of alone / strong / paced runs, interleaved (needs --thinking)",
+    )
+    parser.add_argument(
+        "--play-only",
+        action="store_true",
+        help="only the play (no raw rate, memory, stored bytes or resume figures)",
     )
     args = parser.parse_args()
+    if args.compare and not args.thinking:
+        parser.error("--compare needs --thinking N (the tables that think)")
+    return args
+
+
+async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """The measured tables' play (with the thinking tables, if any); prints its figures."""
+    path = folder / "play.sqlite3"
+    repo = await SqliteRepository.open(path)
+    notifier = NullNotifier()
+    paced = args.thinking_level == "paced"
+    thinking = TimedThinking(
+        pace=args.pace if paced else None,
+        processes=args.think_processes,
+        concurrent=args.think_concurrent,
+        seconds=args.think_seconds,
+    )
+    service = TimedService(
+        repo,
+        notifier,
+        rng=random.Random(1),
+        bot_delay=0.0,
+        max_parallel=args.parallel,
+        games=all_games(),
+        thinking=thinking,
+    )
+    await setup_tables(service, args.tables, "t", args.players)
+    if args.thinking:
+        level = "strong" if paced else args.thinking_level
+        await setup_tables(service, args.thinking, "think", 3, ("game=karnaval", f"level={level}"))
+        if not paced:
+            await thinking.start_pool(all_games)  # in its steady state: the workers loaded
+    tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
+    cpu, loop_cpu = time.process_time(), time.thread_time()
+    commands, seconds = await play_all(service)
+    cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
+    await service.outbox.drain()
+    transactions = repo.transactions
+    await thinking.close()
+    await repo.close()
+    lat = sorted(service.latencies)
+    p50 = statistics.median(lat) * 1000
+    p99 = lat[int(len(lat) * 0.99) - 1] * 1000
+    rate = commands / seconds
+    print(
+        f"{args.tables} tables x {args.players} bot seats: {commands:,} commands in "
+        f"{seconds:.1f} s = {rate:,.0f} actions/s, {transactions:,} transactions"
+    )
+    print(f"latency per command: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(
+        f"processor time of the bot's process: {cpu:.2f} s, of which the event loop's "
+        f"thread {loop_cpu:.2f} s (worker processes not counted)"
+    )
+    wait = statistics.fmean(thinking.waits) if thinking.waits else 0.0
+    if args.thinking:
+        how = f"paced at {args.pace:.3f} s" if paced else args.thinking_level
+        print(
+            f"meanwhile {args.thinking} Karnaval tables of {how} bots made "
+            f"{service.thinking_steps:,} steps (not in the figures above), waiting "
+            f"{wait:.3f} s a decision on average"
+        )
+    print(
+        f"messages: {notifier.posts:,} posts, {notifier.edits:,} edits, {notifier.tells:,} private"
+    )
+    return {
+        "tables": args.tables,
+        "players": args.players,
+        "actions_per_s": round(rate, 1),
+        "p50_ms": round(p50, 2),
+        "p99_ms": round(p99, 2),
+        "commands": commands,
+        "thinking_tables": args.thinking,
+        "thinking_level": args.thinking_level,
+        "thinking_steps": service.thinking_steps,
+        "decision_wait_s": round(wait, 4),
+        "cpu_s": round(cpu, 3),
+        "loop_cpu_s": round(loop_cpu, 3),
+        "path": str(path),
+    }
+
+
+async def measure(args: argparse.Namespace) -> None:
+    """One run: the play, then (unless --play-only) every other figure."""
     with tempfile.TemporaryDirectory(prefix="gnav-service-bench-") as tmp:
         folder = Path(tmp)
+        if args.play_only:
+            figures = await play(args, folder)
+            figures.pop("path")
+            print(json.dumps({**figures, "cpu_count": os.cpu_count()}))
+            return
         raw = await raw_commit_rate(folder / "raw.sqlite3", seconds=3.0)
         print(f"raw aiosqlite single-row commits: {raw:,.0f}/s (synchronous=FULL)")
-
-        path = folder / "play.sqlite3"
-        repo = await SqliteRepository.open(path)
-        notifier = NullNotifier()
-        service = TimedService(
-            repo,
-            notifier,
-            rng=random.Random(1),
-            bot_delay=0.0,
-            max_parallel=args.parallel,
-            games=all_games(),
-            thinking=Thinking(
-                processes=args.think_processes,
-                concurrent=args.think_concurrent,
-                seconds=args.think_seconds,
-            ),
-        )
-        await setup_tables(service, args.tables, "t", args.players)
-        if args.thinking:
-            karnaval = ("game=karnaval", f"level={args.thinking_level}")
-            await setup_tables(service, args.thinking, "think", 3, karnaval)
-        if args.thinking:
-            await service.work.thinking.start_pool(all_games)  # as `gnav-bot run` does at its start
-        tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
-        commands, seconds = await play_all(service)
-        await service.outbox.drain()
-        transactions = repo.transactions
-        await service.work.thinking.close()
-        await repo.close()
-        lat = sorted(service.latencies)
-        p50 = statistics.median(lat) * 1000
-        p99 = lat[int(len(lat) * 0.99) - 1] * 1000
-        rate = commands / seconds
-        print(
-            f"{args.tables} tables x {args.players} bot seats: {commands:,} commands in "
-            f"{seconds:.1f} s = {rate:,.0f} actions/s ({rate / raw:.2f} of the raw rate), "
-            f"{transactions:,} transactions"
-        )
-        print(f"latency per command: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
-        if args.thinking:
-            print(
-                f"meanwhile {args.thinking} Karnaval tables of {args.thinking_level} bots made "
-                f"{service.thinking_steps:,} steps (not in the figures above)"
-            )
-        print(
-            f"messages: {notifier.posts:,} posts, {notifier.edits:,} edits, "
-            f"{notifier.tells:,} private"
-        )
-        state, record, file_bytes = stored_bytes(path)
+        figures = await play(args, folder)
+        state, record, file_bytes = stored_bytes(Path(figures.pop("path")))
+        print(f"actions/s over the raw rate: {figures['actions_per_s'] / raw:.2f}")
         print(
             f"stored: {state / 1024:.1f} KB state per table, {record / 1024:.1f} KB record "
             f"per match, {file_bytes / 1024:.1f} KB of database file per match"
@@ -278,26 +401,95 @@ async def main() -> None:
         print(
             json.dumps(
                 {
-                    "tables": args.tables,
-                    "players": args.players,
-                    "actions_per_s": round(rate, 1),
+                    **figures,
                     "raw_commits_per_s": round(raw, 1),
-                    "ratio_to_raw": round(rate / raw, 3),
-                    "p50_ms": round(p50, 2),
-                    "p99_ms": round(p99, 2),
+                    "ratio_to_raw": round(figures["actions_per_s"] / raw, 3),
                     "kb_per_table": round(per_table / 1024, 2),
                     "state_kb_per_table": round(state / 1024, 2),
                     "record_kb_per_match": round(record / 1024, 2),
                     "file_kb_per_match": round(file_bytes / 1024, 2),
                     "resume_10k_s": round(resume * 10_000 / args.resume, 3),
-                    "commands": commands,
-                    "thinking_tables": args.thinking,
-                    "thinking_steps": service.thinking_steps,
                     "cpu_count": os.cpu_count(),
                 }
             )
         )
 
 
+def run_child(args: argparse.Namespace, *extra: str) -> dict[str, Any]:
+    """One play in a fresh process; its figures (the last line it prints)."""
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--play-only",
+        f"--tables={args.tables}",
+        f"--players={args.players}",
+        f"--parallel={args.parallel}",
+        f"--think-processes={args.think_processes}",
+        f"--think-concurrent={args.think_concurrent}",
+        f"--think-seconds={args.think_seconds}",
+        *extra,
+    ]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    figures: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return figures
+
+
+def compare(args: argparse.Namespace) -> None:
+    """R rounds of alone / strong / paced runs, interleaved; medians and paired ratios."""
+    runs: dict[str, list[dict[str, Any]]] = {"alone": [], "strong": [], "paced": []}
+    n = f"--thinking={args.thinking}"
+    for r in range(args.compare):
+        runs["alone"].append(run_child(args))
+        strong = run_child(args, n, "--thinking-level=strong")
+        runs["strong"].append(strong)
+        pace = f"--pace={strong['decision_wait_s']}"
+        runs["paced"].append(run_child(args, n, "--thinking-level=paced", pace))
+        print(
+            f"round {r + 1}: p50/p99 ms "
+            + ", ".join(
+                f"{name} {runs[name][-1]['p50_ms']:.1f}/{runs[name][-1]['p99_ms']:.1f}"
+                for name in runs
+            )
+            + f"; steps strong {strong['thinking_steps']}, paced "
+            f"{runs['paced'][-1]['thinking_steps']} (pace {strong['decision_wait_s']:.3f} s)",
+            flush=True,
+        )
+    summary: dict[str, Any] = {"rounds": args.compare, "tables": args.tables}
+    for name, figures in runs.items():
+        for key in ("p50_ms", "p99_ms", "actions_per_s", "cpu_s", "loop_cpu_s"):
+            summary[f"{name}_{key}"] = round(statistics.median(f[key] for f in figures), 2)
+    for a, b in (("strong", "alone"), ("strong", "paced"), ("paced", "alone")):
+        ratios = [x["p99_ms"] / y["p99_ms"] for x, y in zip(runs[a], runs[b], strict=True)]
+        summary[f"p99_{a}_over_{b}"] = round(statistics.median(ratios), 3)
+        print(
+            f"p99 {a}/{b}: median {statistics.median(ratios):.3f} "
+            f"(rounds: {', '.join(f'{x:.2f}' for x in ratios)})"
+        )
+    for a, b in (("strong", "alone"), ("strong", "paced")):
+        extra = [x["cpu_s"] - y["cpu_s"] for x, y in zip(runs[a], runs[b], strict=True)]
+        summary[f"cpu_s_{a}_minus_{b}"] = round(statistics.median(extra), 3)
+        print(
+            f"processor time of the bot's process, {a} - {b}: median "
+            f"{statistics.median(extra):+.2f} s (rounds: {', '.join(f'{x:+.2f}' for x in extra)})"
+        )
+    for name in runs:
+        print(
+            f"{name}: median p50 {summary[f'{name}_p50_ms']:.1f} ms, "
+            f"p99 {summary[f'{name}_p99_ms']:.1f} ms, "
+            f"{summary[f'{name}_actions_per_s']:,.0f} actions/s, "
+            f"bot's process {summary[f'{name}_cpu_s']:.2f} s of processor time"
+        )
+    print(json.dumps({**summary, "cpu_count": os.cpu_count()}))
+
+
+def main() -> None:
+    """Run every measurement (or the comparison) and print the figures."""
+    args = parse_args()
+    if args.compare:
+        compare(args)
+    else:
+        asyncio.run(measure(args))
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
