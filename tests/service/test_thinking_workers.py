@@ -15,10 +15,14 @@ import time
 from concurrent.futures import BrokenExecutor
 from functools import partial
 from pathlib import Path
+from random import Random
 
 import pytest
 
+from bot.service.table import TableKey
+from bot.service.thinking import Thinking
 from bot.service.workers import WorkerPool
+from tests.service.conftest import ALICE, Harness
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,6 +65,33 @@ async def test_no_thread_in_the_bots_process_takes_part_in_thinking() -> None:
         await asyncio.gather(*jobs)
     finally:
         await pool.close()
+
+
+async def test_a_strong_karnaval_seat_decides_the_same_in_a_worker_as_in_a_thread(
+    harness: Harness,
+) -> None:
+    """Issue 22: the choice depends on the seed and the count of work only, not on where it
+    is thought (the job is pickled into another interpreter and its answer back)."""
+    svc = harness.service
+    key = TableKey("test", "workers-karnaval")
+    assert (await svc.open(key, ALICE)).ok
+    assert (await svc.configure(key, ALICE, ["game=karnaval", "bots=2"])).ok
+    assert (await svc.start(key, ALICE)).ok
+    await harness.settle()
+    table = await harness.table(key)
+    rules = svc.game_of(table)
+    (seat, *_) = rules.deciders(table.match)
+    workers, threads = Thinking(processes=1), Thinking(processes=0)
+    try:
+        for seed in range(3):
+            in_worker = await workers.choose(rules, table.match, seat, Random(seed), "strong")
+            in_thread = await threads.choose(rules, table.match, seat, Random(seed), "strong")
+            assert in_worker == in_thread
+            assert in_worker.key in {c.key for c in rules.choices(table.match, seat)}
+        assert workers._workers is not None and os.getpid() not in workers._workers.pids()
+    finally:
+        await workers.close()
+        await threads.close()
 
 
 async def test_a_failing_job_answers_with_its_exception_and_the_worker_goes_on() -> None:
