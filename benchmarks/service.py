@@ -26,6 +26,11 @@ bots that do not think either, each decision released `--pace` seconds after it 
 timer on the event loop: the tables' own play at the rhythm of thinking bots, without the
 thinking.
 
+`--bot-delay D` makes every bot wait D seconds on average (0.5-1.5x) before it acts: with
+bots acting at once (the default) the event loop is saturated, and any extra table's command
+waits behind the others; with a delay the tables offer a load the loop can carry (300 tables
+at D=0.3: about 1,000 commands a second, half of what it can do), as a bot in use has them.
+
 `--compare R` runs R rounds of three fresh processes, interleaved so that a machine's
 changing load falls on all three alike: the measured tables alone, with N `strong` tables,
 and with N `paced` tables whose pace is the strong run's mean wait for a decision (so both
@@ -48,6 +53,7 @@ if __package__ in (None, ""):
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -62,6 +68,7 @@ from typing import Any
 
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
+from bot.service.core import UnitOfWork
 from bot.service.game import Choice, GameRules
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
@@ -191,21 +198,47 @@ def open_tables(service: TableService) -> int:
     )
 
 
+class SpreadDelay(UnitOfWork):
+    """The unit of work with each bot's delay drawn around the mean (0.5-1.5x), so tables that
+    started together do not act in step (`--bot-delay`)."""
+
+    mean_delay = 0.0
+    spread = random.Random(11)
+
+    @property  # type: ignore[override]
+    def bot_delay(self) -> float:
+        """A delay around the mean."""
+        return self.mean_delay * self.spread.uniform(0.5, 1.5)
+
+    @bot_delay.setter
+    def bot_delay(self, value: float) -> None:
+        self.mean_delay = value
+
+
 async def play_all(service: TimedService) -> tuple[int, float]:
     """Run deadlines until every table has finished; returns (commands, seconds)."""
     start = time.perf_counter()
-    idle = 0
+    idle_since = time.perf_counter()
+    paced = service.work.bot_delay > 0
+    deadlines = service.timers.deadlines
+    wake = deadlines.wake = asyncio.Event()  # set when a thought is done (as `Timers.run`)
     while True:
         acted = await service.tick()
         if acted == 0:
-            idle += 1
             if open_tables(service) == 0:
                 break
-            if idle > 1000:
+            if time.perf_counter() - idle_since > 30:
                 raise RuntimeError("tables stopped making progress")
-            await asyncio.sleep(0)
+            if not paced:
+                await asyncio.sleep(0)
+                continue
+            # Bots due later: wait for the next deadline, or a thought done before it.
+            due = deadlines.heap[0][0] - service.work.clock.now() if deadlines.heap else 0.05
+            wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), max(0.0, min(due, 0.05)))
         else:
-            idle = 0
+            idle_since = time.perf_counter()
     return len(service.latencies), time.perf_counter() - start
 
 
@@ -283,6 +316,12 @@ def parse_args() -> argparse.Namespace:
         "--pace", type=float, default=0.5, help="seconds per decision of paced tables"
     )
     parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.0,
+        help="mean seconds before a bot acts (0: at once, the loop saturated; spread 0.5-1.5x)",
+    )
+    parser.add_argument(
         "--compare",
         type=int,
         default=0,
@@ -316,11 +355,14 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         repo,
         notifier,
         rng=random.Random(1),
-        bot_delay=0.0,
+        bot_delay=args.bot_delay,
         max_parallel=args.parallel,
         games=all_games(),
         thinking=thinking,
     )
+    if args.bot_delay:
+        service.work.__class__ = SpreadDelay
+        service.work.bot_delay = args.bot_delay
     await setup_tables(service, args.tables, "t", args.players)
     if args.thinking:
         level = "strong" if paced else args.thinking_level
@@ -427,6 +469,7 @@ def run_child(args: argparse.Namespace, *extra: str) -> dict[str, Any]:
         f"--think-processes={args.think_processes}",
         f"--think-concurrent={args.think_concurrent}",
         f"--think-seconds={args.think_seconds}",
+        f"--bot-delay={args.bot_delay}",
         *extra,
     ]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout

@@ -21,7 +21,7 @@ import logging
 import os
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
@@ -55,6 +55,7 @@ class Thinking:
         self._limit: asyncio.Semaphore | None = None
         self._workers: WorkerPool | None = None
         self._threads: ThreadPoolExecutor | None = None
+        self._closed = False
         #: Jobs under way or done, by table key: (the state they saw, their future).
         self._jobs: dict[str, tuple[Any, asyncio.Future[Choice]]] = {}
         #: Called with a table's key when its job is done (the main loop queues the table).
@@ -168,6 +169,8 @@ class Thinking:
         if self._limit is None:
             self._limit = asyncio.Semaphore(self.concurrent)
         async with self._limit:
+            if self._closed:  # stopped while this job waited for a place: no new pool
+                raise BrokenExecutor("bot seats' thinking was stopped")
             if self._processes:
                 return await self._pool().run(job)
             if self._threads is None:
@@ -175,7 +178,9 @@ class Thinking:
             return await asyncio.get_running_loop().run_in_executor(self._threads, job)
 
     async def close(self) -> None:
-        """Stop the workers (each ends after its job under way) or the threads."""
+        """Stop thinking: jobs waiting for a place are dropped, the workers end after the
+        jobs they have (the threads after theirs); later jobs fail (the plain bot choice)."""
+        self._closed = True
         if self._workers is not None:
             workers, self._workers = self._workers, None
             await workers.close()

@@ -213,8 +213,11 @@ def _serve(source: BinaryIO, answers: BinaryIO) -> None:
         except Exception as exc:
             problem = RuntimeError(f"the answer could not be pickled: {exc!r}")
             data = pickle.dumps((False, problem), protocol=pickle.HIGHEST_PROTOCOL)
-        answers.write(_HEADER.pack(len(data)) + data)
-        answers.flush()
+        try:
+            answers.write(_HEADER.pack(len(data)) + data)
+            answers.flush()
+        except BrokenPipeError:
+            return  # the bot is gone: nobody to answer
 
 
 def main(argv: list[str]) -> None:
@@ -227,6 +230,8 @@ def main(argv: list[str]) -> None:
     os.dup2(2, 1)  # what a job prints goes to standard error, not into the answers
     sys.stdout = sys.stderr
     _serve(sys.stdin.buffer, answers)
+    sys.stderr.flush()
+    os._exit(0)  # nothing left to say (and an answer the bot can no longer take is dropped)
 
 
 if __name__ == "__main__":

@@ -173,3 +173,34 @@ def test_no_worker_outlives_a_bot_killed_with_sigkill() -> None:
     while not all(_ended(p) for p in pids):
         assert time.monotonic() < deadline, f"workers {pids} outlived the bot"
         time.sleep(0.01)
+
+
+def _our_workers() -> set[int]:
+    """This process's children that run a thinking worker."""
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ours = f"\nPPid:\t{os.getpid()}\n" in text and b"bot.service.workers" in cmdline
+        if ours and "\nState:\tZ" not in text:
+            found.add(int(status.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+async def test_stopping_thinking_never_starts_a_worker_for_a_job_that_waited() -> None:
+    """A job waiting for a place when thinking stops is dropped: it must not start a new
+    worker that nobody stops (it outlived the bot, and died writing to a closed pipe)."""
+    thinking = Thinking(processes=1, concurrent=1)
+    first = asyncio.ensure_future(thinking._run(partial(time.sleep, 0.2)))  # type: ignore[arg-type]
+    waiting = asyncio.ensure_future(thinking._run(os.getpid))  # type: ignore[arg-type]
+    while thinking._workers is None or not thinking._workers.pids():
+        await asyncio.sleep(0.01)
+    await thinking.close()
+    results = await asyncio.gather(first, waiting, return_exceptions=True)
+    assert results[0] is None  # the job under way finished
+    assert isinstance(results[1], BrokenExecutor)
+    assert _our_workers() == set()
