@@ -154,17 +154,15 @@ class TimedThinking(Thinking):
             if choice is None:
                 self._since.setdefault(key, time.perf_counter())
             return choice
-        held = self._jobs.get(key)
-        if held is not None and held[0] == stamp:
+        if self._holds(key, stamp):
             return None
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Choice] = loop.create_future()
         # Spread around the mean, as thinking bots' decisions are (not all tables at once).
         pace = self.pace * self._spread.uniform(0.5, 1.5)
         loop.call_later(pace, future.set_result, rules.bot_choice(match, seat, rng))
-        self._jobs[key] = (stamp, future)
         self._since.setdefault(key, time.perf_counter())
-        future.add_done_callback(lambda _f: self._ready(key))
+        self._launch(key, stamp, future)
         return None
 
     def _ready(self, key: str) -> None:

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from functools import partial
 from typing import Any
@@ -117,18 +117,27 @@ class Thinking:
             return rules.bot_choice(match, seat, rng)
         if self._failed.pop(key, None) == stamp:  # its thinking failed: never stall the table
             return rules.bot_choice(match, seat, rng)
-        held = self._jobs.get(key)
-        if held is not None and held[0] == stamp:
+        if self._holds(key, stamp):
             return None  # already thinking about this very state
         decided = rules.bot_thinking(match, seat, rng, level, self.seconds)
         if decided is None:  # the game decides every level as `bot_choice`
             return rules.bot_choice(match, seat, rng)
         if isinstance(decided, Choice):
             return decided
-        future = asyncio.ensure_future(self._run(decided))
+        self._launch(key, stamp, self._run(decided))
+        return None
+
+    def _holds(self, key: str, stamp: Any) -> bool:
+        """Whether the table has a job (under way or done) for state `stamp`."""
+        held = self._jobs.get(key)
+        return held is not None and held[0] == stamp
+
+    def _launch(self, key: str, stamp: Any, work: Awaitable[Choice]) -> None:
+        """Hold `work` as the table's job for state `stamp` (replacing one for an older
+        state); `on_ready(key)` when it is done."""
+        future = asyncio.ensure_future(work)
         self._jobs[key] = (stamp, future)
         future.add_done_callback(lambda _f: self._ready(key))
-        return None
 
     def result(self, key: str, stamp: Any) -> Choice | None:
         """The choice of the job done for the table in state `stamp` (None if none; a job of
