@@ -394,7 +394,8 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         print(
             f"meanwhile {args.thinking} Karnaval tables of {how} bots made "
             f"{service.thinking_steps:,} steps (not in the figures above), waiting "
-            f"{wait:.3f} s a decision on average"
+            f"{wait:.3f} s a decision on average; {thinking.given_up} decisions given up "
+            f"after {thinking.patience} s (the plain choice instead)"
         )
     print(
         f"messages: {notifier.posts:,} posts, {notifier.edits:,} edits, {notifier.tells:,} private"
@@ -410,6 +411,8 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "thinking_level": args.thinking_level,
         "thinking_steps": service.thinking_steps,
         "decision_wait_s": round(wait, 4),
+        "decision_wait_max_s": round(max(thinking.waits, default=0.0), 3),
+        "given_up": thinking.given_up,
         "cpu_s": round(cpu, 3),
         "loop_cpu_s": round(loop_cpu, 3),
         "path": str(path),

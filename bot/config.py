@@ -52,7 +52,8 @@ class BotSettings(BaseSettings):
     gnav_bot_delay: float = Field(default=1.5, ge=0, le=30)
     # Bot seats of a stronger level think away from the event loop (bot/service/thinking.py):
     # in this many worker processes (0: threads of this process), at most this many at once,
-    # each within this many seconds.
+    # each within this many seconds (a decision unanswered after 8 times that, at least 2 s, is
+    # played as `normal`: thinking.py).
     gnav_think_processes: int = Field(default=1, ge=0, le=64)
     gnav_think_concurrent: int = Field(default=2, ge=1, le=64)
     gnav_think_seconds: float = Field(default=0.25, gt=0, le=10)

@@ -12,6 +12,12 @@ The main loop never waits for a job: `start` launches it and the bot's deadline 
 there; when the job is done, `on_ready(key)` queues the table's deadline again, and the next
 step takes the choice (`result`) if the table is still where the job saw it (`stamp`). Other
 tables' commands and deadlines go on meanwhile.
+
+The workers think at the lowest priority there is (`SCHED_IDLE` on Linux, see workers.py):
+every table's commands come first. So a table never waits on a starved worker, a job not
+answered within `patience` seconds of its start (by default `max(PATIENCE, PATIENCE_FACTOR x
+seconds)`; none when `seconds` is None) is given up: the table plays the plain bot choice, as
+when a job fails, and the job's late answer is dropped.
 """
 
 from __future__ import annotations
@@ -31,9 +37,13 @@ from bot.service.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
-#: How much lower than the bot's process the thinking processes run (`os.nice`): on a busy
-#: machine the commands of every table come first, thinking takes what is left.
+#: How much lower than the bot's process the thinking processes run (`os.nice`) where there
+#: is no `SCHED_IDLE`: on a busy machine the commands of every table come first.
 NICENESS = 10
+#: A job unanswered this many seconds after it started (at least; or `PATIENCE_FACTOR` times
+#: its budget) is given up, and the table plays the plain bot choice.
+PATIENCE = 2.0
+PATIENCE_FACTOR = 8.0
 
 
 def _loaded(load: Callable[[], object]) -> int:
@@ -47,9 +57,20 @@ class Thinking:
     """Where bot seats think: a bounded pool away from the event loop."""
 
     def __init__(
-        self, *, processes: int = 0, concurrent: int = 2, seconds: float | None = None
+        self,
+        *,
+        processes: int = 0,
+        concurrent: int = 2,
+        seconds: float | None = None,
+        patience: float | None = None,
     ) -> None:
         self.seconds = seconds
+        if patience is None and seconds is not None:
+            patience = max(PATIENCE, PATIENCE_FACTOR * seconds)
+        #: Seconds after which a job under way is given up (None: never).
+        self.patience = patience
+        #: How many jobs were given up for taking longer than `patience`.
+        self.given_up = 0
         self.concurrent = max(1, concurrent)
         self._processes = max(0, processes)
         self._limit: asyncio.Semaphore | None = None
@@ -67,7 +88,7 @@ class Thinking:
         # Fresh interpreters, never forks (forking a process that runs threads, as the stores
         # do, is unsafe).
         if self._workers is None:
-            self._workers = WorkerPool(self._processes, niceness=NICENESS)
+            self._workers = WorkerPool(self._processes, niceness=NICENESS, idle=True)
         return self._workers
 
     async def start_pool(self, load: Callable[[], object] = os.getpid) -> set[int]:
@@ -138,6 +159,16 @@ class Thinking:
         future = asyncio.ensure_future(work)
         self._jobs[key] = (stamp, future)
         future.add_done_callback(lambda _f: self._ready(key))
+        if self.patience is not None:
+            late = asyncio.get_running_loop().call_later(self.patience, self._give_up, future)
+            future.add_done_callback(lambda _f: late.cancel())
+
+    def _give_up(self, future: asyncio.Future[Choice]) -> None:
+        """A job past its patience: cancelled (its place is freed, its answer dropped); the
+        table's next step plays the plain bot choice."""
+        if not future.done():
+            self.given_up += 1
+            future.cancel()
 
     def result(self, key: str, stamp: Any) -> Choice | None:
         """The choice of the job done for the table in state `stamp` (None if none; a job of
@@ -147,6 +178,14 @@ class Thinking:
             return None
         del self._jobs[key]
         if held[0] != stamp:
+            return None
+        if held[1].cancelled():
+            log.warning(
+                "a bot seat's thinking at %s took over %.1f s: the plain choice instead",
+                key,
+                self.patience,
+            )
+            self._failed[key] = stamp
             return None
         try:
             return held[1].result()

@@ -15,6 +15,14 @@ closes (the bot stopped, or died: no worker outlives the bot), and it ignores SI
 Ctrl-C in a terminal reaches the whole process group: the bot decides when its workers stop).
 What a job prints goes to the worker's standard error, never into the answers.
 
+A pool started with `idle=True` runs its workers under Linux's `SCHED_IDLE` policy (elsewhere,
+or where it is refused, they only lower their priority by `niceness`). A niced worker still
+takes its share of a processor from the bot's own threads: worse, the kernel counts a core that
+runs it as busy, so a thread the event loop wakes (the store's, say) is put on the loop's own
+core rather than on the worker's. A core that runs only `SCHED_IDLE` work counts as idle: the
+bot's threads take it at once, and the workers think on what nobody else wants (issue 22:
+`benchmarks/service.py --compare`, strong against paced tables).
+
 A worker gets its next jobs while it thinks (they wait in its pipe, in order), so it starts
 each as soon as it answers the one before. A worker that dies (killed, out of memory) fails
 the jobs it had with `BrokenExecutor`, and the next job starts a new one in its place.
@@ -60,7 +68,7 @@ class _Worker:
         self.reader = asyncio.ensure_future(self._read())
 
     @classmethod
-    async def spawn(cls, niceness: int) -> _Worker:
+    async def spawn(cls, niceness: int, idle: bool) -> _Worker:
         env = dict(os.environ)
         path = env.get("PYTHONPATH")
         env["PYTHONPATH"] = _ROOT if not path else os.pathsep.join((_ROOT, path))
@@ -69,6 +77,7 @@ class _Worker:
             "-m",
             "bot.service.workers",
             str(niceness),
+            *(["idle"] if idle else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env=env,
@@ -137,11 +146,12 @@ class WorkerPool:
     """`size` worker processes, started at the first job (or with `start`). A job goes to the
     worker with the fewest jobs waiting; the caller bounds how many are sent at once."""
 
-    def __init__(self, size: int, *, niceness: int = 0) -> None:
+    def __init__(self, size: int, *, niceness: int = 0, idle: bool = False) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least one process, not {size}")
         self.size = size
         self.niceness = niceness
+        self.idle = idle
         self._workers: list[_Worker] = []
         self._starting = asyncio.Lock()
         self._closed = False
@@ -186,7 +196,7 @@ class WorkerPool:
                 dead.kill()
                 await dead.process.wait()
             while len(self._workers) < self.size and not self._closed:
-                worker = await _Worker.spawn(self.niceness)
+                worker = await _Worker.spawn(self.niceness, self.idle)
                 self._workers.append(worker)
                 log.debug("thinking worker %d started", worker.pid)
             if self._closed:
@@ -221,11 +231,15 @@ def _serve(source: BinaryIO, answers: BinaryIO) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """A worker: lower its priority by `argv[0]` (where allowed), then serve jobs."""
+    """A worker: lower its priority by `argv[0]` (where allowed), take the `SCHED_IDLE` policy
+    when `argv[1]` is "idle" (where there is one), then serve jobs."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if argv and int(argv[0]):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(int(argv[0]))
+    if argv[1:2] == ["idle"]:
+        with contextlib.suppress(AttributeError, OSError):  # Linux only; a sandbox may refuse
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what a job prints goes to standard error, not into the answers
     sys.stdout = sys.stderr

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.service.game import Choice
 from bot.service.table import TableKey, User
-from bot.service.thinking import Thinking
+from bot.service.thinking import PATIENCE, Thinking
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
 
 OTHER = TableKey("test", "chat2")
@@ -156,6 +156,39 @@ async def test_a_failed_thought_falls_back_to_the_plain_bot_choice() -> None:
     assert thinking.result("k", stamp) is None
     assert thinking.start("k", stamp, rules, None, 0, random.Random(1), "strong") == Choice("plain")  # type: ignore[arg-type]
     await thinking.close()
+
+
+async def test_a_thought_past_its_patience_falls_back_to_the_plain_choice() -> None:
+    """A job that does not answer (its worker starved at the lowest priority, or stuck) never
+    stalls the table: after `patience` the table is due again and plays the plain bot choice;
+    the job's late answer is dropped and the next table's job still gets its own."""
+    thinking = Thinking(concurrent=2, patience=0.05)
+    gate = _Gate()
+    ready: list[str] = []
+    thinking.on_ready = ready.append
+    stamp = ("t", 1, 0)
+    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    while not ready:  # the job never answers: the table is due again once patience is spent
+        await asyncio.sleep(0.001)
+    assert ready == ["k"] and thinking.given_up == 1 and not thinking.thinking("k")
+    assert thinking.result("k", stamp) is None
+    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") == Choice("plain")  # type: ignore[arg-type]
+    other = ("u", 1, 0)
+    assert thinking.start("k2", other, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    while gate.started < 2:
+        await asyncio.sleep(0.001)
+    gate.release.set()  # both jobs end now: only the second one's answer is taken
+    await thinking.wait()
+    assert thinking.result("k2", other) == Choice("thought", "strong")
+    assert thinking.result("k", stamp) is None and ready == ["k", "k2"]
+    await thinking.close()
+
+
+def test_patience_follows_the_thinking_budget() -> None:
+    assert Thinking(seconds=0.25).patience == PATIENCE  # never less than PATIENCE
+    assert Thinking(seconds=1.0).patience == 8.0  # PATIENCE_FACTOR times a long budget
+    assert Thinking(seconds=None).patience is None  # counted work (tests): no clock at all
+    assert Thinking(seconds=None, patience=3.0).patience == 3.0
 
 
 async def test_concurrent_thinking_is_bounded() -> None:

@@ -94,6 +94,24 @@ async def test_a_strong_karnaval_seat_decides_the_same_in_a_worker_as_in_a_threa
         await threads.close()
 
 
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's")
+async def test_thinking_workers_run_under_sched_idle_and_plain_workers_do_not() -> None:
+    """A niced worker still counts as a busy core, so the kernel puts threads the loop wakes on
+    the loop's own core; a SCHED_IDLE worker's core counts as idle (workers.py)."""
+    policy = partial(os.sched_getscheduler, 0)
+    plain = WorkerPool(1)
+    try:
+        assert await plain.run(policy) == os.SCHED_OTHER
+    finally:
+        await plain.close()
+    thinking = Thinking(processes=1)
+    try:
+        assert await thinking._run(policy) == os.SCHED_IDLE  # type: ignore[arg-type]
+        assert await thinking._run(partial(os.getpriority, os.PRIO_PROCESS, 0)) >= 10  # type: ignore[arg-type]
+    finally:
+        await thinking.close()
+
+
 async def test_a_failing_job_answers_with_its_exception_and_the_worker_goes_on() -> None:
     pool = WorkerPool(1)
     try:
