@@ -56,6 +56,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import sqlite3
@@ -478,6 +479,22 @@ def run_child(args: argparse.Namespace, *extra: str) -> dict[str, Any]:
     return figures
 
 
+def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval for the median of `values`: the order statistics k and
+    n + 1 - k (1-based) for the largest k with P(Binomial(n, 1/2) <= k - 1) <= (1 - c) / 2, so
+    the true median lies inside in at least `confidence` of such samples whatever the
+    distribution. With fewer than 6 values none reaches 95%: the whole range is given."""
+    xs = sorted(values)
+    n = len(xs)
+    tail, k = 0.0, 0  # tail: P(Binomial(n, 1/2) <= k - 1)
+    while k < n // 2 and tail + math.comb(n, k) / 2**n <= (1 - confidence) / 2:
+        tail += math.comb(n, k) / 2**n
+        k += 1
+    if k == 0:
+        return xs[0], xs[-1]
+    return xs[k - 1], xs[n - k]
+
+
 def compare(args: argparse.Namespace) -> None:
     """R rounds of alone / strong / paced runs, interleaved; medians and paired ratios."""
     runs: dict[str, list[dict[str, Any]]] = {"alone": [], "strong": [], "paced": []}
@@ -504,10 +521,12 @@ def compare(args: argparse.Namespace) -> None:
             summary[f"{name}_{key}"] = round(statistics.median(f[key] for f in figures), 2)
     for a, b in (("strong", "alone"), ("strong", "paced"), ("paced", "alone")):
         ratios = [x["p99_ms"] / y["p99_ms"] for x, y in zip(runs[a], runs[b], strict=True)]
+        low, high = median_interval(ratios)
         summary[f"p99_{a}_over_{b}"] = round(statistics.median(ratios), 3)
+        summary[f"p99_{a}_over_{b}_ci95"] = [round(low, 3), round(high, 3)]
         print(
-            f"p99 {a}/{b}: median {statistics.median(ratios):.3f} "
-            f"(rounds: {', '.join(f'{x:.2f}' for x in ratios)})"
+            f"p99 {a}/{b}: median {statistics.median(ratios):.3f}, 95% interval of the median "
+            f"{low:.2f}-{high:.2f} (rounds: {', '.join(f'{x:.2f}' for x in ratios)})"
         )
     for a, b in (("strong", "alone"), ("strong", "paced")):
         extra = [x["cpu_s"] - y["cpu_s"] for x, y in zip(runs[a], runs[b], strict=True)]
