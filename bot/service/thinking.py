@@ -148,6 +148,27 @@ class Thinking:
         self._launch(key, stamp, self._run(decided))
         return None
 
+    def ahead(
+        self,
+        key: str,
+        stamp: Any,
+        rules: GameRules,
+        match: Any,
+        seat: int,
+        rng: random.Random,
+        level: str,
+    ) -> None:
+        """Start deciding for the table in state `stamp` before its bot step is due (during
+        the bot delay): the step then takes the choice from `result` (one decided at once is
+        kept for it too). Nothing for `normal`, or when it is already thinking of `stamp`."""
+        if level not in LEVELS or level == "normal" or self._closed or self._holds(key, stamp):
+            return
+        choice = self.start(key, stamp, rules, match, seat, rng, level)
+        if choice is not None:
+            decided: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
+            decided.set_result(choice)
+            self._jobs[key] = (stamp, decided)
+
     def _holds(self, key: str, stamp: Any) -> bool:
         """Whether the table has a job (under way or done) for state `stamp`."""
         held = self._jobs.get(key)

@@ -8,13 +8,14 @@ import asyncio
 import contextlib
 import heapq
 import logging
+from collections.abc import Sequence
 
 from bot.service.core import UnitOfWork
 from bot.service.deadlines import Deadlines
 from bot.service.lobby import Lobby
 from bot.service.play import Play
 from bot.service.ports import Claim, ConflictError, StoreLost, StoreUnavailable
-from bot.service.table import ACTED
+from bot.service.table import ACTED, Table
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,10 @@ class Timers:
         self.lobby = lobby
         self._next_scan = 0.0
         self._next_housekeeping = 0.0
+        #: Tables whose bot began thinking before its step was due: that step's time.
+        self._ahead: dict[str, float] = {}
         work.thinking.on_ready = self._thought
+        work.on_commit.append(self._committed)
 
     async def tick(self) -> int:
         """Handle every deadline that is due; returns how many tables acted.
@@ -101,10 +105,49 @@ class Timers:
         return acted
 
     def _thought(self, key: str) -> None:
-        """A bot seat's thinking is done: its table's deadline is due again (now)."""
-        heapq.heappush(self.deadlines.heap, (self.work.clock.now(), key))
+        """A bot seat's thinking is done: its table's deadline is due again (now), unless it
+        thought ahead and its step is still to come (then its queued deadline takes it)."""
+        now = self.work.clock.now()
+        due = self._ahead.pop(key, None)
+        if due is not None and due > now:
+            return
+        heapq.heappush(self.deadlines.heap, (now, key))
         if self.deadlines.wake is not None:
             self.deadlines.wake.set()
+
+    @staticmethod
+    def _bot_turn(table: Table, deciders: Sequence[int]) -> tuple[int, tuple[str, int, int]] | None:
+        """The bot seat that acts at the table's bot step, and the state its choice is for."""
+        bots = [s for s in deciders if table.seats[s].bot]
+        if not bots:
+            return None
+        return bots[0], (table.table_id, table.seq, bots[0])
+
+    def _committed(self, key: str, table_id: str, version: int) -> None:
+        """A table's new state is stored: if a bot's step comes next, think ahead for it."""
+        table = self.work.cached.get(key)
+        if table is not None and table.deadline_kind == "bot":
+            self._think_ahead(table)
+
+    def _think_ahead(self, table: Table) -> None:
+        """A bot's step comes next (its state stored: a job never thinks about a state the
+        store may refuse): a level that thinks starts now, during the bot delay, so the
+        choice is ready when the step is due. The table then plays at the pace of any bot
+        table, and thinking tables act on their timers, spread as everyone's, rather than
+        whenever a worker answers (issue 22: a burst of answers is a burst of steps)."""
+        if table.settings.level == "normal" or table.status != "playing":
+            return
+        rules = self.work.game_of(table)
+        turn = self._bot_turn(table, rules.deciders(table.match))
+        if turn is None or table.deadline is None:
+            return
+        seat, stamp = turn
+        key = table.key.key
+        self.work.thinking.ahead(
+            key, stamp, rules, table.match, seat, self.work.rng, table.settings.level
+        )
+        if self.work.thinking.thinking(key):
+            self._ahead[key] = table.deadline
 
     async def _claimed(self, due: list[str]) -> list[str]:
         """Of the due tables, those this process claimed (another may have them), plus any due
@@ -178,13 +221,13 @@ class Timers:
             return True
         if not deciders:
             return False
-        bots = [s for s in deciders if table.seats[s].bot]
-        if kind == "bot" and bots:
-            turn = bots[0]
-            # The table's level may think away from the loop (thinking.py): this step ends
-            # while it thinks, other tables go on, and the deadline fires again when it is done.
+        bot_turn = self._bot_turn(table, deciders)
+        if kind == "bot" and bot_turn is not None:
+            turn, stamp = bot_turn
+            # The table's level may think away from the loop (thinking.py), from the moment
+            # the step was queued (`_think_ahead`): this step ends while it still thinks,
+            # other tables go on, and the deadline fires again when it is done.
             thinking = self.work.thinking
-            stamp = (table.table_id, table.seq, turn)
             choice = thinking.result(key, stamp)
             if choice is None:
                 level = table.settings.level

@@ -137,6 +137,30 @@ async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
     assert thinking.result("k", stamp) == Choice("thought", "strong")
 
 
+async def test_a_strong_bot_thinks_during_its_delay_and_acts_the_moment_it_is_due() -> None:
+    """Thinking starts when the bot's step is stored as the next one (its delay), not when
+    the step is due: the choice is ready then, so the step acts at once (the table goes at
+    its bot delay, not the delay plus the thinking) and fires on its own timer, as any bot
+    table's step does, rather than whenever a worker answers (issue 22)."""
+    h = Harness(seed=1)
+    svc = h.service
+    svc.work.bot_delay = 5.0
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    words = ["game=karnaval", "bots=2", "level=strong"]
+    assert (await svc.configure(CHANNEL, ALICE, words)).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    await h.settle()  # nothing is due for 5 s; the bot's thinking is done meanwhile
+    table = await h.table()
+    (turn,) = svc.game_of(table).deciders(table.match)
+    assert table.seats[turn].bot and table.deadline_kind == "bot"
+    assert len(table.match.k.choices(turn)) > 1  # a real decision (a bid), not a quick one
+    assert not svc.work.thinking.thinking(table.key.key)
+    seq = table.seq
+    h.clock.advance(5.0)
+    assert await svc.tick() == 1  # acted at its first step: nothing left to wait for
+    assert (await h.table()).seq > seq
+
+
 async def test_a_failed_thought_falls_back_to_the_plain_bot_choice() -> None:
     """A job that fails (a worker died, a bug) never stalls the table: the next step of the
     same state plays the game's plain bot choice."""

@@ -203,6 +203,8 @@ class KarnavalRules(GameRules):
         if level not in ("easy", "strong"):
             return self.bot_choice(t, seat, rng)
         thought = search.think(t.k, seat, rng, level, search.Budget(seconds=seconds))
+        if thought.quick():  # nothing to sample (one card to play, say): decided at once
+            return _thought_choice(thought)
         return partial(_thought_choice, thought)
 
     def forfeit(self, t: KarnavalMatch, seat: int) -> Outcome:

@@ -850,6 +850,14 @@ class Thought:
     level: str
     budget: Budget
 
+    def quick(self) -> bool:
+        """Whether `run` decides without sampling any world (a single choice; `normal`; an
+        `easy` seat that does not slip this time): then it takes microseconds, and the caller
+        may run it where it is rather than send it away."""
+        if len(self.view.choices) < 2 or self.level not in ("easy", "strong"):
+            return True
+        return self.level == "easy" and random.Random(self.seed).random() >= EASY_SLIP
+
     def run(self) -> Choice:
         """The choice (one of the view's choices)."""
         if self.level == "strong":

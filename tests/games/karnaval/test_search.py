@@ -179,3 +179,33 @@ def test_a_time_budget_stops_the_sampling_after_the_minimum() -> None:
     assert {count for _move, _mean, count in rushed} <= {2}
     counted = evaluate(view, quarter, 5, Budget(samples=2, min_samples=2))
     assert rushed == counted
+
+
+def test_a_quick_thought_samples_no_world_and_only_it_is_quick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 22: a decision with nothing to sample (one legal card; an `easy` seat not slipping
+    this time) is decided where it is, not sent to a worker; any other is not quick. A quick
+    thought's `run` never looks at a world."""
+    from bot.games.karnaval import search
+
+    seen: Counter[tuple[str, bool]] = Counter()
+
+    def no_worlds(*_args: object) -> object:
+        raise AssertionError("a quick thought sampled worlds")
+
+    def probe(k: Karnaval, seat: int) -> None:
+        for level in ("easy", "strong"):
+            thought = think(k, seat, random.Random(sum(seen.values())), level, SMALL)
+            single = len(k.choices(seat)) == 1
+            quick = thought.quick()
+            seen[level, quick] += 1
+            if level == "strong":
+                assert quick == single
+            if quick:
+                with monkeypatch.context() as m:
+                    m.setattr(search, "evaluate", no_worlds)
+                    assert thought.run() in k.choices(seat)
+
+    _play(77, 4, choose, max_deals=2, on_step=probe)
+    assert all(seen[level, quick] for level in ("easy", "strong") for quick in (True, False))
