@@ -22,9 +22,9 @@ processes (0: threads), at most `--think-concurrent` at once, each within `--thi
 the latency figures stay those of the measured tables' commands, so comparing a run with and
 without `--thinking` shows what those tables cost the others. `--thinking-level normal` plays
 them with bots that do not think (at once: many more steps); `--thinking-level paced` with
-bots that do not think either, each decision released `--pace` seconds after it is due by a
-timer on the event loop: the tables' own play at the rhythm of thinking bots, without the
-thinking.
+bots that do not think either, each decision released `--pace` seconds after its thinking
+would start (when the bot's step is stored as the next one) by a timer on the event loop: the
+tables' own play at the rhythm of thinking bots, without the thinking.
 
 `--bot-delay D` makes every bot wait D seconds on average (0.5-1.5x) before it acts: with
 bots acting at once (the default) the event loop is saturated, and any extra table's command
@@ -35,8 +35,12 @@ at D=0.3: about 1,000 commands a second, half of what it can do), as a bot in us
 changing load falls on all three alike: the measured tables alone, with N `strong` tables,
 and with N `paced` tables whose pace is the strong run's mean wait for a decision (so both
 make about as many steps). It prints every run, the median p50/p99 of each, and the median
-of the paired p99 ratios: strong/alone is what the thinking tables cost the others in all,
-strong/paced what their thinking costs beyond their own play. Run:
+of the paired p99 ratios with a distribution-free 95% interval for each median: strong/alone
+is what the thinking tables cost the others in all, strong/paced what their thinking costs
+beyond their own play. Each run also prints the processor time the machine's host stole from
+it ("steal" in /proc/stat): a shared virtual machine whose two processors are both kept busy
+(a worker thinking without pause) is paid in stolen time, which no priority inside it avoids.
+Run:
 `.venv/bin/python benchmarks/service.py --compare 6 --tables 300 --thinking 100` (about 5
 minutes).
 """
@@ -65,6 +69,7 @@ import subprocess
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Iterator
 from typing import Any
 
 from bot.games.registry import all_games
@@ -332,6 +337,13 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="only the play (no raw rate, memory, stored bytes or resume figures)",
     )
+    parser.add_argument(
+        "--neighbour",
+        action="store_true",
+        help="beside the play, a process at the lowest priority (SCHED_IDLE) sweeping 256 MB "
+        "without pause: what any busy second processor costs, thinking or not; with "
+        "--compare, a fourth kind of run: paced tables beside it",
+    )
     args = parser.parse_args()
     if args.compare and not args.thinking:
         parser.error("--compare needs --thinking N (the tables that think)")
@@ -369,9 +381,10 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         if not paced:
             await thinking.start_pool(all_games)  # in its steady state: the workers loaded
     tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
-    cpu, loop_cpu = time.process_time(), time.thread_time()
+    cpu, loop_cpu, stolen = time.process_time(), time.thread_time(), stolen_seconds()
     commands, seconds = await play_all(service)
     cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
+    stolen = stolen_seconds() - stolen
     await service.outbox.drain()
     transactions = repo.transactions
     await thinking.close()
@@ -387,7 +400,8 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     print(f"latency per command: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
     print(
         f"processor time of the bot's process: {cpu:.2f} s, of which the event loop's "
-        f"thread {loop_cpu:.2f} s (worker processes not counted)"
+        f"thread {loop_cpu:.2f} s (worker processes not counted); stolen by the host from "
+        f"this machine meanwhile: {stolen:.2f} s"
     )
     wait = statistics.fmean(thinking.waits) if thinking.waits else 0.0
     if args.thinking:
@@ -416,6 +430,7 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "given_up": thinking.given_up,
         "cpu_s": round(cpu, 3),
         "loop_cpu_s": round(loop_cpu, 3),
+        "stolen_s": round(stolen, 2),
         "path": str(path),
     }
 
@@ -425,7 +440,8 @@ async def measure(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="gnav-service-bench-") as tmp:
         folder = Path(tmp)
         if args.play_only:
-            figures = await play(args, folder)
+            with neighbour(args.neighbour):
+                figures = await play(args, folder)
             figures.pop("path")
             print(json.dumps({**figures, "cpu_count": os.cpu_count()}))
             return
@@ -457,6 +473,44 @@ async def measure(args: argparse.Namespace) -> None:
                 }
             )
         )
+
+
+#: The `--neighbour` process: the lowest priority there is, then a sweep over 256 MB (every
+#: cache line written) until it is killed: processor and memory busy, nothing else.
+NEIGHBOUR = """
+import os
+os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+memory = bytearray(256 << 20)
+zeros = bytes(len(memory) // 64)
+while True:
+    memory[::64] = zeros
+"""
+
+
+@contextlib.contextmanager
+def neighbour(on: bool) -> Iterator[None]:
+    """With `on`, a `NEIGHBOUR` process runs for the block."""
+    if not on:
+        yield
+        return
+    process = subprocess.Popen([sys.executable, "-c", NEIGHBOUR])
+    try:
+        yield
+    finally:
+        process.kill()
+        process.wait()
+
+
+def stolen_seconds() -> float:
+    """Processor time the machine's host gave to others while this machine wanted it (the
+    "steal" of /proc/stat, all processors; 0 where there is none): on a shared virtual
+    machine, keeping both processors busy is paid for in stolen time."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def run_child(args: argparse.Namespace, *extra: str) -> dict[str, Any]:
@@ -498,6 +552,8 @@ def median_interval(values: list[float], confidence: float = 0.95) -> tuple[floa
 def compare(args: argparse.Namespace) -> None:
     """R rounds of alone / strong / paced runs, interleaved; medians and paired ratios."""
     runs: dict[str, list[dict[str, Any]]] = {"alone": [], "strong": [], "paced": []}
+    if args.neighbour:
+        runs["neighbour"] = []  # paced tables beside a busy process of the lowest priority
     n = f"--thinking={args.thinking}"
     for r in range(args.compare):
         runs["alone"].append(run_child(args))
@@ -505,6 +561,9 @@ def compare(args: argparse.Namespace) -> None:
         runs["strong"].append(strong)
         pace = f"--pace={strong['decision_wait_s']}"
         runs["paced"].append(run_child(args, n, "--thinking-level=paced", pace))
+        if args.neighbour:
+            paced = ("--thinking-level=paced", pace, "--neighbour")
+            runs["neighbour"].append(run_child(args, n, *paced))
         print(
             f"round {r + 1}: p50/p99 ms "
             + ", ".join(
@@ -512,14 +571,19 @@ def compare(args: argparse.Namespace) -> None:
                 for name in runs
             )
             + f"; steps strong {strong['thinking_steps']}, paced "
-            f"{runs['paced'][-1]['thinking_steps']} (pace {strong['decision_wait_s']:.3f} s)",
+            f"{runs['paced'][-1]['thinking_steps']} (pace {strong['decision_wait_s']:.3f} s); "
+            + "stolen s "
+            + ", ".join(f"{name} {runs[name][-1]['stolen_s']:.2f}" for name in runs),
             flush=True,
         )
     summary: dict[str, Any] = {"rounds": args.compare, "tables": args.tables}
     for name, figures in runs.items():
-        for key in ("p50_ms", "p99_ms", "actions_per_s", "cpu_s", "loop_cpu_s"):
+        for key in ("p50_ms", "p99_ms", "actions_per_s", "cpu_s", "loop_cpu_s", "stolen_s"):
             summary[f"{name}_{key}"] = round(statistics.median(f[key] for f in figures), 2)
-    for a, b in (("strong", "alone"), ("strong", "paced"), ("paced", "alone")):
+    pairs = [("strong", "alone"), ("strong", "paced"), ("paced", "alone")]
+    if args.neighbour:
+        pairs += [("neighbour", "paced"), ("strong", "neighbour")]
+    for a, b in pairs:
         ratios = [x["p99_ms"] / y["p99_ms"] for x, y in zip(runs[a], runs[b], strict=True)]
         low, high = median_interval(ratios)
         summary[f"p99_{a}_over_{b}"] = round(statistics.median(ratios), 3)
@@ -540,7 +604,8 @@ def compare(args: argparse.Namespace) -> None:
             f"{name}: median p50 {summary[f'{name}_p50_ms']:.1f} ms, "
             f"p99 {summary[f'{name}_p99_ms']:.1f} ms, "
             f"{summary[f'{name}_actions_per_s']:,.0f} actions/s, "
-            f"bot's process {summary[f'{name}_cpu_s']:.2f} s of processor time"
+            f"bot's process {summary[f'{name}_cpu_s']:.2f} s of processor time, "
+            f"{summary[f'{name}_stolen_s']:.2f} s stolen by the host"
         )
     print(json.dumps({**summary, "cpu_count": os.cpu_count()}))
 
