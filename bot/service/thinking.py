@@ -200,21 +200,19 @@ class Thinking:
         del self._jobs[key]
         if held[0] != stamp:
             return None
-        if held[1].cancelled():
+        try:
+            return held[1].result()
+        except asyncio.CancelledError:  # given up past its patience (`_give_up`)
             log.warning(
                 "a bot seat's thinking at %s took over %.1f s: the plain choice instead",
                 key,
                 self.patience,
             )
-            self._failed[key] = stamp
-            return None
-        try:
-            return held[1].result()
         except Exception as exc:
             # A worker that died is replaced at the next job (workers.py).
             log.error("a bot seat's thinking failed at %s: %r", key, exc)
-            self._failed[key] = stamp  # the next step plays the plain bot choice
-            return None
+        self._failed[key] = stamp  # the next step plays the plain bot choice
+        return None
 
     def thinking(self, key: str) -> bool:
         """Whether a job for the table is under way."""
