@@ -822,13 +822,20 @@ EASY_SLIP = 0.3
 EASY_BUDGET = Budget(samples=4, min_samples=4)
 
 
+def _easy_slip(seed: int) -> random.Random | None:
+    """Whether an `easy` seat with decision seed `seed` slips this time (`EASY_SLIP`): the
+    generator to go on with when it does, None when it plays today's choice."""
+    rng = random.Random(seed)
+    return rng if rng.random() < EASY_SLIP else None
+
+
 def choose_easy_view(view: SeatView, quarter: Quarter, seed: int) -> Choice:
     """A casual player: today's choice, but now and then (`EASY_SLIP`) the best-looking
     other move of a quick look at a few worlds."""
     choices = list(view.choices)
     normal = choose_view(view)
-    rng = random.Random(seed)
-    if len(choices) < 2 or rng.random() >= EASY_SLIP:
+    rng = _easy_slip(seed) if len(choices) >= 2 else None
+    if rng is None:
         return normal
     scored = evaluate(view, quarter, rng.getrandbits(63), EASY_BUDGET)
     scored.sort(key=lambda m: (-m[2], -m[1]))
@@ -856,7 +863,7 @@ class Thought:
         may run it where it is rather than send it away."""
         if len(self.view.choices) < 2 or self.level not in ("easy", "strong"):
             return True
-        return self.level == "easy" and random.Random(self.seed).random() >= EASY_SLIP
+        return self.level == "easy" and _easy_slip(self.seed) is None
 
     def run(self) -> Choice:
         """The choice (one of the view's choices)."""
