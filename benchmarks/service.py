@@ -38,9 +38,9 @@ make about as many steps). It prints every run, the median p50/p99 of each, and 
 of the paired p99 ratios with a distribution-free 95% interval for each median: strong/alone
 is what the thinking tables cost the others in all, strong/paced what their thinking costs
 beyond their own play. Each run also prints the processor time the machine's host stole from
-it ("steal" in /proc/stat): a shared virtual machine whose two processors are both kept busy
-(a worker thinking without pause) is paid in stolen time, which no priority inside it avoids.
-Run:
+it ("steal" in /proc/stat), so a run slowed by the host's other guests shows as such; and
+`--neighbour` adds a fourth kind of run, the paced tables beside a busy process of the lowest
+priority that has nothing to do with the bot (what any busy second processor costs). Run:
 `.venv/bin/python benchmarks/service.py --compare 6 --tables 300 --thinking 100` (about 5
 minutes).
 """
@@ -503,8 +503,7 @@ def neighbour(on: bool) -> Iterator[None]:
 
 def stolen_seconds() -> float:
     """Processor time the machine's host gave to others while this machine wanted it (the
-    "steal" of /proc/stat, all processors; 0 where there is none): on a shared virtual
-    machine, keeping both processors busy is paid for in stolen time."""
+    "steal" of /proc/stat, all processors; 0 where there is none)."""
     try:
         with open("/proc/stat") as stat:
             fields = stat.readline().split()
