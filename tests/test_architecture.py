@@ -1,4 +1,4 @@
-"""The import arrows of ARCHITECTURE.md, enforced by parsing every module's imports (ast).
+"""The import arrows of docs/architecture.md, enforced by parsing every module's imports (ast).
 
 - every game's engine (`bot/games/<game>/engine`) is pure: the standard library only, and none of
   it that does I/O, time, chance, logging or concurrency; `json` only in its `record.py` (parsing
@@ -176,7 +176,7 @@ def test_engine_imports_only_pure_standard_library(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(ENGINE))
 def test_engine_uses_no_global_random_and_no_dynamic_import(name: str) -> None:
-    """Chance enters from outside (ARCHITECTURE.md): no `random.x(...)`, no `__import__`."""
+    """Chance enters from outside (docs/architecture.md): no `random.x(...)`, no `__import__`."""
     tree = ast.parse(ENGINE[name].read_text(encoding="utf-8"))
     bad = []
     for node in ast.walk(tree):

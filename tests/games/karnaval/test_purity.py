@@ -1,6 +1,6 @@
-"""The Karnaval engine is pure like bot/engine (ARCHITECTURE.md): standard library only, none of
-it doing I/O, time, chance, logging or concurrency; `json` only in record.py; no other package of
-ours; no global `random`."""
+"""The Karnaval engine is pure like bot/engine (docs/architecture.md): standard library only,
+none of it doing I/O, time, chance, logging or concurrency; `json` only in record.py; no other
+package of ours; no global `random`."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """Seeded random play-outs of whole matches, checking the engine's invariants at every step.
 
 Chance and choices come from one `random.Random(seed)`: the deal is the 42 pieces shuffled and
-handed to `Match.deal_from` (N4), every decision is a random legal action. The checks are those
-ARCHITECTURE.md asks of engine tests: 42 pieces conserved (N1, N24), lives + bank accounted (N3,
-N6), no hidden rank in a public event (N16, N25), each private `piece` event for its own seat and
-equal to the hand, `to_dict` round trips through JSON, only the player to act may act (N8).
+handed to `Match.deal_from` (N4), every decision is a random legal action. The checks are
+those docs/architecture.md asks of engine tests: 42 pieces conserved (N1, N24), lives + bank
+accounted (N3, N6), no hidden rank in a public event (N16, N25), each private `piece` event for
+its own seat and equal to the hand, `to_dict` round trips through JSON, only the player to act
+may act (N8).
 """
 
 from __future__ import annotations
