@@ -1,5 +1,5 @@
 """Screenshots of the web table (issue 30): each game mid-deal at 360x640 (a phone) and
-1280x800 (a desktop), and a replay page, as a seated player sees them, into `--out`
+1280x800 (a desktop) as a seated player sees them, and a replay page, into `--out`
 (artifacts/web/ by default: kept in the repository, looked at before each change of the page).
 
 Run: `python benchmarks/web_screenshots.py --screenshots` (Playwright and Debian's chromium at
@@ -101,15 +101,38 @@ async def shoot(out: Path) -> list[Path]:
                     parts = urlsplit(link)
                     await page.goto(f"http://127.0.0.1:{web.port}{parts.path}?{parts.query}")
                     await page.wait_for_selector(".seat")
-                    path = out / f"{game}-{width}x{height}.png"
+                    path = out / f"table-{game}-{width}x{height}.png"
                     await page.screenshot(path=str(path))
                     written.append(path)
                     await context.close()
+            written.append(await _replay(browser, out))
         finally:
             await browser.close()
             await web.stop()
             await service.shutdown()
     return written
+
+
+async def _replay(browser: Any, out: Path) -> Path:
+    """The offline replay page (`gnav-bot replay --html`) of a public Karnaval record, at its
+    second deal's first step (after `»`), 1280x800."""
+    from bot.cli import _replay_html
+
+    record = ROOT / "tests" / "vectors" / "karnaval" / "public" / "bar_on_last_bid.json"
+    page_file = out / "replay.html"
+    page_file.write_text(_replay_html(record.read_text(encoding="utf-8"), "en"), "utf-8")
+    context = await browser.new_context(
+        viewport={"width": 1280, "height": 800}, reduced_motion="reduce"
+    )
+    page = await context.new_page()
+    await page.goto(page_file.as_uri())
+    await page.locator(".steps button", has_text="»").click()
+    await page.locator(".steps button", has_text="›").click()
+    path = out / "table-replay-1280x800.png"
+    await page.screenshot(path=str(path))
+    await context.close()
+    page_file.unlink()
+    return path
 
 
 def main() -> None:
