@@ -307,7 +307,7 @@ export function render(root, view, ctx) {
     const el = tileEl(t, null, ctx.press, true, t.by);
     el.dataset.key = `${seat}:${t.id}:${n}`;
     el.dataset.seat = String(seat);
-    const [x, y] = around(seat, seats.length, at, [17, 19]);
+    const [x, y] = around(seat, seats.length, at, [21, 24]);
     el.style.setProperty('--x', (x + n * 4).toFixed(1));
     el.style.setProperty('--y', y.toFixed(1));
     trick.append(el);
