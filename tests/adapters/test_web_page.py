@@ -170,13 +170,16 @@ LOG_AT_END = """(() => {
 async def test_the_log_shows_its_newest_line_after_every_push(world: World) -> None:
     w = world
     table_id = await w.open("karnaval", "bots=2")
+    errors: list[str] = []
     for width in (360, 1280):
         page = await w.seat_page(table_id, ALICE.key, width)
+        page.on("pageerror", lambda e: errors.append(str(e)))
         for _ in range(12):
             if not await w.step():
                 break
             await shown_version(w, page)
             assert await page.evaluate(LOG_AT_END), f"the newest line is hidden at {width} px"
+    assert not errors, errors  # the cards' moves (a trick to its taker) among them
     # A reader who scrolled up keeps their place.
     await page.evaluate("document.querySelector('.log').scrollTop = 0")
     await w.step()
