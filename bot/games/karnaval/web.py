@@ -1,8 +1,11 @@
-"""Karnaval on the web page: the viewer's hand as cards, the cards played to the table, the
-trump, bids and tricks per seat, and the score sheet as a real table (K20).
+"""Karnaval on the web page: the viewer's hand as cards, the cards played to the table in
+front of who played them, the trump, each seat's bid and tricks at the seat, and the score sheet
+as a real table (K20); cards carry their names in the table's language ("Queen of hearts,
+trump"). The replay shows every hand from each deal's start, its lines the table's log.
 
-The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, `columns`,
-`sheet`. Only the asking seat's own hand is ever put in (a spectator gets none).
+The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, `seats`,
+`tricks`/`taker`, `sheet`, `hands` (replays). Only the asking seat's own hand is ever put in
+(a spectator gets none).
 """
 
 from __future__ import annotations
