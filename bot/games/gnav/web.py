@@ -22,20 +22,22 @@ def web_view(
     label: str,
     piece: Callable[[int], str],
 ) -> dict[str, Any]:
-    """The page's shapes of a Gnav match for `seat` (None: a spectator): each seat's lives
-    (`seats`), and `seat`'s own piece only; `label` titles the piece, `piece` names a rank."""
-    out: dict[str, Any] = {
-        "seats": [
-            {
-                "facts": [
-                    {"sym": "♥", "text": cat.t("gnav.web.lives", lives=match.lives[i])}
-                    if match.in_match[i]
-                    else {"sym": "", "text": cat.t("gnav.seat.out")}
-                ]
-            }
-            for i in range(len(names))
+    """The page's shapes of a Gnav match for `seat` (None: a spectator): each seat's lives and
+    the dealer (`seats`), and `seat`'s own piece only; `label` titles the piece, `piece` names
+    a rank."""
+    # The round's own dealer: after the reveal the engine has already passed the deal on.
+    dealer = match.history[-1].dealer if match.history else match.dealer
+    seats = []
+    for i in range(len(names)):
+        facts = [
+            {"sym": "♥", "text": cat.t("gnav.web.lives", lives=match.lives[i])}
+            if match.in_match[i]
+            else {"sym": "", "text": cat.t("gnav.seat.out")}
         ]
-    }
+        if i == dealer:
+            facts.append({"sym": cat.t("gnav.seat.dealer_mark"), "text": cat.t("gnav.web.dealer")})
+        seats.append({"facts": facts})
+    out: dict[str, Any] = {"seats": seats}
     if seat is not None and match.phase == "play" and 0 <= seat < len(names):
         rank = match.hands[seat]
         if rank != NO_PIECE:
