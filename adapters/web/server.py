@@ -7,6 +7,7 @@ Routes:
   link is a 403 page, an unknown table a 404 page;
 - `GET /r/<table id>` the replay of a table's finished match (`?` steps through it);
 - `GET /static/<file>` the page's HTML, CSS and JavaScript modules (no build step, no CDN);
+- `GET /favicon.ico` the page's icon (an SVG, `static/favicon.svg`);
 - `GET /ws` the page's WebSocket: `{"hello": {...proof}}` first, then pushed states, and
   `{"press": token, "id": n}` answered by `{"type": "reply", ...}`;
 - `GET /healthz` liveness and the store's health (503 while the store is away).
@@ -90,6 +91,7 @@ class WebServer:
                 web.get("/t/{table_id}", self.table_page),
                 web.get("/r/{table_id}", self.replay_page),
                 web.get("/static/{name}", self.static),
+                web.get("/favicon.ico", self.favicon),
                 web.get("/ws", self.socket),
                 web.get("/healthz", self.healthz),
             ]
@@ -143,19 +145,30 @@ class WebServer:
             return _refusal(404, "No finished match for this table.")
         from adapters.web.replay import replay_html
 
-        return web.Response(
-            text=replay_html(frames, inline=False), content_type="text/html", charset="utf-8"
-        )
+        return self._page_response(replay_html(frames, inline=False))
 
-    def _page_response(self) -> web.Response:
+    def _page_response(self, text: str | None = None) -> web.Response:
+        """The page (or a replay page: its frames are a JSON data block, not a script), with
+        the strict policy: only its own files, nothing inline that runs."""
         return web.Response(
-            text=static_text("index.html"),
+            text=static_text("index.html") if text is None else text,
             content_type="text/html",
             charset="utf-8",
             headers={
                 "Cache-Control": "no-store",
                 "Referrer-Policy": "no-referrer",
                 "Content-Security-Policy": PAGE_POLICY,
+                "X-Content-Type-Options": "nosniff",
+            },
+        )
+
+    async def favicon(self, request: web.Request) -> web.Response:
+        """The page's icon where browsers ask for it first."""
+        return web.Response(
+            body=STATIC.joinpath("favicon.svg").read_bytes(),
+            headers={
+                "Content-Type": _TYPES[".svg"],
+                "Cache-Control": "public, max-age=86400",
                 "X-Content-Type-Options": "nosniff",
             },
         )

@@ -302,7 +302,7 @@ class GameView(ABC):
         self, match: Any, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
         """The web table's generic shapes of the match as `seat` may see it (docs/web.md:
-        `own` for `seat` only, `middle`, `facts`, `columns`, `sheet`); `seat` is None for a
+        `own` for `seat` only, `middle`, `facts`, `seats`, `sheet`); `seat` is None for a
         spectator, who must get nothing hidden. None by default: the page shows the table
         message's text."""
         return {}

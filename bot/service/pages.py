@@ -51,8 +51,7 @@ class Pages:
     def _words(self, cat: Catalog, where: tuple[str, str]) -> dict[str, str]:
         words = self._page_words.get(where)
         if words is None:
-            keys = ("title", "mine", "table", "log", "sheet", "spectator", "denied", "closed")
-            words = {k: cat.t(f"web.{k}") for k in keys}
+            words = page_words(cat)
             words["left"] = cat.t("web.left", seconds="{seconds}")  # filled in by the page
             self._page_words[where] = words
         return words
@@ -164,7 +163,10 @@ class Pages:
             "choices": choices,
             "actions": actions,
             "shapes": shapes,
-            "words": self._words(cat, (table.settings.language, table.key.platform)),
+            "words": {
+                **self._words(cat, (table.settings.language, table.key.platform)),
+                "game": game_name(cat, table.game),
+            },
         }
         return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)
 
@@ -178,7 +180,8 @@ def replay_frames(
     folded = view.web_replay(record, cat)
     if folded is None:
         return None
-    words = {k: cat.t(f"web.{k}") for k in ("title", "mine", "table", "log", "sheet")}
+    words = {**page_words(cat), "game": game_name(cat, view.name)}
+    words["count"] = cat.t("web.step.count", n="{n}", total="{total}")  # filled in by the page
     steps = []
     for i, step in enumerate(folded):
         steps.append(
@@ -187,6 +190,8 @@ def replay_frames(
                 "game": view.name,
                 "status": "replay",
                 "version": i,
+                "deal": step.get("deal", 0),
+                "language": cat.language,
                 "text": step["text"],
                 "blocks": [],
                 "seats": [
@@ -201,4 +206,41 @@ def replay_frames(
                 "words": words,
             }
         )
-    return {"title": f"{view.name} · {cat.t('web.replay')}", "steps": steps}
+    title = f"{words['game']} · {cat.t('web.replay')}"
+    return {"title": title, "language": cat.language, "steps": steps}
+
+
+#: The page's own words (bot/i18n's `web.*` keys), by their name on the page.
+PAGE_WORDS = (
+    "title",
+    "mine",
+    "table",
+    "log",
+    "sheet",
+    "spectator",
+    "denied",
+    "closed",
+    "replay",
+    "your_turn",
+    "turn",
+    "you",
+    "bot",
+    "out",
+    "seats",
+)
+#: The replay's step buttons' accessible names (`web.step.*`).
+STEP_WORDS = ("first", "back", "next", "deal")
+
+
+def game_name(cat: Catalog, game: str) -> str:
+    """The game's name as players of the table's language say it (the game's own catalog's
+    `<game>.web.name`: Карнавал on a Russian table)."""
+    key = f"{game}.web.name"
+    return cat.t(key) if cat.has(key) else game
+
+
+def page_words(cat: Catalog) -> dict[str, str]:
+    """The words the page draws, in the table's language."""
+    words = {k: cat.t(f"web.{k}") for k in PAGE_WORDS}
+    words.update({f"step_{k}": cat.t(f"web.step.{k}") for k in STEP_WORDS})
+    return words

@@ -398,10 +398,19 @@ class Play:
             placed: tuple[str, ...] = ()
             if before is not None and at >= 0 and i < len(outcome.private_after):
                 placed = tuple(before[: at + outcome.private_after[i]])
+            # Every private message carries the player's own signed web link (docs/web.md),
+            # from the deal's first one on: a game whose choices are public sends no other.
+            link = self.screens.seat_link_row(table, s.user, cat)
             self.work.outbox.tell(
                 table.key.key,
                 s.user,
-                Screen(text, literals=tuple(table.names), language=cat.language, log=placed),
+                Screen(
+                    text,
+                    (link,) if link else (),
+                    literals=tuple(table.names),
+                    language=cat.language,
+                    log=placed,
+                ),
             )
 
     def _no_humans_left(self, table: Table) -> bool:

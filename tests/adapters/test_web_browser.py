@@ -393,7 +393,13 @@ async def test_the_replay_page_works_offline_step_by_step(world: World, tmp_path
     before = await page.inner_text(".lines")
     await page.locator(".steps button", has_text="›").click()
     assert (await counter.inner_text()).startswith("2 / ")
+    # `»`: the next deal's first step (issue 30), not the last step.
+    frames = json.loads(await page.evaluate("document.getElementById('replay').textContent"))
+    steps = frames["steps"]
+    second = next(i for i, s in enumerate(steps) if s["deal"] == 1)
     await page.locator(".steps button", has_text="»").click()
+    assert (await counter.inner_text()).startswith(f"{second + 1} / "), second
+    assert second + 1 < len(steps)
     last = await page.inner_text(".lines")
     assert last != before
     assert all(url.startswith("file:") for url in asked), asked

@@ -158,6 +158,13 @@ def _proof(link: str) -> str:
     return parse_qs(urlsplit(link).query)["k"][0]
 
 
+def _frames(page: str) -> dict[str, Any]:
+    """A replay page's frames (its JSON data block)."""
+    block = page.split('<script type="application/json" id="replay">', 1)[1]
+    frames: dict[str, Any] = json.loads(block.split("</script>", 1)[0])
+    return frames
+
+
 async def test_a_seated_player_sees_their_hand_and_choices_a_spectator_nothing_to_press_K4(
     served: Served,
 ) -> None:
@@ -376,7 +383,7 @@ async def test_a_finished_match_replays_on_the_web_and_the_export_links_it(
     async with served.session.get(f"{served.base}/r/{table.table_id}") as resp:
         assert resp.status == 200
         page = await resp.text()
-    frames = json.loads(page.split("window.GNAV_REPLAY = ", 1)[1].split(";</script>", 1)[0])
+    frames = _frames(page)
     steps = frames["steps"]
     assert len(steps) >= 2 and all(s["choices"] == [] for s in steps)
     assert any("Alice" in s["text"] for s in steps)
@@ -628,3 +635,151 @@ async def test_telegram_my_piece_popup_is_not_told_to_use_inline_mode_for_a_link
         finally:
             await web.stop()
             await bench.stop()
+
+
+# ---------------------------------------------------------------- issue 30: links and replays
+PUBLIC = "https://gnav.example.org"
+
+
+def _own_link(button: dict[str, Any]) -> str:
+    """A button's address: a url button's, or a Mini App button's (web_app)."""
+    return str(button.get("url") or (button.get("web_app") or {}).get("url") or "")
+
+
+@pytest.mark.parametrize("game", ["gnav", "karnaval"])
+async def test_each_seated_player_gets_the_link_with_the_deals_first_dm_on_telegram(
+    game: str,
+) -> None:
+    """On Telegram without a Mini App, each seated person's first private message of the deal
+    (Gnav's piece, Karnaval's hand: no choices on them) carries their own signed link."""
+    from tests.adapters.test_telegram_bench import Bench
+    from tests.fakes.telegram_api import FakeTelegram
+
+    async with FakeTelegram() as tg:
+        bench = await Bench(tg).start()
+        web = await start_web(bench.service, telegram_token=tg.token, public_url=PUBLIC)
+        try:
+            alice = tg.add_user("Alice")
+            bob = tg.add_user("Bob")
+            group = tg.add_group("Club", members=[alice, bob])
+            tg.user_starts_bot(alice)
+            tg.user_starts_bot(bob)
+            bench.say(alice, group, f"/{game}")
+            await bench.wait_table(group, button="Join")
+            bench.say(bob, group, "/gnav_join")
+            await bench.wait_table(group, "Bob")
+            bench.say(alice, group, "/gnav_settings bots=1 timeout=600 delay=300")
+            await bench.idle()
+            before = {
+                u.id: len(tg.messages_in(tg.private_chat(u), from_bot=True)) for u in (alice, bob)
+            }
+            bench.say(alice, group, "/gnav_start")
+            await bench.wait_table(group, button="My ")
+            await bench.idle()
+            table = await bench.table(group)
+            for user in (alice, bob):
+                mine = f"{PUBLIC}/t/{table.table_id}?k=telegram%3A{user.id}."
+
+                def first(user: Any = user) -> Any:
+                    sent = tg.messages_in(tg.private_chat(user), from_bot=True)
+                    return sent[before[user.id]] if len(sent) > before[user.id] else None
+
+                message = await tg.wait_for(first, timeout=30, what="the deal's first DM")
+                links = [_own_link(b) for b in message.buttons()]
+                assert any(link.startswith(mine) for link in links), (message.text, links)
+        finally:
+            await web.stop()
+            await bench.stop()
+
+
+async def test_each_seated_player_gets_the_link_with_the_deals_first_dm_on_discord() -> None:
+    """On Discord, a Gnav deal's first DM (the piece: Gnav's choices are on the table
+    message) carries the player's own signed link as a link button."""
+    from storage.memory import MemoryRepository
+    from tests.adapters.test_discord_play import fake_world, running_bot, slash
+
+    async with fake_world() as world, running_bot(world, MemoryRepository()) as bot:
+        web = await start_web(bot.service, public_url=PUBLIC)
+        try:
+            await slash(world, world.alice, "new")
+            await slash(world, world.carl, "join")
+            await slash(world, world.alice, "settings", {"changes": "bots=1 timeout=600"})
+            before = {u.id: len(world.fake.dms_to(u)) for u in (world.alice, world.carl)}
+            await slash(world, world.alice, "start")
+            await bot.settle()
+            table = await bot.table(world.channel)
+            for user in (world.alice, world.carl):
+                mine = f"{PUBLIC}/t/{table.table_id}?k=discord%3A{user.id}."
+                first = await world.fake.wait_for(
+                    lambda u=user: (world.fake.dms_to(u)[before[u.id] :] or [None])[0]
+                )
+                urls = [
+                    c.get("url", "")
+                    for row in first.get("components") or []
+                    for c in row["components"]
+                ]
+                assert any(u.startswith(mine) for u in urls), (first["content"], urls)
+        finally:
+            await web.stop()
+
+
+async def _finished(served: Served, game: str, language: str) -> Any:
+    """A whole short match of `game` against bots, in `language`; the closed table."""
+    svc = served.h.service
+    settings = {"gnav": ["lives=1"], "gnavspiel": ["chips=2"], "karnaval": []}[game]
+    assert (await svc.open(CHANNEL, ALICE, game=game)).ok
+    assert (await svc.configure(CHANNEL, ALICE, ["bots=2", f"lang={language}", *settings])).ok
+    assert (await svc.start(CHANNEL, ALICE)).ok
+    for _ in range(3000):
+        await served.h.settle()
+        table = await served.h.table()
+        if table.status == "closed":
+            return table
+        rules = svc.game_of(table)
+        deciders = rules.deciders(table.match)
+        if not deciders:
+            served.h.clock.advance(table.settings.next_round_delay + 1)
+            continue
+        seat = table.seats[deciders[0]]
+        if not seat.bot:
+            choice = rules.choices(table.match, deciders[0])[0]
+            await svc.act(CHANNEL, User(seat.user, seat.name), choice.action, arg=choice.arg)
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("game", ["gnav", "gnavspiel", "karnaval"])
+async def test_a_replay_shows_every_hand_from_the_deals_start_in_the_tables_language(
+    served: Served, game: str
+) -> None:
+    """`/r/<table id>` of a German table: every seat's piece, card or hand from each deal's
+    first step (not only at the reveal); the steps' lines are the table's log lines in German
+    (no "Bot 1: stay"); `»` goes to the next deal's first step; the page is served with the
+    live page's strict Content-Security-Policy (no inline script runs)."""
+    from adapters.web.server import PAGE_POLICY
+
+    table = await _finished(served, game, "de")
+    async with served.session.get(f"{served.base}/r/{table.table_id}") as resp:
+        assert resp.status == 200
+        assert resp.headers["Content-Security-Policy"] == PAGE_POLICY
+        page = await resp.text()
+    assert '<html lang="de">' in page
+    assert "<script>" not in page  # the frames are a data block, never run
+    steps = _frames(page)["steps"]
+    deals = sorted({s["deal"] for s in steps})
+    assert deals == list(range(len(deals))) and len(steps) > len(deals)
+    for d in deals:
+        first = next(s for s in steps if s["deal"] == d)
+        hands = first["shapes"]["hands"]
+        seated = [i for i, s in enumerate(first["seats"]) if s["in"]]
+        assert hands and any(hands[i] for i in seated), (game, d)
+        # Gnav sits a Narr pair out; every other seat in the deal holds something.
+        assert sum(1 for i in seated if hands[i]) >= 2, (game, d, hands)
+    later = [s for s in steps if "—" in s["text"]]
+    assert later
+    for step in later:
+        told = step["text"].split("—", 1)[1]
+        assert not re.search(r": (stay|swap|offer|accept|decline|pass|draw|borrow)\b", told), told
+    english = re.compile(r"\b(bids|plays|stays|swaps|takes the trick|round|deal|offers)\b")
+    assert not any(english.search(s["text"]) for s in steps), [
+        s["text"] for s in steps if english.search(s["text"])
+    ][:1]

@@ -50,6 +50,9 @@ SAME_AS_ENGLISH = frozenset(
         "bot.name",
         "button.start",
         "level.normal",
+        # The game's name (a proper noun but in Russian) and "bot" as the bots' names say it.
+        "gnav.web.name",
+        "web.bot",
     }
 )
 BUTTON_MAX = 30

@@ -291,31 +291,20 @@ class GnavView(GameView):
         self, match: Match, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own piece only (N1: hidden from the
-        others until the reveal), every seat's lives."""
-        out: dict[str, Any] = {
-            "columns": {
-                "head": ["", "♥"],
-                "rows": [
-                    [name, str(match.lives[i]) if match.in_match[i] else cat.t("gnav.seat.out")]
-                    for i, name in enumerate(names)
-                ],
-            }
-        }
-        if seat is not None and match.phase == "play" and 0 <= seat < len(names):
-            rank = match.hands[seat]
-            if rank != NO_PIECE:
-                out["own"] = {
-                    "title": cat.t(self.view_label),
-                    "tiles": [{"id": "own", "text": piece_name(rank), "tone": "", "note": ""}],
-                }
-        return out
+        others until the reveal), every seat's lives (bot/games/gnav/web.py)."""
+        from bot.games.gnav import web
+
+        return web.web_view(match, seat, names, cat, cat.t(self.view_label), piece_name)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
-        """A finished match's record as the replay page's steps (bot/games/gnav/web.py)."""
+        """A finished match's record as the replay page's steps, every piece shown from the
+        deal on (bot/games/gnav/web.py)."""
+        from bot.games.gnav import web
         from bot.games.gnav.engine.record import replay_record
-        from bot.games.gnav.web import replay_steps
 
-        return replay_steps(record, cat, self, replay_record)
+        return web.replay_steps(
+            record, cat, self, replay_record, hands=lambda m: web.gnav_hands(m, piece_name)
+        )
 
     def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
         """The rules summary of the table's profile, with its lives."""

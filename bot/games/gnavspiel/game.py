@@ -318,36 +318,27 @@ class GnavspielView(GameView):
         self, t: GnavspielMatch, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own card only (G4), the pot, every
-        seat's chips and debt."""
-        m = t.m
-        dealer = names[m.log.dealer if m.log is not None else m.dealer]
-        out: dict[str, Any] = {
-            "facts": [cat.t("gnavspiel.status.title", deal=m.deal_no, dealer=dealer, pot=m.pot)],
-            "columns": {
-                "head": ["", "●", "−"],
-                "rows": [
-                    [name, str(m.chips[i]), str(m.debts[i]) if m.debts[i] else ""]
-                    for i, name in enumerate(names)
-                ],
-            },
-        }
-        if seat is not None and m.phase in ("play", "loan") and 0 <= seat < len(names):
-            card = m.hands[seat]
-            if card >= 0:
-                text = card_name(card)
-                out["own"] = {
-                    "title": cat.t(self.view_label),
-                    "tiles": [{"id": "own", "text": text, "tone": "", "note": ""}],
-                }
-        return out
+        seat's chips and debt (bot/games/gnavspiel/web.py)."""
+        from bot.games.gnavspiel import web
+
+        return web.web_view(t.m, seat, names, cat, cat.t(self.view_label), partial(card_text, cat))
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps (Gnav's rounds of actions,
-        bot/games/gnav/web.py)."""
+        bot/games/gnav/web.py), every card shown from the deal on."""
         from bot.games.gnav.web import replay_steps
+        from bot.games.gnavspiel import web
         from bot.games.gnavspiel.engine.record import replay_record
 
-        return replay_steps(record, cat, self, replay_record, GnavspielMatch)
+        text = partial(card_text, cat)
+        return replay_steps(
+            record,
+            cat,
+            self,
+            replay_record,
+            GnavspielMatch,
+            hands=lambda t: web.hands(t.m, text),
+        )
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
         """The rules summary, with the table's chips, deals and variants."""

@@ -1,8 +1,11 @@
-"""Karnaval on the web page: the viewer's hand as cards, the cards played to the table, the
-trump, bids and tricks per seat, and the score sheet as a real table (K20).
+"""Karnaval on the web page: the viewer's hand as cards, the cards played to the table in
+front of who played them, the trump, each seat's bid and tricks at the seat, and the score sheet
+as a real table (K20); cards carry their names in the table's language ("Queen of hearts,
+trump"). The replay shows every hand from each deal's start, its lines the table's log.
 
-The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, `columns`,
-`sheet`. Only the asking seat's own hand is ever put in (a spectator gets none).
+The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, `seats`,
+`tricks`/`taker`, `sheet`, `hands` (replays). Only the asking seat's own hand is ever put in
+(a spectator gets none).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.games.karnaval.engine import Karnaval
-from bot.games.karnaval.engine.cards import JOKER, sorted_hand, suit_of
+from bot.games.karnaval.engine.cards import JOKER, rank_of, sorted_hand, suit_of
 from bot.games.karnaval.sheet import row_label
 from bot.service.i18n import Catalog
 
@@ -24,6 +27,17 @@ def _tone(card: str) -> str:
     return "red" if suit_of(card) in _RED else "black"
 
 
+def card_label(card: str, cat: Catalog, trump: str | None = None) -> str:
+    """A card's accessible name in the table's language ("Queen of hearts, trump")."""
+    if card == JOKER:
+        return cat.t("karnaval.card.joker")
+    rank = cat.t(f"karnaval.card.rank.{rank_of(card)}")
+    name = cat.t(f"karnaval.card.suit.{suit_of(card)}", rank=rank)
+    if trump is not None and suit_of(card) == trump:
+        name = cat.t("karnaval.card.trump", card=name)
+    return name
+
+
 def web_view(
     k: Karnaval,
     seat: int | None,
@@ -34,7 +48,9 @@ def web_view(
 ) -> dict[str, Any]:
     """The page's view of a Karnaval match for `seat` (None: a spectator). `text` is the
     game's card-to-text function (`card_text`); `sheet` the score sheet when already drawn
-    (it is the same for every viewer: see `sheet_of`)."""
+    (it is the same for every viewer: see `sheet_of`). Each seat's bid and tricks taken are
+    at the seat (`seats`), each card on the table names who played it (`seat`), and `taker`
+    is who took the last trick (the page moves a finished trick to them)."""
     out: dict[str, Any] = {}
     d = k.current
     if d is not None:
@@ -46,23 +62,37 @@ def web_view(
             out["facts"] = [cat.t("karnaval.status.no_trump")]
         bids = dict(d.bids)
         taken = d.taken(k.n)
-        out["columns"] = {
-            "head": ["", "↑", "✓"],
-            "rows": [
-                [names[s], "–" if bids.get(s) is None else str(bids[s]), str(taken[s])]
-                for s in k.order
-            ],
-        }
+        out["seats"] = [
+            {
+                "facts": [
+                    {
+                        "sym": "↑",
+                        "text": cat.t("karnaval.web.bid", bid=bids.get(s, "–")),
+                    },
+                    {"sym": "✓", "text": cat.t("karnaval.web.taken", taken=taken[s])},
+                ]
+            }
+            for s in range(k.n)
+        ]
+        trump_suit = d.trump
         out["middle"] = {
             "title": "",
             "tiles": [
-                {"id": c, "text": text(c), "tone": _tone(c), "by": names[p.seat]}
+                {
+                    "id": c,
+                    "text": text(c),
+                    "tone": _tone(c),
+                    "by": names[p.seat],
+                    "seat": p.seat,
+                    "label": f"{names[p.seat]}: {card_label(c, cat, trump_suit)}",
+                }
                 for p in d.trick
                 for c in p.cards
             ],
         }
+        out["tricks"] = len(d.tricks)
+        out["taker"] = d.tricks[-1] if d.tricks else None
         if seat is not None and 0 <= seat < k.n and not d.complete:
-            trump_suit = d.trump
             out["own"] = {
                 "title": "",
                 "tiles": [
@@ -71,6 +101,7 @@ def web_view(
                         "text": text(c),
                         "tone": _tone(c),
                         "note": "★" if trump_suit is not None and suit_of(c) == trump_suit else "",
+                        "label": card_label(c, cat, trump_suit),
                     }
                     for c in sorted_hand(d.held[seat], trump_suit)
                 ],
@@ -129,12 +160,14 @@ def replay_steps(
 ) -> list[dict[str, Any]]:
     """A finished match's record as steps for the replay page: the table after each bid and
     each play, deal by deal (the record folded by the engine up to that step, K20's sheet
-    kept). Every card shows: the match is over and its record is public."""
+    kept). Every hand shows from the deal's start (the match is over and its record is
+    public); each step's lines are the table's log of the deal so far, in the table's
+    language (the game's own event lines); `deal` numbers each step's deal."""
     from bot.games.karnaval.engine.record import RecordError, new_match_from_record
+    from bot.service.game import Outcome
 
-    # `view`: the game's GameView (its renderings); `wrap`: the match as they take it;
-    # `text`: a card for people.
-
+    # `view`: the game's GameView (its renderings and rules); `wrap`: the match as they take
+    # it; `text`: a card for people.
     deals = record.get("deals") or []
     steps: list[dict[str, Any]] = []
     try:
@@ -144,45 +177,63 @@ def replay_steps(
     names = k.names
     seat_of = {name: i for i, name in enumerate(names)}
     table = wrap(k)
-    for deal in deals:
-        hands = deal["hands"]
-        k.start_deal([hands[name] for name in names], deal["stock"])
-        steps.append(_step(k, table, view, names, cat, "", text))
-        for name, number in deal.get("bids") or []:
-            k.bid(seat_of[name], number)
-            steps.append(_step(k, table, view, names, cat, f"{name}: {number}", text))
-        for entry in deal.get("plays") or []:
-            name, cards = entry[0], entry[1]
-            choice = entry[2] if len(entry) > 2 else None
-            listed = cards if isinstance(cards, list) else [cards]
-            k.play(seat_of[name], tuple(listed), choice)
-            shown = " ".join(text(c) for c in listed)
-            steps.append(_step(k, table, view, names, cat, f"{name}: {shown}", text))
+    collect = view.rules._collect  # the game's own event lines (bot/games/karnaval/game.py)
+
+    def lines(events: list[Any]) -> list[str]:
+        return [view.render_line(line, cat) for line in collect(table, events, Outcome()).log]
+
+    story: list[str] = lines(k.draw_events()) if k.draw else []
+    try:
+        for number, deal in enumerate(deals):
+            hands = deal["hands"]
+            story += lines(k.start_deal([hands[name] for name in names], deal["stock"]))
+            steps.append(_step(k, table, view, names, cat, story, text, number))
+            for name, bid in deal.get("bids") or []:
+                story += lines(k.bid(seat_of[name], bid))
+                steps.append(_step(k, table, view, names, cat, story, text, number))
+            for entry in deal.get("plays") or []:
+                name, cards = entry[0], entry[1]
+                choice = entry[2] if len(entry) > 2 else None
+                listed = cards if isinstance(cards, list) else [cards]
+                story += lines(k.play(seat_of[name], tuple(listed), choice))
+                steps.append(_step(k, table, view, names, cat, story, text, number))
+            story = []
+    except (RecordError, ValueError, KeyError):  # a record this page cannot fold further
+        return steps
     return steps
 
 
 def _step(
-    k: Karnaval, table: Any, view: Any, names: Sequence[str], cat: Catalog, note: str, text: Any
+    k: Karnaval,
+    table: Any,
+    view: Any,
+    names: Sequence[str],
+    cat: Catalog,
+    story: list[str],
+    text: Any,
+    deal: int,
 ) -> dict[str, Any]:
     lines = list(view.render_status(table, names, cat))
     d = k.current
-    if d is not None and d.complete:
-        lines += view.render_reveal(table, names, cat)
-    if note:
-        lines += ["—", note]
+    if story:
+        lines += ["—", *story]
     shapes = web_view(k, None, names, cat, text)
     if d is not None:
-        # The match is over: every hand is public in its record.
-        shapes["shown"] = [
-            {"title": names[s], "tiles": [_tile(c, text) for c in d.held[s]]} for s in k.order
+        # The match is over: every hand is public in its record, shown at its seat.
+        trump = d.trump
+        shapes["hands"] = [
+            [_tile(c, text, cat, trump) for c in sorted_hand(d.held[s], trump)] for s in range(k.n)
         ]
     turn = k.turn
     return {
         "text": "\n".join(lines),
         "shapes": shapes,
+        "deal": deal,
         "seats": [{"name": n, "turn": i == turn} for i, n in enumerate(names)],
     }
 
 
-def _tile(card: str, text: Any) -> dict[str, str]:
-    return {"id": card, "text": text(card), "tone": _tone(card), "note": ""}
+def _tile(card: str, text: Any, cat: Catalog, trump: str | None) -> dict[str, str]:
+    note = "★" if trump is not None and suit_of(card) == trump else ""
+    label = card_label(card, cat, trump)
+    return {"id": card, "text": text(card), "tone": _tone(card), "note": note, "label": label}

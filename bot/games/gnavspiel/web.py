@@ -1,0 +1,50 @@
+"""Gnavspiel on the web page: the viewer's own card (G4: hidden from the others until the
+reveal), the pot, every seat's chips and debt at the seat; the replay shows every seat's card
+(bot/games/gnav/web.py folds the rounds)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bot.games.gnavspiel.engine import Match, card_name
+from bot.service.i18n import Catalog
+
+
+def web_view(
+    m: Match,
+    seat: int | None,
+    names: Sequence[str],
+    cat: Catalog,
+    label: str,
+    text: Callable[[str], str],
+) -> dict[str, Any]:
+    """The page's shapes of a Gnavspiel match for `seat` (None: a spectator); `label` titles
+    the own card, `text` names a card in the table's language."""
+    dealer = names[m.log.dealer if m.log is not None else m.dealer]
+    seats = []
+    for i in range(len(names)):
+        facts = [{"sym": "●", "text": cat.t("gnavspiel.web.chips", chips=m.chips[i])}]
+        if m.debts[i]:
+            facts.append({"sym": "−", "text": cat.t("gnavspiel.web.debt", debt=m.debts[i])})
+        seats.append({"facts": facts})
+    out: dict[str, Any] = {
+        "facts": [cat.t("gnavspiel.status.title", deal=m.deal_no, dealer=dealer, pot=m.pot)],
+        "seats": seats,
+    }
+    if seat is not None and m.phase in ("play", "loan") and 0 <= seat < len(names):
+        card = m.hands[seat]
+        if card >= 0:
+            out["own"] = {"title": label, "tiles": [card_tile(card, text)]}
+    return out
+
+
+def card_tile(card: int, text: Callable[[str], str]) -> dict[str, Any]:
+    """A card as a tile, named in the table's language."""
+    name = text(card_name(card))
+    return {"id": "own", "text": name, "tone": "", "note": "", "label": name}
+
+
+def hands(m: Match, text: Callable[[str], str]) -> list[list[dict[str, Any]]]:
+    """Every seat's card now (the replay's: the record is public)."""
+    return [[card_tile(c, text)] if c >= 0 else [] for c in m.hands]
