@@ -345,8 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play a match in the terminal against bot seats (no token, no server)",
         description=(
-            "Play Gnav in the terminal against bot seats, through the same service and SQLite "
-            "store as the chat bots. Quit and run again to continue the match."
+            "Play Gnav in the terminal against bot seats, through the same service as the chat "
+            "bots, in a SQLite store of its own. Quit and run again to continue the match; "
+            "`export` writes its record for gnav-bot replay."
         ),
     )
     play.add_argument("--players", type=int, help="seats in all, 2-20 (default 4)")
