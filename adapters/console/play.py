@@ -484,6 +484,11 @@ async def _loop(
     notifier: ConsoleNotifier,
 ) -> int:
     prompted_seq = -1
+    #: The state whose whole question was printed, and whether what was printed since is
+    #: a line or two (a refusal, the hand): then only the question's last line asks again,
+    #: its choices are still in sight (one question, one list).
+    asked_seq = -1
+    brief = False
     while True:
         await service.drain()
         notifier.show_private()  # nothing more is coming: what was told last is printed
@@ -507,9 +512,12 @@ async def _loop(
                 if my_turn
                 else cat.t(_own(cat, table.game, "console.prompt.next"))
             )
+            if brief and asked_seq == table.seq:
+                prompt = prompt.rsplit("\n", 1)[-1]
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")
-            prompted_seq = table.seq
+            prompted_seq = asked_seq = table.seq
+            brief = False
         answer = await _ask(service, notifier, reader, me, table.seq)
         if answer is _MOVED_ON:
             console.print()
@@ -526,7 +534,7 @@ async def _loop(
             reply = await service.act(TABLE, me, picked.action, arg=picked.arg)
             if not reply.ok:
                 console.print(Text(reply.text))
-                prompted_seq = -1
+                prompted_seq, brief = -1, True
             continue
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
         first, _, named = line.strip().partition(" ")
@@ -535,7 +543,7 @@ async def _loop(
         if command is None or command not in (*COMMANDS, VIEW, SHEET, "next"):
             if line:
                 console.print(Text(_refusal(cat, line, choices, table.game, words)))
-            prompted_seq = -1
+            prompted_seq, brief = -1, True
             continue
         if command == "quit":
             console.print(Text(cat.t("console.saved"), "dim"))
@@ -559,4 +567,4 @@ async def _loop(
             if reply.ok:
                 continue
             console.print(Text(reply.text))
-        prompted_seq = -1
+        prompted_seq, brief = -1, command in (VIEW, EXPORT)

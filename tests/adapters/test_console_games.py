@@ -98,6 +98,9 @@ def test_bids_typed_by_value_through_a_pipe(tmp_path: Path) -> None:
     text = "\n".join(lines)
     assert '"bid 9" is not on the list: choose 0-' in text, text
     assert "Me bids 2." in lines, text
+    # Asked again after the refusal by its last line only: the bids were listed once.
+    assert sum(line.startswith("Your bid: ") for line in lines) == 1, text
+    assert text.count("Type the number you bid: ") == 2, text
 
 
 def _lines(done: subprocess.CompletedProcess[str]) -> list[str]:
