@@ -108,7 +108,16 @@ class ConsoleNotifier:
             # What the picture shows, as text, under the message's heading (a score sheet
             # under its title, before the lines that follow it: the winners, what comes next).
             lines[1:1] = screen.image.alt.split("\n")
-        for line in lines:
+        # A private line told before this message and placed at no entry of a round's log
+        # (what a player was dealt) comes before the round's first entry, which may name it:
+        # "You were dealt Narr" before "«Bank, bank, bank!»" (cause before effect).
+        first = lines.index(screen.log[0]) if screen.log and screen.log[0] in lines else -1
+        early = [s for s in self._told if not s.log] if first >= 0 else []
+        for n, line in enumerate(lines):
+            if n == first:
+                for told_early in early:
+                    self._told.remove(told_early)
+                    self._print_private(told_early)
             self.console.print(Text(line))
         self.show_private(waiting=False)
         self._push()

@@ -379,3 +379,30 @@ async def test_a_whole_karnaval_game_asks_each_question_once(
                 assert held <= 1, (language, questions, line)
                 held = 0
         assert questions > 150, questions  # every bid and every card of the 16 deals
+
+
+def test_what_a_player_was_dealt_comes_before_the_deals_lines_naming_it_N5() -> None:
+    """Issue 30, point 5: a private line told before a new round's message (the service
+    stages what each player was dealt first) is printed before the round's first entry,
+    which may name it (the public Narr call), not after the whole message."""
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from adapters.console.notifier import ConsoleNotifier
+    from bot.service.ports import Screen
+
+    bank = "👊 Me: «Bank, bank, bank!» (was dealt a Narr)"
+
+    async def story() -> list[str]:
+        out = io.StringIO()
+        notifier = ConsoleNotifier(Console(file=out, width=200), "me")
+        await notifier.tell("me", Screen("🎲 Gnav · round 1\nYou were dealt Narr."))
+        deal = Screen(f"🎲 Gnav · round 1\nMe · ♥3\n—\n{bank}\n▶ Bo's turn.", log=(bank,))
+        await notifier.post("t", deal)
+        return out.getvalue().splitlines()
+
+    lines = asyncio.run(story())
+    told = lines.index("🔒 🎲 Gnav · round 1 · You were dealt Narr.")
+    assert told == lines.index(bank) - 1 and lines[told - 1] == "—", lines
