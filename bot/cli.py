@@ -150,7 +150,7 @@ def _play_held(
     import random
 
     from adapters.console.notifier import ConsoleNotifier
-    from adapters.console.play import play
+    from adapters.console.play import TABLE, export, play
     from bot.service.ports import StoreError
     from bot.service.service import TableService
     from storage.sqlite import SqliteRepository
@@ -179,6 +179,12 @@ def _play_held(
                 bot_delay=bot_delay,
                 games=games,
             )
+            if args.export is not None:  # the record only: no table is opened or continued
+                saved = await service.status(TABLE)
+                cat = service.texts(saved) if saved is not None else options.cat()
+                written, line = await export(service, cat, args.export)
+                print(line, file=sys.stdout if written else sys.stderr)
+                return 0 if written else 2
             web = None
             if args.web:
                 from adapters.web.stack import start_web
@@ -374,6 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
         "~/.local/share/gnav-bot/terminal.sqlite3, not the bot's); one terminal at a time",
     )
     play.add_argument("--new", action="store_true", help="abandon a saved match, start afresh")
+    play.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the record of the saved match (or of the last finished one) to FILE for "
+        "gnav-bot replay, and exit",
+    )
     play.add_argument("--seed", type=int, default=None, help="seed the shuffles (repeatable)")
     play.add_argument(
         "--bot-delay", type=float, default=None, help="seconds a bot waits before acting"

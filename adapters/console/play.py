@@ -85,22 +85,23 @@ def help_text(cat: Catalog, game: str) -> str:
     return f"{cat.t(_own(cat, game, 'console.help'))}\n{cat.t('console.help.export')}"
 
 
-async def export(service: TableService, cat: Catalog, path: str = "") -> str:
+async def export(service: TableService, cat: Catalog, path: str = "") -> tuple[bool, str]:
     """Write the match record (MATCH_RECORD.md, KARNAVAL_RECORD.md: what `gnav-bot replay`
-    reads) of the terminal's match to `path` (default: the record's own name in the current
-    directory); the line saying where, or why not. The deal under way is not in it: its
-    record would show the bots' hidden cards (the service's export leaves it out)."""
+    reads) of the terminal's match, or of its last finished one, to `path` (default: the
+    record's own name in the current directory): whether it was written, and the line saying
+    where or why not. The deal under way is not in it: its record would show the bots'
+    hidden cards (the service's export leaves it out)."""
     reply = await service.export(TABLE)
     if reply.document is None:
-        return reply.text
+        return False, reply.text
     name, body = reply.document
     target = Path(path).expanduser() if path else Path(name)
     try:
         target.write_bytes(body + b"\n")
     except OSError as exc:
         error = exc.strerror or type(exc).__name__
-        return cat.t("console.export_failed", path=shlex.quote(str(target)), error=error)
-    return cat.t("console.exported", path=shlex.quote(str(target)))
+        return False, cat.t("console.export_failed", path=shlex.quote(str(target)), error=error)
+    return True, cat.t("console.exported", path=shlex.quote(str(target)))
 
 
 @dataclass(slots=True)
@@ -559,7 +560,7 @@ async def _loop(
             else:
                 console.print(Text(reply.text))
         elif command == EXPORT:
-            console.print(Text(await export(service, cat, named.strip())))
+            console.print(Text((await export(service, cat, named.strip()))[1]))
         elif command == SHEET:
             console.print(Text((await service.sheet(TABLE)).text))
         else:

@@ -224,3 +224,30 @@ def test_export_writes_a_record_that_replays(
     )
     assert replayed.returncode == 0, replayed.stderr
     assert "Olga" in replayed.stdout
+
+
+def test_a_finished_match_is_exported_with_play_export(tmp_path: Path) -> None:
+    """A match that ended (the terminal then stops asking) is exported from the command line:
+    `gnav-bot play --export FILE` writes the last match's record, opens no table."""
+    db = tmp_path / "g.sqlite3"
+    record = tmp_path / "finished.json"
+    played = _play(db, "--players", "3", "--seed", "3", "--name", "Olga", stdin="1\n" * 40)
+    assert played.returncode == 0 and "The match is over" in played.stdout, played.stdout
+    written = _play(db, "--export", str(record))
+    assert written.returncode == 0, written.stderr
+    assert (
+        written.stdout == f"The match record is in {record}: gnav-bot replay {record} replays it.\n"
+    )
+    replayed = subprocess.run(
+        [*gnav_bot_command(), "replay", "--compact", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert '"winners": ["Bot 2"]' in replayed.stdout, replayed.stdout[-500:]
+    nothing = _play(tmp_path / "empty.sqlite3", "--export", str(tmp_path / "none.json"))
+    assert nothing.returncode == 2 and nothing.stdout == "", nothing.stdout
+    assert nothing.stderr == "No match has been played at this table yet.\n"
+    assert not (tmp_path / "none.json").exists()
