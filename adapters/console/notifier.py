@@ -110,9 +110,12 @@ class ConsoleNotifier:
             lines[1:1] = screen.image.alt.split("\n")
         # A private line told before this message and placed at no entry of a round's log
         # (what a player was dealt) comes before the round's first entry, which may name it:
-        # "You were dealt Narr" before "«Bank, bank, bank!»" (cause before effect).
+        # "You were dealt Narr" before "«Bank, bank, bank!»" (cause before effect). A
+        # question (a screen with choices) always follows the message it depends on.
         first = lines.index(screen.log[0]) if screen.log and screen.log[0] in lines else -1
-        early = [s for s in self._told if not s.log] if first >= 0 else []
+        early = [
+            s for s in self._told if not s.log and not _choice_labels(s.buttons) and first >= 0
+        ]
         for n, line in enumerate(lines):
             if n == first:
                 for told_early in early:
