@@ -11,7 +11,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from adapters.console.play import PlayConsole, PlayOptions
+    from bot.service.game import Game
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -59,7 +63,7 @@ def _login_name() -> str:
     return name.capitalize() if name and name != "root" else "Player"
 
 
-def default_db_path() -> str:
+def default_db_path(name: str = "gnav.sqlite3") -> str:
     """Where the embedded SQLite store lives: $GNAV_DB, else the user's data directory."""
     env = os.environ.get("GNAV_DB")
     if env:
@@ -67,19 +71,20 @@ def default_db_path() -> str:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "share"
     )
-    return os.path.join(base, "gnav-bot", "gnav.sqlite3")
+    return os.path.join(base, "gnav-bot", name)
+
+
+def terminal_db_path() -> str:
+    """The terminal's own store (`gnav-bot play`): $GNAV_DB when set (for both), else a file
+    of its own beside the bot's, so the bot never restores (and announces) a terminal's match
+    in a chat, nor the terminal the bot's."""
+    return default_db_path("terminal.sqlite3")
 
 
 def _play(args: argparse.Namespace) -> int:
-    import asyncio
-    import random
-
-    from adapters.console.notifier import ConsoleNotifier
-    from adapters.console.play import PlayConsole, PlayOptions, play
+    from adapters.console.lock import StoreBusy, hold_store
+    from adapters.console.play import PlayConsole, PlayOptions
     from bot.games.registry import all_games
-    from bot.service.ports import StoreError
-    from bot.service.service import TableService
-    from storage.sqlite import SqliteRepository
 
     # What was given on the command line (argparse defaults are None): a saved match
     # ignores those options, and says so.
@@ -117,6 +122,39 @@ def _play(args: argparse.Namespace) -> int:
         words_of=_option_words(args),
         settings=_play_settings(game, args),
     )
+    # One terminal per saved match: a second one refuses, in one line, while this one runs.
+    try:
+        held = hold_store(args.db)
+    except StoreBusy:
+        print(
+            f"gnav-bot play: the match in {args.db} is open in another terminal (or bot): "
+            "quit that one first, or give another --db",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        return _play_held(args, console, options, games)
+    finally:
+        if held is not None:
+            held.close()
+
+
+def _play_held(
+    args: argparse.Namespace,
+    console: PlayConsole,
+    options: PlayOptions,
+    games: dict[str, Game],
+) -> int:
+    """`gnav-bot play` once its store is held: the match, to its end or the player's quit."""
+    import asyncio
+    import random
+
+    from adapters.console.notifier import ConsoleNotifier
+    from adapters.console.play import TABLE, export, play
+    from bot.service.ports import StoreError
+    from bot.service.service import TableService
+    from storage.sqlite import SqliteRepository
+
     interactive = sys.stdin.isatty()
     bot_delay = args.bot_delay if args.bot_delay is not None else (0.6 if interactive else 0.0)
 
@@ -141,14 +179,25 @@ def _play(args: argparse.Namespace) -> int:
                 bot_delay=bot_delay,
                 games=games,
             )
+            if args.export is not None:  # the record only: no table is opened or continued
+                saved = await service.status(TABLE)
+                cat = service.texts(saved) if saved is not None else options.cat()
+                written, line = await export(service, cat, args.export)
+                print(line, file=sys.stdout if written else sys.stderr)
+                return 0 if written else 2
             web = None
             if args.web:
                 from adapters.web.stack import start_web
 
-                web = await start_web(service, port=args.port or 0)
+                try:
+                    web = served = await start_web(service, port=args.port or 0)
+                except OSError as exc:  # the port is taken, or not ours to bind
+                    cause = exc.strerror or " ".join(str(exc).split())
+                    print(f"gnav-bot play: --port {args.port}: {cause}", file=sys.stderr)
+                    return 2
 
                 async def show_link(table_id: str) -> None:
-                    link = web.links.seat_link(table_id, "console:you")
+                    link = served.links.seat_link(table_id, "console:you")
                     console.print(f"The table on the web (yours only): {link}")
 
                 options.on_table = show_link
@@ -282,7 +331,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="replay a match record (MATCH_RECORD.md) and print its outcome as JSON",
-        description="Replay a match record through the rules engine and print the outcome JSON.",
+        description=(
+            "Replay a match record through the rules engine and print the outcome JSON. A "
+            "record comes from a chat's export command or from the terminal's `export` word "
+            "(gnav-bot play)."
+        ),
     )
     replay.add_argument("file", metavar="FILE", help="the match record (JSON); - reads stdin")
     replay.add_argument("--compact", action="store_true", help="print the JSON on one line")
@@ -298,8 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play a match in the terminal against bot seats (no token, no server)",
         description=(
-            "Play Gnav in the terminal against bot seats, through the same service and SQLite "
-            "store as the chat bots. Quit and run again to continue the match."
+            "Play Gnav in the terminal against bot seats, through the same service as the chat "
+            "bots, in a SQLite store of its own. Quit and run again to continue the match; "
+            "`export` writes its record for gnav-bot replay."
         ),
     )
     play.add_argument("--players", type=int, help="seats in all, 2-20 (default 4)")
@@ -319,8 +373,19 @@ def build_parser() -> argparse.ArgumentParser:
         "ahead by sampling where the game has it)",
     )
     play.add_argument("--name", help="your name at the table (default: your login name)")
-    play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")
+    play.add_argument(
+        "--db",
+        default=terminal_db_path(),
+        help="the SQLite file of the terminal's match ($GNAV_DB; default "
+        "~/.local/share/gnav-bot/terminal.sqlite3, not the bot's); one terminal at a time",
+    )
     play.add_argument("--new", action="store_true", help="abandon a saved match, start afresh")
+    play.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the record of the saved match (or of the last finished one) to FILE for "
+        "gnav-bot replay, and exit",
+    )
     play.add_argument("--seed", type=int, default=None, help="seed the shuffles (repeatable)")
     play.add_argument(
         "--bot-delay", type=float, default=None, help="seconds a bot waits before acting"

@@ -177,6 +177,47 @@ def test_a_saved_match_names_the_options_it_ignores_and_new_starts_quietly(
     assert "Kari" in fresh.stdout and "Continuing" not in fresh.stdout
 
 
+def test_play_on_a_busy_web_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Issue 31, point 6: `play --web --port <busy>` says so in one line (no traceback)."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _gnav_bot(
+            "play", "--db", str(tmp_path / "g.sqlite3"), "--web", "--port", str(port),
+            stdin="quit\n",
+        )  # fmt: skip
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(f"gnav-bot play: --port {port}: ") and "in use" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_the_terminal_and_the_bot_keep_separate_default_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31, point 6: the bot (`run`) never restores the terminal's match: `play` has a
+    store of its own by default; $GNAV_DB, when set, is the store of both."""
+    from bot.cli import build_parser, default_db_path
+
+    monkeypatch.delenv("GNAV_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    terminal = build_parser().parse_args(["play"]).db
+    bot = default_db_path()  # what `run` opens (bot/runner.py) without GNAV_DB
+    assert terminal != bot, terminal
+    assert Path(terminal).parent == Path(bot).parent == tmp_path / "gnav-bot"
+    monkeypatch.setenv("GNAV_DB", str(tmp_path / "chosen.sqlite3"))
+    assert build_parser().parse_args(["play"]).db == default_db_path() == os.environ["GNAV_DB"]
+
+
+def test_replay_help_names_the_terminals_export(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["replay", "--help"])
+    assert "`export`" in " ".join(capsys.readouterr().out.split())
+
+
 # ----------------------------------------------------------------------------- the docs
 def _code_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.startswith("    ")]

@@ -20,11 +20,33 @@ lines that repeat the round's log just printed (`Screen.told`) are left out of i
 from __future__ import annotations
 
 import asyncio
+import uuid
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.text import Text
 
-from bot.service.ports import Delivery, Screen
+from bot.service.ports import Button, Delivery, Screen
+
+
+def _choice_labels(buttons: Sequence[Sequence[Button]]) -> list[str]:
+    return [b.label for row in buttons for b in row if b.kind == "choice" and not b.url]
+
+
+def _holding(line: str) -> tuple[str, ...]:
+    """What a line says one holds, compared as a set of words: the words after its last
+    `: `, trump marks left out, in any order (the deal's `Your hand: K♣ 7♥` and a question's
+    sorted `Your hand (* trump): 7♥* K♣` say the same)."""
+    return tuple(sorted(w.strip("*") for w in line.rpartition(": ")[2].split()))
+
+
+def private_lines(text: str, labels: Sequence[str] = ()) -> list[str]:
+    """The lines of a private screen the terminal prints: without the line (after the first)
+    that names every one of the question's choices (`labels`: the terminal lists them)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not labels:
+        return lines
+    return lines[:1] + [line for line in lines[1:] if not all(label in line for label in labels)]
 
 
 class ConsoleNotifier:
@@ -38,6 +60,10 @@ class ConsoleNotifier:
         #: Private screens told and not yet printed.
         self._told: list[Screen] = []
         self._count = 0
+        #: This process's own message references (a restored table's old message is not one).
+        self._run = uuid.uuid4().hex[:8]
+        #: What the hand printed last says (`_holding`), to print it once per question.
+        self._held: tuple[str, ...] | None = None
         self._pushed: asyncio.Event | None = None
         #: The local player's newest private screen (what they hold, their choices).
         self.private: Screen | None = None
@@ -61,7 +87,7 @@ class ConsoleNotifier:
     async def post(self, channel: str, screen: Screen) -> str | None:
         """Print a new message in full."""
         self._count += 1
-        ref = str(self._count)
+        ref = f"{self._run}.{self._count}"
         self._shown[ref] = screen.log
         told = self._printed  # the round's log printed last: one story, each line once
         self._printed = screen.log
@@ -82,7 +108,19 @@ class ConsoleNotifier:
             # What the picture shows, as text, under the message's heading (a score sheet
             # under its title, before the lines that follow it: the winners, what comes next).
             lines[1:1] = screen.image.alt.split("\n")
-        for line in lines:
+        # A private line told before this message and placed at no entry of a round's log
+        # (what a player was dealt) comes before the round's first entry, which may name it:
+        # "You were dealt Narr" before "«Bank, bank, bank!»" (cause before effect). A
+        # question (a screen with choices) always follows the message it depends on.
+        first = lines.index(screen.log[0]) if screen.log and screen.log[0] in lines else -1
+        early = [
+            s for s in self._told if not s.log and not _choice_labels(s.buttons) and first >= 0
+        ]
+        for n, line in enumerate(lines):
+            if n == first:
+                for told_early in early:
+                    self._told.remove(told_early)
+                    self._print_private(told_early)
             self.console.print(Text(line))
         self.show_private(waiting=False)
         self._push()
@@ -92,8 +130,11 @@ class ConsoleNotifier:
         """Print the entries the edit adds to the message's round log (the seats and the
         turn line are not repeated). An edit that turns the message into another screen (a
         lobby edited once the first round was dealt, a reveal once the table closed) adds no
-        entries, and prints nothing."""
-        before = self._shown.get(message_ref, ())
+        entries, and prints nothing; nor does an edit of a message this process never printed."""
+        if message_ref not in self._shown:
+            self._push()
+            return True
+        before = self._shown[message_ref]
         added = screen.log[len(before) :] if screen.log[: len(before)] == before else ()
         for n, line in enumerate(added, len(before) + 1):
             self.console.print(Text(line))
@@ -139,4 +180,21 @@ class ConsoleNotifier:
             self._print_private(screen)
 
     def _print_private(self, screen: Screen) -> None:
-        self.console.print(Text("🔒 " + screen.text.replace("\n", " · "), style="bold"))
+        self.print_own(screen.text, _choice_labels(screen.buttons))
+
+    def print_own(self, text: str, labels: Sequence[str] = (), *, asked: bool = False) -> None:
+        """Print a private screen on one line, without its line of the question's choices
+        (`labels`). A question's screen leaves out its first line, the hand, when it says the
+        same cards as the hand printed last, unless the player `asked` for it (`hand`)."""
+        lines = private_lines(text, labels)
+        if not lines:
+            return
+        if labels or asked:
+            held = _holding(lines[0])
+            if held == self._held and not asked:
+                lines = lines[1:]
+            self._held = held
+        else:
+            self._held = _holding(lines[-1])  # a header, then its line (the deal's hand)
+        if lines:
+            self.console.print(Text("🔒 " + " · ".join(lines), style="bold"))

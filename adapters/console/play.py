@@ -16,6 +16,7 @@ import shlex
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -40,8 +41,9 @@ TABLE = TableKey("console", "local")
 
 #: The terminal's own commands, in the order of the catalog's `console.words` groups; the
 #: game's words (`<game>.console.words`) name its choices, `view` (what the seat holds) and
-#: `sheet` (the whole score sheet, where the game keeps one).
-COMMANDS = ("rules", "help", "quit")
+#: `sheet` (the whole score sheet, where the game keeps one). `export` may name a file.
+COMMANDS = ("rules", "help", "quit", "export")
+EXPORT = "export"
 VIEW = "view"
 SHEET = "sheet"
 
@@ -78,8 +80,28 @@ def _own(cat: Catalog, game: str, key: str) -> str:
 
 
 def help_text(cat: Catalog, game: str) -> str:
-    """The terminal's help at a table of `game`: the game's own, else the terminal's."""
-    return cat.t(_own(cat, game, "console.help"))
+    """The terminal's help at a table of `game`: the game's own, else the terminal's; then
+    how the match record is written (`export`)."""
+    return f"{cat.t(_own(cat, game, 'console.help'))}\n{cat.t('console.help.export')}"
+
+
+async def export(service: TableService, cat: Catalog, path: str = "") -> tuple[bool, str]:
+    """Write the match record (MATCH_RECORD.md, KARNAVAL_RECORD.md: what `gnav-bot replay`
+    reads) of the terminal's match, or of its last finished one, to `path` (default: the
+    record's own name in the current directory): whether it was written, and the line saying
+    where or why not. The deal under way is not in it: its record would show the bots'
+    hidden cards (the service's export leaves it out)."""
+    reply = await service.export(TABLE)
+    if reply.document is None:
+        return False, reply.text
+    name, body = reply.document
+    target = Path(path).expanduser() if path else Path(name)
+    try:
+        target.write_bytes(body + b"\n")
+    except OSError as exc:
+        error = exc.strerror or type(exc).__name__
+        return False, cat.t("console.export_failed", path=shlex.quote(str(target)), error=error)
+    return True, cat.t("console.exported", path=shlex.quote(str(target)))
 
 
 @dataclass(slots=True)
@@ -171,6 +193,8 @@ async def play(
                 _help(service, table, console)
             await service.resume()
             table = await service.status(TABLE, me.key)
+            if table is not None and table.status != "closed":
+                await _show_own(service, me, table, notifier)
         if table is None or table.status == "closed":
             options.spoken = options.language
             words = _new_words(options, pause=reader.tty)
@@ -184,6 +208,20 @@ async def play(
         timers.cancel()
         await asyncio.gather(timers, return_exceptions=True)
         await service.shutdown()
+
+
+async def _show_own(
+    service: TableService, me: User, table: TableView, notifier: ConsoleNotifier
+) -> None:
+    """A restored match: once the restored table is printed, what the player holds (their
+    hand or piece), which the process before told them and this one cannot repeat."""
+    await service.drain()
+    notifier.show_private()
+    if table.phase != "round" or table.seat_of(me.key) is None:
+        return
+    reply = await service.private_view(TABLE, me)
+    if reply.ok:
+        notifier.print_own(reply.text, table.labels, asked=True)
 
 
 async def _abandon(service: TableService, me: User, console: Console) -> bool:
@@ -291,13 +329,39 @@ def _label(cat: Catalog, choice: Choice) -> str:
     return cat.t(key, **params) if key else choice.action
 
 
+def _values(choices: Sequence[Choice]) -> list[int] | None:
+    """The numbers of a question whose choices are one action each with a number that its
+    label shows (`{n}`: a bid): typed as the number itself, `2` bids 2. None for any other
+    question (a card, an offer to a seat: typed by their number in the list)."""
+    if not choices or len({c.action for c in choices}) != 1:
+        return None
+    values = []
+    for c in choices:
+        arg = c.arg or ""
+        if not (arg.isascii() and arg.isdigit()) or str(c.label[1].get("n")) != arg:
+            return None
+        values.append(int(arg))
+    return values
+
+
+def _spans(values: Sequence[int]) -> str:
+    """Numbers as runs: `0-6`, or `0-2, 4-6` where one is missing."""
+    runs: list[list[int]] = []
+    for v in sorted(values):
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
 def _question(
     cat: Catalog, choices: list[Choice], game: str = "", labels: Sequence[str] = ()
 ) -> str:
     """The question of a turn: the choices' words (where the game has a word for each of a
-    few plain choices, `<game>.console.words`), or a numbered list of their labels (`cat`:
-    the table's catalog, the game's own texts included; `labels`: as the game renders them,
-    when given)."""
+    few plain choices, `<game>.console.words`), the numbers themselves (a bid: `0 1 2 3`,
+    typed as they are), or a numbered list of their labels (`cat`: the table's catalog, the
+    game's own texts included; `labels`: as the game renders them, when given)."""
     shown = {}
     for group in _groups(cat, f"{game}.console.words"):
         target, _, typed = group.partition(":")
@@ -310,6 +374,10 @@ def _question(
         if len(asked) > 1:
             ask = ", ".join(asked[:-1]) + cat.t("console.or") + ask
         return cat.t("console.prompt.words", words=ask)
+    values = _values(choices)
+    if values is not None:
+        listed = "  ".join(str(v) for v in values)
+        return cat.t(_own(cat, game, "console.prompt.values"), values=listed)
     shown_labels = labels or [_label(cat, c) for c in choices]
     listed = "  ".join(f"{i}) {label}" for i, label in enumerate(shown_labels, 1))
     return cat.t("console.prompt.choices", choices=listed)
@@ -322,12 +390,17 @@ def _chosen(
     words: dict[str, str] | None = None,
     labels: Sequence[str] = (),
 ) -> Choice | None:
-    """The choice a line names: its number in the list, its label (`labels`, as shown, or
-    the catalog's), its action's word (with its argument: `bid 2`) when only one choice has
-    it."""
+    """The choice a line names: its number in the list (a bid: the number it bids), its
+    label (`labels`, as shown, or the catalog's), its action's word (with its argument:
+    `bid 2`) when only one choice has it."""
     text = " ".join(line.split()).casefold()
-    if text.isascii() and text.isdigit() and 1 <= int(text) <= len(choices):
-        return choices[int(text) - 1]
+    if text.isascii() and text.isdigit():
+        values = _values(choices)
+        if values is not None:
+            return choices[values.index(int(text))] if int(text) in values else None
+        if 1 <= int(text) <= len(choices):
+            return choices[int(text) - 1]
+        return None
     if not labels and cat is not None:
         labels = [_label(cat, c) for c in choices]
     if labels:
@@ -349,13 +422,17 @@ def _refusal(
 ) -> str:
     """What a line that is neither a choice nor a command answers: a number out of the list,
     or a word of one of the choices with an argument none has (`bid 9` where bids go to 6),
-    says which numbers there are; anything else is not a command, then the game's help."""
+    says which numbers there are (a bid's: the bids themselves); anything else is not a
+    command, then the game's help."""
     text = line.strip()
     shown = echo(text, _ECHO)
     first = text.split()[0].casefold() if text.split() else ""
     action = (words or {}).get(first, first)
     named = any(c.action == action and c.arg is not None for c in choices)
     if choices and ((text.isascii() and text.isdigit()) or named):
+        values = _values(choices)
+        if values is not None:
+            return cat.t("console.out_of_values", line=shown, values=_spans(values))
         return cat.t("console.out_of_range", line=shown, n=len(choices))
     return f"{cat.t('console.not_command', line=shown)}\n{help_text(cat, game)}"
 
@@ -408,6 +485,11 @@ async def _loop(
     notifier: ConsoleNotifier,
 ) -> int:
     prompted_seq = -1
+    #: The state whose whole question was printed, and whether what was printed since is
+    #: a line or two (a refusal, the hand): then only the question's last line asks again,
+    #: its choices are still in sight (one question, one list).
+    asked_seq = -1
+    brief = False
     while True:
         await service.drain()
         notifier.show_private()  # nothing more is coming: what was told last is printed
@@ -431,9 +513,12 @@ async def _loop(
                 if my_turn
                 else cat.t(_own(cat, table.game, "console.prompt.next"))
             )
+            if brief and asked_seq == table.seq:
+                prompt = prompt.rsplit("\n", 1)[-1]
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")
-            prompted_seq = table.seq
+            prompted_seq = asked_seq = table.seq
+            brief = False
         answer = await _ask(service, notifier, reader, me, table.seq)
         if answer is _MOVED_ON:
             console.print()
@@ -450,13 +535,16 @@ async def _loop(
             reply = await service.act(TABLE, me, picked.action, arg=picked.arg)
             if not reply.ok:
                 console.print(Text(reply.text))
-                prompted_seq = -1
+                prompted_seq, brief = -1, True
             continue
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
+        first, _, named = line.strip().partition(" ")
+        if command is None and named and words.get(first.casefold()) == EXPORT:
+            command = EXPORT  # `export FILE`
         if command is None or command not in (*COMMANDS, VIEW, SHEET, "next"):
             if line:
                 console.print(Text(_refusal(cat, line, choices, table.game, words)))
-            prompted_seq = -1
+            prompted_seq, brief = -1, True
             continue
         if command == "quit":
             console.print(Text(cat.t("console.saved"), "dim"))
@@ -466,7 +554,13 @@ async def _loop(
         elif command == "rules":
             console.print(Text((await service.rules_help(TABLE)).text))
         elif command == VIEW:
-            console.print(Text((await service.private_view(TABLE, me)).text))
+            reply = await service.private_view(TABLE, me)
+            if reply.ok:
+                notifier.print_own(reply.text, table.labels, asked=True)
+            else:
+                console.print(Text(reply.text))
+        elif command == EXPORT:
+            console.print(Text((await export(service, cat, named.strip()))[1]))
         elif command == SHEET:
             console.print(Text((await service.sheet(TABLE)).text))
         else:
@@ -474,4 +568,4 @@ async def _loop(
             if reply.ok:
                 continue
             console.print(Text(reply.text))
-        prompted_seq = -1
+        prompted_seq, brief = -1, command in (VIEW, EXPORT)

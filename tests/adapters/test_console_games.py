@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adapters.console.play import _chosen, _question
+import pytest
+
+from adapters.console.play import _chosen, _question, _refusal, aliases, help_text
 from bot.games.gnav.game import GnavRules, GnavView
 from bot.games.karnaval.game import KarnavalRules, KarnavalView
 from bot.service.game import Choice
@@ -55,12 +57,50 @@ def test_few_plain_choices_are_asked_by_their_words_others_numbered() -> None:
     ]
     assert _question(cat, plain, "gnav").endswith("stay or swap? ")
     assert "1) Stay" in _question(cat, plain, "karnaval")  # no words of that game: numbered
-    many = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(4)]
-    asked = _question(cat, many)
-    assert "1) Bid 0" in asked and "4) Bid 3" in asked
-    assert _chosen("2", many) == many[1] and _chosen("5", many) is None
-    assert _chosen("swap", plain) == plain[1] and _chosen("bid", many) is None
-    assert _chosen("bid 2", many) == many[2] and _chosen("Bid 3", many, cat) == many[3]
+    cards = [KarnavalRules._choice("play", c) for c in ("7H", "KC")]
+    asked = _question(cat, cards, "karnaval")
+    assert "1) 7♥" in asked and "2) K♣" in asked, asked
+    assert _chosen("2", cards) == cards[1] and _chosen("3", cards) is None
+    assert _chosen("swap", plain) == plain[1]
+
+
+def test_a_bid_is_typed_as_its_value_and_listed_as_the_bids() -> None:
+    """Issue 30, point 4: `2` bids 2 (not the second of a list `1) Bid 0  2) Bid 1`), the
+    question lists the bids themselves, and a bid out of range says which bids there are."""
+    cat = with_game_messages(catalog("en"), [KarnavalView(KarnavalRules()).messages])
+    words = aliases(cat, "karnaval")
+    bids = [KarnavalRules._choice("bid", str(n)) for n in range(7)]  # the game's own
+    asked = _question(cat, bids, "karnaval")
+    assert "0  1  2  3  4  5  6" in asked and ")" not in asked, asked
+    assert _chosen("2", bids, cat, words) == bids[2]
+    assert _chosen("0", bids, cat, words) == bids[0]
+    assert _chosen("bid 2", bids, cat, words) == bids[2]
+    assert _chosen("Bid 3", bids, cat, words) == bids[3]
+    assert _chosen("7", bids, cat, words) is None and _chosen("bid", bids, cat, words) is None
+    for line in ("bid 9", "9"):
+        refused = _refusal(cat, line, bids, "karnaval", words)
+        assert refused == f'"{line}" is not on the list: choose 0-6.', refused
+    # The last bidder may not make the bids add up to the cards (the keypad lacks one).
+    barred = [b for b in bids if b.arg != "3"]
+    assert "0  1  2  4  5  6" in _question(cat, barred, "karnaval")
+    assert _chosen("3", barred, cat, words) is None and _chosen("4", barred) == barred[3]
+    assert "choose 0-2, 4-6." in _refusal(cat, "3", barred, "karnaval", words)
+    # The help says so, in every language.
+    for language in ("en", "nb", "ru", "pt", "de"):
+        said = with_game_messages(catalog(language), [KarnavalView(KarnavalRules()).messages])
+        assert "(2 " in help_text(said, "karnaval"), language
+
+
+def test_bids_typed_by_value_through_a_pipe(tmp_path: Path) -> None:
+    """The whole terminal: typing `2` at the first bid bids 2; `bid 9` is refused with the
+    range of the bids."""
+    lines = _typed(tmp_path, "bid 9\n2\nquit\n", "--game", "karnaval", "--players", "3")
+    text = "\n".join(lines)
+    assert '"bid 9" is not on the list: choose 0-' in text, text
+    assert "Me bids 2." in lines, text
+    # Asked again after the refusal by its last line only: the bids were listed once.
+    assert sum(line.startswith("Your bid: ") for line in lines) == 1, text
+    assert text.count("Type the number you bid: ") == 2, text
 
 
 def _lines(done: subprocess.CompletedProcess[str]) -> list[str]:
@@ -165,8 +205,9 @@ def test_karnaval_in_the_terminal_K14_K20_KC9(tmp_path: Path) -> None:
     assert "takes the Karnaval, which counts as two tricks" in text
     # The first card given to a Karnaval is acknowledged: the two questions differ.
     led = next(i for i, line in enumerate(lines) if "leads a Karnaval" in line)
-    told = [line for line in lines[led:] if line.startswith("🔒")][:2]
-    assert told[0] != told[1] and "You give" in told[1] and "You give" not in told[0], told
+    asked = [line for line in lines[led:] if line.startswith("Your turn: ")][:2]
+    told = next(line for line in lines[led:] if line.startswith("🔒"))
+    assert asked[0] != asked[1] and "You give J♠; now the second card" in told, (asked, told)
     # After a deal inside a quarter: its line and the totals so far, not the whole sheet.
     first = lines.index("Deal 1 of 12: score sheet (bid|points)")
     after = lines[first : lines.index("", first)]
@@ -181,7 +222,7 @@ def test_karnaval_in_the_terminal_K14_K20_KC9(tmp_path: Path) -> None:
     total = max(i for i, line in enumerate(lines) if line.startswith("Total|"))
     assert lines[total + 2].startswith("🏆 Winner"), lines[total:]
     assert "Next round" not in text
-    assert "1) Bid 0" in text and "Final totals" in text
+    assert "Your bid: 0  1  2" in text and "Final totals" in text
     # K20: the sheet's picture at the end (the terminal shows no picture) is printed as its
     # text: the only sheet with the game's totals filled in.
     assert any(x.startswith("Total|") and any(c.isdigit() for c in x) for x in lines)
@@ -202,13 +243,13 @@ def test_karnaval_sheet_prints_the_whole_sheet_on_request_K20(tmp_path: Path) ->
 
 def test_karnaval_in_portuguese_says_its_own_words_and_cuts_a_long_line(tmp_path: Path) -> None:
     long = "x" * 5000
-    typed = f"rules\nhelp\nstay\n0\n8\nbid 2\n{long}\nquit\n"
+    typed = f"rules\nhelp\nstay\n8\nbid 2\n{long}\nquit\n"
     lines = _typed(tmp_path, typed, "--game", "karnaval", "--players", "3", "--language", "pt")
     text = "\n".join(lines)
     for english in ("Your turn", "Type a number", "is not a command", "stay (s)", "swap (w)"):
         assert english not in text, english
     assert "/gnav_join" not in text  # the terminal has no such command
-    assert "escolhe 1-7" in text  # 0 and 8 are off the list of seven bids
+    assert "escolhe 0-" in text  # 8 is off the list of the bids (0 up to the cards)
     assert "Me licita 2." in text  # `bid 2` is the bid of 2
     assert "«stay» não é um comando." in text  # Gnav's word is not Karnaval's
     assert long not in text and max(len(line) for line in lines) < 1000
@@ -264,3 +305,104 @@ def test_a_reveal_repeats_the_told_lines_only_after_the_log_that_told_them_G7() 
 
     assert asyncio.run(shown(False))[-3:] == ["Deal 1: reveal", "Cards: Me J", "Chips: Me 4"]
     assert asyncio.run(shown(True))[-4:] == ["Reveal: Me J", "", "Deal 1: reveal", "Chips: Me 4"]
+
+
+async def _whole_karnaval(language: str, typed: str) -> str:
+    """A whole 4-player Karnaval game in the terminal, its input from a pipe (written before
+    the game, the pipe then closed), the pause between deals none; the transcript."""
+    import io
+    import random
+
+    from rich.console import Console
+
+    from adapters.console.notifier import ConsoleNotifier
+    from adapters.console.play import PlayOptions, play
+    from adapters.console.stdin import LineReader
+    from bot.games.registry import all_games
+    from bot.service.service import TableService
+    from storage.memory import MemoryRepository
+
+    out = io.StringIO()
+    console = Console(file=out, width=200, highlight=False, soft_wrap=True)
+    repo = MemoryRepository()  # what is printed is the question here, not the store
+    notifier = ConsoleNotifier(console, "console:you")
+    service = TableService(repo, notifier, rng=random.Random(7), bot_delay=0.0, games=all_games())
+    options = PlayOptions(
+        players=4, name="Ann", language=language, settings=("game=karnaval",), new=True
+    )
+    read, write = os.pipe()
+    os.write(write, typed.encode())
+    os.close(write)
+    try:
+        with open(read, encoding="utf-8") as stdin:
+            assert await play(service, options, console, LineReader(stdin), notifier=notifier) == 0
+    finally:
+        await repo.close()
+    return out.getvalue()
+
+
+async def test_a_whole_karnaval_game_asks_each_question_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30, point 2: one question is one list of its choices (never the chat's "You
+    may: ..." line above the terminal's numbered list too), and the hand is printed at most
+    once per question (not the deal's hand and then the question's), in a whole game."""
+    import adapters.console.play as console_play
+
+    monkeypatch.setattr(console_play, "PAUSE_IN_PIPE", 0)
+    view = KarnavalView(KarnavalRules())
+    for language in ("en", "ru"):
+        cat = with_game_messages(catalog(language), [view.messages])
+        text = await _whole_karnaval(language, "1\n" * 400)
+        lines = text.splitlines()
+        asks = tuple(
+            cat.t(key, choices="", values="").split("\n")[1].strip()
+            for key in ("console.prompt.choices", "karnaval.console.prompt.values")
+            if cat.has(key)  # the bids' own question (the list of numbers before)
+        )
+        # The chat's line above its buttons, where the game still writes one.
+        may = cat.t("karnaval.piece.choices", choices="").strip() or None
+        hands = (
+            cat.t("karnaval.piece.hand", cards="").strip(),
+            cat.t("karnaval.private.hand", cards="").strip(),
+        )
+        questions = 0
+        held = 0
+        winner = cat.t("karnaval.end.winners", names="").strip()
+        assert winner in text, text[-2000:]  # the game was played to its end
+        for line in lines:
+            if line.startswith("🔒"):
+                assert may is None or may not in line, line
+                held += sum(line.count(h) for h in hands)
+            if line.startswith(asks):
+                questions += 1
+                assert held <= 1, (language, questions, line)
+                held = 0
+        assert questions > 150, questions  # every bid and every card of the 16 deals
+
+
+def test_what_a_player_was_dealt_comes_before_the_deals_lines_naming_it_N5() -> None:
+    """Issue 30, point 5: a private line told before a new round's message (the service
+    stages what each player was dealt first) is printed before the round's first entry,
+    which may name it (the public Narr call), not after the whole message."""
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from adapters.console.notifier import ConsoleNotifier
+    from bot.service.ports import Screen
+
+    bank = "👊 Me: «Bank, bank, bank!» (was dealt a Narr)"
+
+    async def story() -> list[str]:
+        out = io.StringIO()
+        notifier = ConsoleNotifier(Console(file=out, width=200), "me")
+        await notifier.tell("me", Screen("🎲 Gnav · round 1\nYou were dealt Narr."))
+        deal = Screen(f"🎲 Gnav · round 1\nMe · ♥3\n—\n{bank}\n▶ Bo's turn.", log=(bank,))
+        await notifier.post("t", deal)
+        return out.getvalue().splitlines()
+
+    lines = asyncio.run(story())
+    told = lines.index("🔒 🎲 Gnav · round 1 · You were dealt Narr.")
+    assert told == lines.index(bank) - 1 and lines[told - 1] == "—", lines

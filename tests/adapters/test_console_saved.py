@@ -119,3 +119,135 @@ def test_level_is_the_tables_and_a_saved_match_keeps_its_own(tmp_path: Path) -> 
     again = _play(db, "--game", "karnaval", "--level", "easy")
     assert again.returncode == 0, again.stderr
     assert "--level easy" in again.stdout  # ignored: the saved match plays on as it was
+
+
+@pytest.mark.parametrize(
+    ("game", "held"),
+    [
+        (("--game", "karnaval"), "🔒 Your hand (* trump): "),
+        (("--players", "3"), "🔒 Round 1: you hold "),
+        (("--profile", "gnavspiel", "--players", "3"), "🔒 Deal 1: your card is "),
+    ],
+)
+def test_a_resumed_match_shows_the_recap_once_and_what_the_player_holds(
+    tmp_path: Path, game: tuple[str, ...], held: str
+) -> None:
+    """Issue 30, point 5: continuing a saved match prints the round once (the restored
+    table, not first the old message's log as well) and the player's own hand or piece."""
+    db = tmp_path / "g.sqlite3"
+    first = _play(db, *game, "--seed", "3", "--name", "Olga")
+    assert first.returncode == 0, first.stderr
+    again = _play(db)
+    assert again.returncode == 0, again.stderr
+    lines = again.stdout.splitlines()
+    restored = next(i for i, line in enumerate(lines) if line.startswith("♻️"))
+    recap = lines[restored + 1 :]
+    logged = [line for line in recap if line.startswith("—")]
+    assert len(logged) == 1, again.stdout
+    story = recap[recap.index("—") + 1 :]
+    for line in story:
+        if line and not line.startswith(("▶", "🔒", "Your turn")):
+            assert lines.count(line) == 1, (line, again.stdout)  # each line of it once
+    own = [line for line in lines if line.startswith(held)]
+    assert len(own) == 1 and lines.index(own[0]) > restored, again.stdout
+
+
+def _started(db: Path, *args: str) -> subprocess.Popen[str]:
+    """A terminal left running on `db`, its input a pipe the test writes to; returned once
+    it printed its first line (it holds the store before it prints anything)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GNAV_DB", "COLUMNS")}
+    running = subprocess.Popen(
+        [*gnav_bot_command(), "play", "--db", str(db), "--bot-delay", "0", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert running.stdout is not None
+    assert running.stdout.readline() != "", running.communicate(timeout=60)
+    return running
+
+
+def test_a_second_terminal_on_the_same_match_refuses_in_one_line(tmp_path: Path) -> None:
+    """Issue 31, point 6: while one terminal plays a saved match, a second one on the same
+    store refuses (one line, exit status not 0) and changes nothing; once the first quits, or
+    is killed (the lock goes with the process), the match is continued."""
+    db = tmp_path / "g.sqlite3"
+    first = _started(db, "--game", "karnaval", "--seed", "3", "--name", "Olga")
+    try:
+        second = _play(db)
+        assert second.returncode != 0 and second.stdout == "", second.stdout
+        assert len(second.stderr.splitlines()) == 1, second.stderr
+        assert "another terminal" in second.stderr and str(db) in second.stderr
+        out, err = first.communicate("quit\n", timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == 0, err
+    assert "Olga" in out and "Continuing" not in out
+    killed = _started(db)
+    killed.kill()  # SIGKILL: no clean-up of its own
+    killed.communicate(timeout=60)
+    after = _play(db)
+    assert after.returncode == 0, after.stderr
+    assert "Continuing the saved match" in after.stdout and "Olga" in after.stdout
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        (("--game", "karnaval", "--players", "3"), 12),
+        (("--players", "3"), 2),
+        (("--profile", "gnavspiel"), 3),
+    ],
+)
+def test_export_writes_a_record_that_replays(
+    tmp_path: Path, game: tuple[str, ...], moves: int
+) -> None:
+    """Issue 31, point 6: `export FILE` in the terminal writes the match record; `gnav-bot
+    replay FILE` replays it (after a whole deal and mid-deal: the deal under way, whose record
+    would show the bots' cards, is left out)."""
+    db = tmp_path / "g.sqlite3"
+    record = tmp_path / "record.json"
+    typed = "1\n" * moves + f"export {record}\n" + "quit\n"  # a deal or more, not the match
+    played = _play(db, *game, "--seed", "3", "--name", "Olga", stdin=typed)
+    assert played.returncode == 0, played.stderr
+    assert f"gnav-bot replay {record} " in played.stdout, played.stdout[-1500:]
+    replayed = subprocess.run(
+        [*gnav_bot_command(), "replay", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert "Olga" in replayed.stdout
+
+
+def test_a_finished_match_is_exported_with_play_export(tmp_path: Path) -> None:
+    """A match that ended (the terminal then stops asking) is exported from the command line:
+    `gnav-bot play --export FILE` writes the last match's record, opens no table."""
+    db = tmp_path / "g.sqlite3"
+    record = tmp_path / "finished.json"
+    played = _play(db, "--players", "3", "--seed", "3", "--name", "Olga", stdin="1\n" * 40)
+    assert played.returncode == 0 and "The match is over" in played.stdout, played.stdout
+    written = _play(db, "--export", str(record))
+    assert written.returncode == 0, written.stderr
+    assert (
+        written.stdout == f"The match record is in {record}: gnav-bot replay {record} replays it.\n"
+    )
+    replayed = subprocess.run(
+        [*gnav_bot_command(), "replay", "--compact", str(record)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert '"winners": ["Bot 2"]' in replayed.stdout, replayed.stdout[-500:]
+    nothing = _play(tmp_path / "empty.sqlite3", "--export", str(tmp_path / "none.json"))
+    assert nothing.returncode == 2 and nothing.stdout == "", nothing.stdout
+    assert nothing.stderr == "No match has been played at this table yet.\n"
+    assert not (tmp_path / "none.json").exists()

@@ -66,26 +66,26 @@ def test_the_question_and_a_number_out_of_the_list_speak_the_tables_language(
     language: str,
 ) -> None:
     cat = _cat(language)
-    bids = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(7)]
+    bids = [Choice("bid", str(n), ("karnaval.button.bid", {"n": str(n)})) for n in range(7)]
     asked = _question(cat, bids, "karnaval")
-    assert "1) " in asked and "7) " in asked
-    for word in ("Your turn", "Type a number"):
+    assert "0  1  2  3  4  5  6" in asked and ") " not in asked  # the bids, as typed
+    for word in ("Your bid", "Type the number"):
         assert (word in asked) == (language == "en"), (language, asked)
-    for typed in ("0", "8", "99"):
+    for typed in ("7", "8", "99"):
         refused = _refusal(cat, typed, bids, "karnaval")
-        assert "1-7" in refused and "not a command" not in refused, refused
+        assert "0-6" in refused and "not a command" not in refused, refused
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_bid_off_the_keypad_says_which_numbers_there_are(language: str) -> None:
     # `bid 9` where the bids go 0-6 names the list, not "not a command" and the help.
     cat = _cat(language)
-    bids = [Choice("bid", str(n), ("karnaval.button.bid", {"n": n})) for n in range(7)]
+    bids = [Choice("bid", str(n), ("karnaval.button.bid", {"n": str(n)})) for n in range(7)]
     words = aliases(cat, "karnaval")
     typed = [w for w, target in words.items() if target == "bid"]
     for word in typed:
         refused = _refusal(cat, f"{word} 9", bids, "karnaval", words)
-        assert "1-7" in refused and help_text(cat, "karnaval") not in refused, refused
+        assert "0-6" in refused and help_text(cat, "karnaval") not in refused, refused
     assert help_text(cat, "karnaval") in _refusal(cat, "xyz 9", bids, "karnaval", words)
 
 
