@@ -175,7 +175,7 @@ class TelegramPlatform:
         token = secret.get_secret_value().strip() if secret is not None else ""
         if not token:
             self.notifier.close()
-            raise PlatformError("TELEGRAM_TOKEN is not set: get a token from @BotFather")
+            raise PlatformMisconfigured("TELEGRAM_TOKEN is not set: get a token from @BotFather")
         self._guard_logs(token)
         service.set_command_prefix("telegram", "/gnav_")
         self.service = service
@@ -354,7 +354,7 @@ class TelegramPlatform:
                 drop_pending_updates=False,
             )
         except RuntimeError as exc:  # PTB installed without its webhook server (tornado)
-            raise PlatformError(
+            raise PlatformMisconfigured(
                 "TELEGRAM_MODE=webhook needs python-telegram-bot[webhooks]: "
                 f"pip install 'python-telegram-bot[webhooks]' ({exc})"
             ) from None
@@ -364,7 +364,7 @@ class TelegramPlatform:
                 f"for the webhook: {exc.strerror or exc}"
             ) from None
         except TelegramError as exc:
-            raise PlatformError(
+            raise PlatformMisconfigured(
                 f"Telegram refused the webhook {url}: {exc.message} (it must be public HTTPS)"
             ) from None
 
