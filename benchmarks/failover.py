@@ -127,14 +127,14 @@ async def measure_failover(
             asked = tg.user_sends(alice, chat, "/gnav_help")
             took_over = await _first_poll(tg, other, killed)
             await tg.wait_for_message(alice, after=asked.message_id, timeout=EVENT)
-            answered = loop.time()
+            replied = loop.time()
             results.append(
-                {"failover_s": took_over - killed, "command_answered_s": answered - killed}
+                {"failover_s": took_over - killed, "command_answered_s": replied - killed}
             )
             print(
                 f"kill {n + 1:2}: {polling} killed; {other} polls after "
                 f"{took_over - killed:.3f} s; a command sent at the kill answered after "
-                f"{answered - killed:.3f} s",
+                f"{replied - killed:.3f} s",
                 flush=True,
             )
             await procs[polling].stop()

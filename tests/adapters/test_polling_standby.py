@@ -210,11 +210,12 @@ class Players:
         """`who` presses `label` on `msg`; wait for the bot's answer."""
         self.pressed = msg.text
         query = self.tg.user_presses_button(who, msg, label)
-        return await self.tg.wait_for(
-            lambda: self.tg.callback_answer(query).answered and self.tg.callback_answer(query),
-            timeout=EVENT,
-            what=f"the answer to {label}",
-        )
+
+        def answered() -> CallbackAnswer | None:
+            answer = self.tg.callback_answer(query)
+            return answer if answer.answered else None
+
+        return await self.tg.wait_for(answered, timeout=EVENT, what=f"the answer to {label}")
 
     async def open(self) -> None:
         """A table of three, started."""
