@@ -20,6 +20,8 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
@@ -442,3 +444,69 @@ async def test_another_program_polling_the_token_costs_one_line_and_a_pause(
     for call, following in itertools.pairwise(mine):
         if call.error_code == 409 and call.finished is not None:
             assert following.time - call.finished >= 0.9, (call, following)
+
+
+# ----------------------------------------------------------------------------- the store away
+async def _until(condition: Any, what: str, timeout: float = EVENT) -> None:
+    """Wait until `condition()` holds (looked at every 20 ms), at most `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"no {what} within {timeout} s")
+        await asyncio.sleep(0.02)
+
+
+async def test_a_poller_cut_off_from_the_store_keeps_polling_until_a_409_says_it_lost_the_lock(
+    schema: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The poller's connections to PostgreSQL are cut (a network cut on its side only): it
+    cannot tell whether it still holds the lock, so it keeps polling (its chats are answered
+    through a store outage); the server ended its session, so the standby takes the lock and
+    polls; the poller's next getUpdates meets that one's, and the 409 makes it stand by. They
+    meet once, not in a loop."""
+    from storage.postgres import PostgresRepository
+    from tests.adapters.test_telegram_bench import settings_for
+    from tests.storage.gate import TcpGate
+
+    caplog.set_level(logging.INFO, logger="adapters.telegram.platform")
+    server = urlsplit(PG_DSN)
+    gates = [TcpGate(server.hostname or "127.0.0.1", server.port or 5432) for _ in range(2)]
+    repos: list[PostgresRepository] = []
+    benches: list[Bench] = []
+    async with FakeTelegram(token=bot_token()) as tg:
+        try:
+            for gate, client in zip(gates, ("a", "b"), strict=True):
+                await gate.open()
+                repo = await PostgresRepository.open(
+                    gate.dsn(PG_DSN), schema=schema, connect_timeout=2.0, command_timeout=5.0
+                )
+                repos.append(repo)
+                settings = settings_for(tg, telegram_base_url=tg.client_url(client))
+                benches.append(await Bench(tg, repo=repo, settings=settings).start())
+            first, second = (b.platform for b in benches)
+            assert first.polling is True and second.polling is False
+            await first_getupdates(tg, "a", 0)
+
+            await gates[0].close()
+            cut = asyncio.get_running_loop().time()
+            await first_getupdates(tg, "b", cut)  # the standby took the lock over
+            await _until(lambda: first.polling is False, "the cut-off poller standing by")
+            assert "cannot tell which process polls" in caplog.text
+            alice = tg.add_user("Alice")
+            asked = tg.user_sends(alice, tg.private_chat(alice), "/gnav_help")
+            await tg.wait_for_message(alice, after=asked.message_id, timeout=EVENT)
+
+            await gates[0].open()  # back: it finds the lock taken, and goes on standing by
+            await _until(lambda: not first._lock_unknown, "the store answering the first again")
+            assert first.polling is False and second.polling is True
+            assert getupdates_of(tg, "a", tg.calls("getUpdates")[-1].time) == []
+        finally:
+            for bench in reversed(benches):
+                await bench.stop()
+            for repo in repos:
+                await repo.close()
+            for gate in gates:
+                await gate.close()
+    assert conflicts(tg) <= 1  # the cut-off poller's long poll, ended by the new poller's
+    assert first.conflicts <= 1 and second.conflicts == 0
