@@ -179,6 +179,7 @@ class TelegramPlatform:
         self._guard_logs(token)
         service.set_command_prefix("telegram", "/gnav_")
         self.service = service
+        self._closing = False
         if getattr(service.repo, "shared", False):
             # Other processes may send on this token: a group's window is kept together.
             self.lanes.shared = StoreCalls(service.repo, service.outbox.owner)
