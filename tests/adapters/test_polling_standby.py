@@ -266,21 +266,18 @@ async def test_two_polling_processes_one_polls_the_other_takes_over_within_2_s(
             await second.wait_log("telegram is running", STARTED)
             players = Players(tg)
             await players.open()
-            _, answer = await players.move()
-            assert not answer.show_alert, answer.text
-            # The standby never called getUpdates while the poller lived: no 409 at all.
-            assert conflicts(tg) == 0 and getupdates_of(tg, "b") == []
-            await first.wait_log(r"long polling: \S+ polls")
-            await second.wait_log(r"another process polls for updates; \S+ stands by")
-
             # SIGKILL the poller just after a press was acknowledged.
             name, msg = await players.turn()
             answer = await players.press(players.people[name], msg, "Stay")
             assert not answer.show_alert, answer.text
             killed = loop.time()
             first.kill()
+            # Until then the standby never called getUpdates: no 409 at all.
+            assert conflicts(tg) == 0 and getupdates_of(tg, "b") == []
             took_over = await first_getupdates(tg, "b", killed)
             assert took_over - killed < FAILOVER, took_over - killed
+            await first.wait_log(r"long polling: \S+ polls")
+            await second.wait_log(r"another process polls for updates; \S+ stands by")
             await second.wait_log(r"long polling: \S+ polls, taking over")
 
             # Play goes on: a command sent at the kill is answered (in a private chat, so
@@ -298,11 +295,12 @@ async def test_two_polling_processes_one_polls_the_other_takes_over_within_2_s(
             assert not answer.show_alert, answer.text
             assert tg.calls("getUpdates")[-1].client == "b"
             assert conflicts(tg) == 0
-            assert await second.stop() == 0
-            assert conflicts(tg) == 0
-            assert await second.stop() == 0
         finally:
             for p in processes:
+                # Not SIGTERM: a clean stop would wait for the group's budget to send the
+                # last edit (the next test stops cleanly).
+                with contextlib.suppress(ProcessLookupError):
+                    p.kill()
                 await p.stop()
     logs = "\n".join(p.text for p in processes)
     assert "Traceback" not in logs and "Conflict" not in logs, logs
