@@ -380,8 +380,8 @@ class TelegramPlatform:
                 return
             try:
                 await self._poll_turn(app)
-            except Exception as exc:  # the network, at (re)starting to poll: the next turn
-                log.warning("telegram: polling could not start: %s", _one_line(exc))
+            except Exception as exc:  # the network at (re)starting to poll, say: next turn
+                log.warning("telegram: taking turns at polling failed: %s", _one_line(exc))
 
     async def _poll_turn(self, app: App, *, first: bool = False) -> None:
         """One look at the polling lock: poll while this process holds it, stand by while
