@@ -281,9 +281,11 @@ def _run(args: argparse.Namespace) -> int:
 
     from bot.config import BotSettings
 
+    # A configuration error exits with EX_CONFIG (78), which supervisors are told not to
+    # restart (deploy/); the other statuses are bot/runner.py's.
     if args.env_file is not None and not os.path.exists(args.env_file):
         print(f"gnav-bot run: --env-file {args.env_file}: no such file", file=sys.stderr)
-        return 2
+        return os.EX_CONFIG
     try:
         settings = BotSettings(_env_file=args.env_file or ".env")  # type: ignore[call-arg]
     except ValidationError as exc:
@@ -291,7 +293,7 @@ def _run(args: argparse.Namespace) -> int:
             where = ".".join(str(x) for x in err["loc"]).upper() or "settings"
             message = err["msg"].removeprefix("Value error, ")  # pydantic's, not ours
             print(f"gnav-bot run: {where}: {message}", file=sys.stderr)
-        return 2
+        return os.EX_CONFIG
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

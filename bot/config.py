@@ -5,10 +5,49 @@ pydantic-settings reads them; tokens are `SecretStr`, so they never appear in lo
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: What the Bot API server accepts as a token at all (telegram-bot-api, ClientManager::send):
+#: the bot's id (a positive number below 2^54, no leading 0), a colon, the secret, at most 80
+#: characters in all. BotFather's secrets are 35 characters of [A-Za-z0-9_-], but the server
+#: does not require that length, so neither does this check: a secret of another length is
+#: refused by Telegram itself (401), which is a configuration error all the same.
+_TELEGRAM_TOKEN = re.compile(r"[1-9][0-9]{0,16}:[A-Za-z0-9_-]+")
+#: A Discord bot token: three parts of base64url text joined by dots (the bot's user id, a
+#: timestamp, an HMAC). Discord documents no format, so only that shape is required, not
+#: what the parts decode to: it rules out a pasted "Bot " prefix, quotes, spaces, or a
+#: Telegram token in the wrong variable.
+_DISCORD_TOKEN = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+
+
+def telegram_token_problem(token: str) -> str | None:
+    """Why `token` cannot be a Telegram bot token (one line, never the token), or None."""
+    if _TELEGRAM_TOKEN.fullmatch(token) and len(token) <= 80 and int(token.split(":")[0]) < 2**54:
+        return None
+    hint = ""
+    if token.lower().startswith("bot"):
+        hint = " (without the 'bot' of the API's URLs)"
+    elif token[:1] in "\"'" and token[-1:] in "\"'":
+        hint = " (without quotes)"
+    return (
+        "TELEGRAM_TOKEN is not a Telegram bot token: it is the bot's number, a colon and the "
+        f"secret, as @BotFather gives it (/mybots, API Token){hint}"
+    )
+
+
+def discord_token_problem(token: str) -> str | None:
+    """Why `token` cannot be a Discord bot token (one line, never the token), or None."""
+    if _DISCORD_TOKEN.fullmatch(token):
+        return None
+    hint = " (without 'Bot ')" if token.lower().startswith("bot ") else ""
+    return (
+        "DISCORD_TOKEN is not a Discord bot token: it is three parts joined by dots, as the "
+        f"Developer Portal gives it (your application > Bot > Reset Token){hint}"
+    )
 
 
 class BotSettings(BaseSettings):
@@ -97,6 +136,21 @@ class BotSettings(BaseSettings):
         if any(i < 0 for i in ids):
             raise ValueError("DISCORD_SHARD_IDS are 0 or more")
         return ids
+
+    def token_problems(self) -> list[str]:
+        """What is wrong with the shape of the tokens given (one line each, never a token):
+        checked before any network call, so a token that cannot be one is a configuration
+        error at once (`gnav-bot run` exits 78) instead of a refusal from the platform."""
+        problems = []
+        for secret, check in (
+            (self.telegram_token, telegram_token_problem),
+            (self.discord_token, discord_token_problem),
+        ):
+            token = secret.get_secret_value().strip() if secret is not None else ""
+            problem = check(token) if token else None
+            if problem is not None:
+                problems.append(problem)
+        return problems
 
     @property
     def platforms(self) -> list[str]:

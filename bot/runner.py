@@ -4,6 +4,13 @@ Platforms are started from their settings; SIGTERM and Ctrl-C stop them from tak
 updates, let the commands under way finish and be stored, deliver what is queued, and close.
 A platform that cannot be reached at start (no network yet at boot, an outage) is tried again
 with a growing pause for STARTUP_RETRY_SECONDS; a rejected token is not retried.
+
+Exit statuses (README, "Exit statuses"): 0 stopped; 78 (EX_CONFIG) a configuration error
+(no platform, a token that is not one or that the platform rejects, settings that do not
+hold): fix it, starting again will not help (the shipped systemd unit does not restart it);
+2 could not start for now (a platform unreachable for STARTUP_RETRY_SECONDS, the store could
+not be opened, a port in use): restarted; 75 the store stayed away past GNAV_STORE_GIVE_UP;
+1 the store went away under the bot (its file deleted or replaced).
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import signal
 from collections.abc import Callable
@@ -19,7 +27,13 @@ from typing import Any, Protocol
 from bot.config import BotSettings
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
-from bot.service.ports import Notifier, PlatformError, Repository, StoreError
+from bot.service.ports import (
+    Notifier,
+    PlatformError,
+    PlatformMisconfigured,
+    Repository,
+    StoreError,
+)
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
 from bot.service.thinking import Thinking
@@ -29,6 +43,12 @@ log = logging.getLogger("gnav_bot")
 #: The exit status after the store stayed away longer than GNAV_STORE_GIVE_UP (EX_TEMPFAIL:
 #: a temporary failure, worth starting again later); a lost store file exits with 1.
 STORE_GAVE_UP = 75
+#: The exit status of a configuration error (EX_CONFIG): a supervisor should not restart it
+#: (deploy/gnav-bot.service: RestartPreventExitStatus=78).
+CONFIG_ERROR = os.EX_CONFIG
+#: The exit status of a start that failed for now (a platform unreachable for the whole
+#: STARTUP_RETRY_SECONDS, a port in use): worth starting again.
+START_FAILED = 2
 
 
 class Platform(Protocol):
@@ -147,7 +167,12 @@ async def run(
     names = settings.platforms
     if not names:
         log.error("no platform configured: set TELEGRAM_TOKEN and/or DISCORD_TOKEN")
-        return 2
+        return CONFIG_ERROR
+    problems = settings.token_problems()  # before any network call, or the store
+    for problem in problems:
+        log.error("%s", problem)
+    if problems:
+        return CONFIG_ERROR
     makers = factories or _factories()
     platforms = [makers[name](settings) for name in names]
     repo = await open_repository(settings, default_db, exclusive=True)
@@ -194,7 +219,7 @@ async def run(
         log.info("stopping")
     except PlatformError as exc:
         log.error("%s", exc)
-        status = 2
+        status = CONFIG_ERROR if isinstance(exc, PlatformMisconfigured) else START_FAILED
     finally:
         for p in reversed(started):
             try:

@@ -63,6 +63,8 @@ class MemoryRepository:
         self.processes: dict[str, float] = {}
         #: chat -> (time, owner) of recent platform calls (`add_chat_call`).
         self.calls: dict[str, list[tuple[float, str]]] = {}
+        #: name -> the owner holding that exclusive lock (`hold_exclusive`).
+        self.exclusive: dict[str, str] = {}
 
     def _loaded(self, row: TableRow) -> TableRow:
         """A copy of a stored row with its finished parts."""
@@ -323,6 +325,16 @@ class MemoryRepository:
         else:
             self.processes[owner] = until
         return sum(1 for o, t in self.processes.items() if o != owner and t > now)
+
+    async def hold_exclusive(self, name: str, owner: str) -> bool:
+        """The first owner to ask holds `name` until it releases it (services sharing this
+        store in one process stand for processes)."""
+        return self.exclusive.setdefault(name, owner) == owner
+
+    async def release_exclusive(self, name: str, owner: str) -> None:
+        """Free `name` if `owner` holds it."""
+        if self.exclusive.get(name) == owner:
+            del self.exclusive[name]
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:
         """The settings last used in a channel."""

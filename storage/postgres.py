@@ -91,6 +91,13 @@ _LIVENESS_SETTINGS = {
     "tcp_keepalives_interval": "1",
     "tcp_keepalives_count": "2",
 }
+#: A named exclusive lock (`hold_exclusive`): a session advisory lock keyed by a 64-bit hash
+#: of its name (this seed, "gnxl", keeps the key apart from the tables' outbox locks, hashed
+#: with seed 7), taken on a connection of the holder's own with the liveness settings above:
+#: the lock is free as soon as the holder's process dies, or within about 4 s of its host
+#: vanishing. Two names share a key with a chance of 2^-64.
+_EXCLUSIVE_SEED = 0x676E786C
+_TRY_EXCLUSIVE = "SELECT pg_try_advisory_lock(hashtextextended($1, $2))"
 _INSERT_MESSAGE = (
     "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES ($1, $2, $3, $4, $5)"
 )
@@ -227,6 +234,8 @@ class PostgresRepository:
         #: The connections holding the liveness locks of this process's owners (one, but
         #: for tests running several services on one store).
         self._alive: dict[str, asyncpg.Connection] = {}
+        #: (name, owner) -> the connection of that exclusive lock and whether it holds it.
+        self._exclusive: dict[tuple[str, str], tuple[asyncpg.Connection, bool]] = {}
 
     @classmethod
     async def open(
@@ -595,6 +604,41 @@ class PostgresRepository:
                 )
             )
 
+    async def hold_exclusive(self, name: str, owner: str) -> bool:
+        """Take or keep the lock `name` for `owner` on a connection of its own (see
+        `_EXCLUSIVE_SEED`): once held, each call checks that its session still lives (one
+        round trip); while another holds it, each call tries again on the same connection.
+        A connection that fails is closed and the error raised (StoreUnavailable): whether
+        the lock is still this owner's is unknown until a later call opens a new one."""
+        key = (name, owner)
+        conn, held = self._exclusive.get(key, (None, False))
+        if conn is None or conn.is_closed():
+            if self._connect is None:
+                raise RuntimeError("this store was opened without its own connections")
+            self._exclusive.pop(key, None)
+            conn, held = await self._connect(), False
+            self._exclusive[key] = (conn, False)
+        try:
+            if held:
+                await conn.fetchval("SELECT 1")  # its session, and so its lock, lives
+                return True
+            held = bool(await conn.fetchval(_TRY_EXCLUSIVE, name, _EXCLUSIVE_SEED))
+        except BaseException:
+            self._exclusive.pop(key, None)
+            conn.terminate()
+            raise
+        self._exclusive[key] = (conn, held)
+        return held
+
+    async def release_exclusive(self, name: str, owner: str) -> None:
+        """Close the lock's connection (the server frees the lock with the session)."""
+        conn, _ = self._exclusive.pop((name, owner), (None, False))
+        if conn is not None and not conn.is_closed():
+            try:
+                await asyncio.wait_for(conn.close(), 5.0)
+            except Exception:
+                conn.terminate()
+
     async def save_settings(self, channel: str, settings: dict[str, Any]) -> None:
         """Remember a channel's settings (committed on return)."""
         await self._pool.execute(
@@ -619,6 +663,8 @@ class PostgresRepository:
             self._closed = True
             for owner in list(self._alive):
                 await self._drop_liveness(owner)
+            for name, owner in list(self._exclusive):
+                await self.release_exclusive(name, owner)
             await self._pool.close()
 
 

@@ -402,6 +402,9 @@ class SqliteRepository:
         self._short_of_space = False
         #: The writer's busy timeout (ms), restored after a quick checkpoint.
         self._busy_ms = 10_000
+        #: name -> the owner holding that exclusive lock (`hold_exclusive`): a store of one
+        #: process keeps it in memory.
+        self._exclusive: dict[str, str] = {}
         self._writer_task = asyncio.create_task(self._write_loop(), name=f"sqlite-writer:{path}")
 
     @classmethod
@@ -757,6 +760,16 @@ class SqliteRepository:
         """None known gone but by their heartbeat (a store of one process: `resume` takes
         over what a predecessor left)."""
         return []
+
+    async def hold_exclusive(self, name: str, owner: str) -> bool:
+        """The first owner to ask holds `name` until it releases it: the store serves one
+        process (`run` locks the file), so its one `gnav-bot run` always holds it."""
+        return self._exclusive.setdefault(name, owner) == owner
+
+    async def release_exclusive(self, name: str, owner: str) -> None:
+        """Free `name` if `owner` holds it."""
+        if self._exclusive.get(name) == owner:
+            del self._exclusive[name]
 
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Record that `owner` lives until `until` (None: stopping); how many others live."""

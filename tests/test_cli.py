@@ -74,7 +74,7 @@ def test_run_with_an_env_file_that_does_not_exist_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = tmp_path / "prod.env"
-    assert main(["run", "--env-file", str(missing)]) == 2
+    assert main(["run", "--env-file", str(missing)]) == 78  # EX_CONFIG: not restarted
     assert capsys.readouterr().err == f"gnav-bot run: --env-file {missing}: no such file\n"
 
 
@@ -92,7 +92,7 @@ def test_setting_errors_carry_no_pydantic_prefix(
     monkeypatch.setenv("TELEGRAM_TOKEN", "1:abc")
     monkeypatch.setenv("TELEGRAM_MODE", "webhook")
     monkeypatch.delenv("TELEGRAM_WEBHOOK_URL", raising=False)
-    assert main(["run"]) == 2
+    assert main(["run"]) == 78  # EX_CONFIG: not restarted
     err = capsys.readouterr().err
     assert "TELEGRAM_MODE=webhook needs TELEGRAM_WEBHOOK_URL" in err
     assert "Value error" not in err

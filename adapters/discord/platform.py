@@ -23,7 +23,7 @@ from adapters.discord.interactions import InteractionHandler
 from adapters.discord.notifier import DiscordNotifier
 from adapters.discord.sync import sync_commands
 from bot.config import BotSettings
-from bot.service.ports import PlatformError, PlatformUnreachable
+from bot.service.ports import PlatformError, PlatformMisconfigured, PlatformUnreachable
 from bot.service.retry import retry_unreachable
 from bot.service.service import TableService
 
@@ -118,7 +118,7 @@ class DiscordPlatform:
         secret = self.settings.discord_token
         token = secret.get_secret_value().strip() if secret is not None else ""
         if not token:
-            raise PlatformError("Discord: DISCORD_TOKEN is not set")
+            raise PlatformMisconfigured("Discord: DISCORD_TOKEN is not set")
         self.service = service
         service.set_command_prefix("discord", "/gnav ")
         self.handler = InteractionHandler(
@@ -175,7 +175,7 @@ class DiscordPlatform:
         try:
             await client.login(token)
         except discord.LoginFailure:
-            raise PlatformError(
+            raise PlatformMisconfigured(
                 "Discord refused DISCORD_TOKEN (401 Unauthorized): copy the bot's token "
                 "again from the Developer Portal (your application > Bot > Reset Token)"
             ) from None

@@ -5,13 +5,21 @@ webhook) so it shares the runner's event loop with other platforms; `run_polling
 block it. `Lanes` (adapters/telegram/limits.py) keeps Telegram's flood limits per chat before
 sending and retries a `RetryAfter` in its own chat only. The token
 never reaches a log: PTB puts it in some error messages, so log records are scrubbed while
-the platform runs, and a rejected token becomes a `PlatformError` without it.
+the platform runs, and a rejected token becomes a `PlatformMisconfigured` without it.
+
+Long polling allows one consumer per bot token: a second `getUpdates` gets 409 Conflict. So
+several processes on one store take turns through the store (`Repository.hold_exclusive`, a
+PostgreSQL session advisory lock keyed by the bot's id): the one holding it polls, the others
+stand by, trying it every `TelegramLimits.lock_interval`, and the first to get it after the
+poller died polls (docs/scaling.md). A store of one process always holds it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,7 +30,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
-from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
+from telegram.error import BadRequest, Conflict, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -41,7 +49,13 @@ from adapters.telegram.limits import LaneLimits, Lanes
 from adapters.telegram.notifier import TelegramNotifier
 from bot.config import BotSettings
 from bot.service.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from bot.service.ports import PlatformError, PlatformUnreachable, Repository
+from bot.service.ports import (
+    PlatformError,
+    PlatformMisconfigured,
+    PlatformUnreachable,
+    Repository,
+    StoreUnavailable,
+)
 from bot.service.retry import retry_unreachable
 from bot.service.service import TableService
 
@@ -70,6 +84,9 @@ class TelegramLimits:
     poll_timeout: int = 30  # long-polling timeout of getUpdates, seconds
     concurrent_updates: int = 64  # updates handled at once (one lock per table keeps order)
     drain_timeout: float = 15.0  # on stop: seconds to deliver what commands queued
+    #: Long polling on a store of several processes: how often a process standing by tries
+    #: the polling lock, and the polling one checks it still holds it (seconds).
+    lock_interval: float = 0.5
     #: Every flood window and spacing is multiplied by this (a benchmark against a fake that
     #: runs Telegram's limits faster); 1 in production.
     scale: float = 1.0
@@ -136,6 +153,20 @@ class TelegramPlatform:
         self.service: TableService | None = None
         self.handlers: Handlers | None = None
         self._scrub: _Scrub | None = None
+        #: Long polling: the store's lock this process polls under (None: webhook mode, or
+        #: not started), whether this process polls, and the task that takes turns.
+        self._poll_lock: str | None = None
+        self.polling: bool | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self._closing = False
+        self._wake = asyncio.Event()
+        #: 409 Conflict answers to getUpdates (another consumer of this token), and the ones
+        #: since the lock was last confirmed; when the last line about them was logged.
+        self.conflicts = 0
+        self._conflicted = False
+        self._conflict_logged: tuple[float, int] | None = None
+        #: The store could not tell who holds the polling lock (logged once).
+        self._lock_unknown = False
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, service: TableService) -> None:
@@ -144,10 +175,11 @@ class TelegramPlatform:
         token = secret.get_secret_value().strip() if secret is not None else ""
         if not token:
             self.notifier.close()
-            raise PlatformError("TELEGRAM_TOKEN is not set: get a token from @BotFather")
+            raise PlatformMisconfigured("TELEGRAM_TOKEN is not set: get a token from @BotFather")
         self._guard_logs(token)
         service.set_command_prefix("telegram", "/gnav_")
         self.service = service
+        self._closing = False
         if getattr(service.repo, "shared", False):
             # Other processes may send on this token: a group's window is kept together.
             self.lanes.shared = StoreCalls(service.repo, service.outbox.owner)
@@ -165,7 +197,7 @@ class TelegramPlatform:
             self._unguard_logs()
             if isinstance(exc, InvalidToken):
                 # PTB's message contains the token: say it in our words.
-                raise PlatformError(
+                raise PlatformMisconfigured(
                     "Telegram rejected TELEGRAM_TOKEN: copy it again from @BotFather (/mybots, "
                     "API Token) and check TELEGRAM_BASE_URL"
                 ) from None
@@ -183,7 +215,8 @@ class TelegramPlatform:
             self.app = None
             self._unguard_logs()
             raise
-        log.info("telegram: @%s is receiving updates (%s)", app.bot.username, self._mode())
+        if self._poll_lock is None:
+            log.info("telegram: @%s is receiving updates (%s)", app.bot.username, self._mode())
 
     async def _initialize(self, app: App, token: str) -> None:
         """PTB's `initialize` (getMe); a network failure or a server error is unreachable."""
@@ -210,8 +243,14 @@ class TelegramPlatform:
             self._unguard_logs()
 
     async def _close(self, app: App) -> None:
+        self._closing = True
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            self._wake.set()
+            await asyncio.gather(keeper, return_exceptions=True)  # its turn under way ends
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
+        await self._release_poll_lock()  # a process standing by polls from now on
         if app.running:
             await app.stop()  # waits for the handlers under way (their commands are stored)
         # Deliver what those commands queued while the bot can still send (the runner's own
@@ -298,12 +337,10 @@ class TelegramPlatform:
         assert app.updater is not None
         s = self.settings
         if s.telegram_mode == "polling":
-            await app.updater.start_polling(
-                poll_interval=0,
-                timeout=self.limits.poll_timeout,
-                allowed_updates=ALLOWED_UPDATES,
-                drop_pending_updates=False,  # commands sent while the bot was down still count
-            )
+            token = app.bot.token
+            self._poll_lock = f"telegram-polling:{token.partition(':')[0]}"  # the bot's id
+            await self._poll_turn(app, first=True)
+            self._keeper = asyncio.create_task(self._keep_polling(app), name="telegram-polling")
             return
         url = s.telegram_webhook_url or ""
         secret = s.telegram_webhook_secret.get_secret_value() if s.telegram_webhook_secret else None
@@ -318,7 +355,7 @@ class TelegramPlatform:
                 drop_pending_updates=False,
             )
         except RuntimeError as exc:  # PTB installed without its webhook server (tornado)
-            raise PlatformError(
+            raise PlatformMisconfigured(
                 "TELEGRAM_MODE=webhook needs python-telegram-bot[webhooks]: "
                 f"pip install 'python-telegram-bot[webhooks]' ({exc})"
             ) from None
@@ -328,9 +365,106 @@ class TelegramPlatform:
                 f"for the webhook: {exc.strerror or exc}"
             ) from None
         except TelegramError as exc:
-            raise PlatformError(
+            raise PlatformMisconfigured(
                 f"Telegram refused the webhook {url}: {exc.message} (it must be public HTTPS)"
             ) from None
+
+    # ------------------------------------------------------------------ long polling, in turns
+    async def _keep_polling(self, app: App) -> None:
+        """Take turns on the store's polling lock until the platform stops."""
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.limits.lock_interval)
+            self._wake.clear()
+            if self._closing:
+                return
+            try:
+                await self._poll_turn(app)
+            except Exception as exc:  # the network at (re)starting to poll, say: next turn
+                log.warning("telegram: taking turns at polling failed: %s", _one_line(exc))
+
+    async def _poll_turn(self, app: App, *, first: bool = False) -> None:
+        """One look at the polling lock: poll while this process holds it, stand by while
+        another does. While the store cannot tell, a poller keeps polling (its chats are
+        answered through an outage of the store) unless a 409 says another process polls."""
+        assert self.service is not None and self._poll_lock is not None
+        assert app.updater is not None
+        owner = self.service.outbox.owner
+        try:
+            held: bool | None = await self.service.repo.hold_exclusive(self._poll_lock, owner)
+        except StoreUnavailable as exc:
+            held = None
+            if not self._lock_unknown:
+                self._lock_unknown = True
+                log.warning(
+                    "telegram: the store cannot tell which process polls (%s); this one %s",
+                    exc.reason,
+                    "keeps polling" if app.updater.running else "stands by",
+                )
+        else:
+            self._lock_unknown = False
+        if held is None:
+            if not (app.updater.running and self._conflicted):
+                return
+            # Someone else polls, and the lock may be theirs now: let them.
+            await app.updater.stop()
+            held = False
+        self._conflicted = False
+        if held and not app.updater.running:
+            await app.updater.start_polling(
+                poll_interval=0,
+                timeout=self.limits.poll_timeout,
+                allowed_updates=ALLOWED_UPDATES,
+                drop_pending_updates=False,  # commands sent while the bot was down still count
+                error_callback=self._polling_error,
+            )
+        elif not held and app.updater.running:
+            await app.updater.stop()
+        if held != self.polling:
+            self.polling = held
+            if held:
+                log.info(
+                    "telegram: @%s is receiving updates (long polling: %s polls%s)",
+                    app.bot.username,
+                    owner,
+                    "" if first else ", taking over",
+                )
+            else:
+                log.info(
+                    "telegram: @%s: another process polls for updates; %s stands by and takes "
+                    "over when that one stops",
+                    app.bot.username,
+                    owner,
+                )
+
+    def _polling_error(self, exc: TelegramError) -> None:
+        """python-telegram-bot's polling met an error (it tries again after a pause growing
+        from 1 to 30 s while errors follow each other): one line, never a traceback; a 409
+        (another consumer of this token polls) at most once a minute, with a count."""
+        if not isinstance(exc, Conflict):
+            log.warning("telegram: getUpdates failed: %s", exc.message)
+            return
+        self.conflicts += 1
+        self._conflicted = True
+        self._wake.set()  # the lock is looked at again now
+        now = time.monotonic()
+        last = self._conflict_logged
+        if last is not None and now - last[0] < 60:
+            return
+        since = self.conflicts - (last[1] if last is not None else 0)
+        self._conflict_logged = (now, self.conflicts)
+        log.warning(
+            "telegram: getUpdates got 409 Conflict (%d time(s) since the last such line): "
+            "another program polls this bot's updates; polling again after a growing pause",
+            since,
+        )
+
+    async def _release_poll_lock(self) -> None:
+        if self._poll_lock is None or self.service is None:
+            return
+        with contextlib.suppress(StoreUnavailable):  # its connection is gone, the lock too
+            await self.service.repo.release_exclusive(self._poll_lock, self.service.outbox.owner)
+        self.polling = None
 
     def _mode(self) -> str:
         s = self.settings
@@ -356,6 +490,11 @@ class TelegramPlatform:
         for handler in logging.getLogger().handlers:
             handler.removeFilter(self._scrub)
         self._scrub = None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:300]
 
 
 def _scrubbed(text: str, secret: str) -> str:

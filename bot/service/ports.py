@@ -299,6 +299,12 @@ class PlatformError(Exception):
     """A chat platform cannot start (e.g. its token was rejected); the message is for people."""
 
 
+class PlatformMisconfigured(PlatformError):
+    """A platform refused the configuration itself (a token it rejects, a token that cannot be
+    one, a webhook it does not accept): starting again will not help until the settings are
+    fixed (`gnav-bot run` exits with EX_CONFIG, 78, which its supervisor does not restart)."""
+
+
 class PlatformUnreachable(PlatformError):
     """A platform's servers could not be reached (no network, DNS, an outage): worth trying
     again, unlike a rejected token."""
@@ -440,6 +446,22 @@ class Repository(Protocol):
     async def heartbeat(self, owner: str, now: float, until: float | None) -> int:
         """Record that process `owner` lives until `until` (None: it is stopping); returns
         how many other processes are alive at `now`."""
+        ...
+
+    async def hold_exclusive(self, name: str, owner: str) -> bool:
+        """Take or keep the store-wide lock `name` for process `owner`: True while `owner`
+        holds it (taken now, or still held), False while another process holds it.
+
+        One holder among all the processes on the store, for a job only one of them may do
+        (Telegram's long polling of one bot). PostgreSQL: a session advisory lock on a
+        connection of the holder's own, so it is free the moment that process dies (its
+        connection closes), whatever it was doing. A store of one process: always True.
+        Raises StoreUnavailable when the store cannot tell (a holder may have lost it then).
+        """
+        ...
+
+    async def release_exclusive(self, name: str, owner: str) -> None:
+        """Let the lock `name` go (`owner` stops doing the job); nothing if it was not held."""
         ...
 
     async def load_settings(self, channel: str) -> dict[str, Any] | None:

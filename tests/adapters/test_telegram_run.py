@@ -22,7 +22,7 @@ import pytest
 
 from adapters.telegram.platform import TelegramPlatform
 from bot import runner
-from bot.config import BotSettings
+from bot.config import BotSettings, discord_token_problem, telegram_token_problem
 from bot.games.registry import all_games
 from bot.service.ports import (
     FinishedMatch,
@@ -218,13 +218,14 @@ async def test_webhook_mode_receives_updates_with_the_secret_only(tg: FakeTelegr
 
 
 # ----------------------------------------------------------------------------- gnav-bot run
-async def test_runner_reports_a_rejected_token_and_exits_2(
+async def test_runner_reports_a_rejected_token_and_exits_78(
     tg: FakeTelegram, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     settings = settings_for(tg, telegram_token="4242424242:AAH-wrong", gnav_db=str(tmp_path / "g"))
     status = await runner.run(settings, str(tmp_path / "default.sqlite3"))
-    assert status == 2
+    assert status == 78 == os.EX_CONFIG  # a configuration error: not restarted
+    assert [c.status for c in tg.calls("getMe")] == [401]
     assert "Telegram rejected TELEGRAM_TOKEN" in caplog.text
     assert "AAH-wrong" not in caplog.text
 
@@ -256,17 +257,69 @@ async def _gnav_bot_run(tmp_path: Path, env: dict[str, str]) -> asyncio.subproce
     )
 
 
-async def test_gnav_bot_run_with_a_bad_token_prints_a_clean_error(
+async def test_gnav_bot_run_with_a_rejected_token_prints_a_clean_error_and_exits_78(
     tg: FakeTelegram, tmp_path: Path
 ) -> None:
     bad = "4242424242:AAH-not-the-right-one"
     proc = await _gnav_bot_run(tmp_path, _env(tg, tmp_path, bad))
     out, err = await asyncio.wait_for(proc.communicate(), 30)
     text = (out + err).decode()
-    assert proc.returncode == 2, text
+    assert proc.returncode == 78, text
+    assert [c.status for c in tg.calls()] == [401]  # the fake said Unauthorized
     assert "Telegram rejected TELEGRAM_TOKEN" in text
     assert "Traceback" not in text
     assert "AAH-not-the-right-one" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "token"),
+    [
+        ("TELEGRAM_TOKEN", "bad"),
+        ("TELEGRAM_TOKEN", "bot4242424242:AAH-copied-from-a-url"),
+        ("TELEGRAM_TOKEN", '"4242424242:AAH-in-quotes"'),
+        ("TELEGRAM_TOKEN", "0042:AAH-leading-zero"),
+        ("DISCORD_TOKEN", "Bot MTIz.NDU2.Nzg5"),
+        ("DISCORD_TOKEN", "4242424242:AAH-a-telegram-token"),
+    ],
+)
+async def test_gnav_bot_run_with_a_token_that_cannot_be_one_exits_78_without_a_call(
+    tg: FakeTelegram, tmp_path: Path, name: str, token: str
+) -> None:
+    env = _env(tg, tmp_path, SECRET)
+    env[name] = token
+    proc = await _gnav_bot_run(tmp_path, env)
+    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    text = (out + err).decode()
+    assert proc.returncode == 78, text
+    assert tg.calls() == []  # no network call: the fake saw no request
+    assert not (tmp_path / "gnav.sqlite3").exists()  # nor was the store opened
+    assert f"{name} is not a" in text and token not in text
+    assert "Traceback" not in text and text.count("ERROR") == 1, text
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["4242424242:AAH-very_secret-token-value", "1:a", f"{2**54 - 1}:{'x' * 35}"],
+)
+def test_a_telegram_token_of_the_server_s_shape_passes(token: str) -> None:
+    settings = BotSettings(_env_file=None, telegram_token=token)  # type: ignore[call-arg]
+    assert settings.token_problems() == []
+
+
+@pytest.mark.parametrize(
+    "token", ["", "  ", "4242424242", ":AAH", f"{2**54}:AAH", "1:" + "x" * 79, "1:a b", "1:a/b"]
+)
+def test_a_telegram_token_of_another_shape_is_refused(token: str) -> None:
+    settings = BotSettings(_env_file=None, telegram_token=token)  # type: ignore[call-arg]
+    expected = [] if not token.strip() else [telegram_token_problem(token.strip())]
+    assert settings.token_problems() == expected
+    assert all(token.strip() not in p for p in expected if token.strip())
+
+
+def test_a_discord_token_is_three_base64url_parts() -> None:
+    assert discord_token_problem("MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GhIjKl.abc-DEF_ghi") is None
+    for wrong in ("x", "a.b", "a.b.c.d", "a..c", "Bot a.b.c", "a.b.c "):
+        assert discord_token_problem(wrong) is not None, wrong
 
 
 async def test_gnav_bot_run_stops_cleanly_on_sigterm_and_keeps_the_table(
@@ -331,7 +384,7 @@ def test_deploy_files_run_gnav_bot_as_a_non_root_user_with_the_store_kept() -> N
     assert 'VOLUME ["/data"]' in docker and "GNAV_DB=/data/gnav.sqlite3" in docker
     assert 'CMD ["gnav-bot", "run"]' in docker
     compose = (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
-    for needed in ("env_file: .env", "gnav-data:/data", "restart: unless-stopped"):
+    for needed in ("env_file: .env", "gnav-data:/data", "restart: on-failure"):
         assert needed in compose
     unit = (DEPLOY / "gnav-bot.service").read_text(encoding="utf-8")
     for needed in (
@@ -349,7 +402,13 @@ def test_the_service_is_restarted_for_ever_and_postgres_is_in_the_image() -> Non
     # A 2.5-minute outage at boot must not stop the restarts for good (StartLimitBurst).
     assert "Restart=always" in lines and "StartLimitIntervalSec=0" in lines
     assert not any(line.startswith("StartLimitBurst") for line in lines)
-    compose = (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
-    assert "restart: unless-stopped" in compose
+    # ... but a configuration error (exit 78) is not restarted: it needs a person.
+    assert "RestartPreventExitStatus=78" in lines
+    for name in ("compose.yaml", "compose.scaled.yaml"):
+        compose = (DEPLOY / name).read_text(encoding="utf-8")
+        # Compose has no per-status policy: the bot is restarted after a failure, and the file
+        # says what that means for a configuration error (78).
+        assert "restart: on-failure" in compose and "78" in compose
+    assert "unless-stopped" not in (DEPLOY / "compose.yaml").read_text(encoding="utf-8")
     docker = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
     assert '"/tmp/src[postgres]"' in docker  # GNAV_DATABASE_URL works in the image

@@ -897,7 +897,7 @@ class FakeDiscord:
     def __init__(
         self,
         *,
-        token: str = "fake-bot-token",
+        token: str = "ZmFrZS1ib3Q.ZmFrZQ.ZmFrZS1ib3QtdG9rZW4",  # a bot token's shape: 3 parts
         bot_name: str = "GnavBot",
         application_id: int | None = None,
         ack_deadline: float = 3.0,

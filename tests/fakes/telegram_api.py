@@ -53,6 +53,11 @@ Known simplifications (the fake is stricter or simpler, never more lenient on pu
   :meth:`FakeTelegram.inject_flood` adds refusals of its own.  The real
   getUpdates throttling quirks (a short poll repeated within 3 s with the same offset is
   stretched to 3 s; 409 answers are delayed by 3 s) are not reproduced, to keep tests fast.
+* Long polling has one consumer per token, as on the real server: a ``getUpdates`` that
+  waits is ended with ``409 Conflict: terminated by other getUpdates request`` when another
+  long poll arrives (two processes polling one token take turns failing).
+  :meth:`client_url` gives each process a base URL of its own, so the record tells whose
+  call each one was.
 * Privacy mode treats every ``/command`` without ``@bot`` as meant for this bot (Telegram
   delivers it only if this bot was the last bot to write in the group).
 * Entity detection covers bot commands, ``@mentions``, hashtags and http(s) URLs; link
@@ -1425,6 +1430,13 @@ class RecordedCall:
     status: int | None = None
     response: JSONDict | None = None
     finished: float | None = None
+    #: Which client called: the first path segment of a base URL
+    #: ``http://host:port/<client>/bot`` (None for the plain ``/bot`` URLs), so that a test
+    #: running several bot processes on one token tells their calls apart.
+    client: str | None = None
+    #: The caller had gone (its connection closed) by the time of the answer: nobody read it
+    #: (a long poll of a killed process, ended by the next consumer's).
+    abandoned: bool = False
 
     @property
     def done(self) -> bool:
@@ -1735,6 +1747,7 @@ class FakeTelegram:
         self._changed = asyncio.Event()
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_route("*", "/{client}/bot{token}/{method}", self._handle)
         app.router.add_route("*", "/{tail:.*}", self._not_found)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
         await runner.setup()
@@ -1778,6 +1791,11 @@ class FakeTelegram:
     def base_url(self) -> str:
         """Pass to ``ApplicationBuilder().base_url(...)``; PTB appends the token."""
         return f"{self.root_url}/bot"
+
+    def client_url(self, client: str) -> str:
+        """A ``base_url`` that tags every call made through it with ``client``
+        (``RecordedCall.client``): one per bot process sharing the token."""
+        return f"{self.root_url}/{client}/bot"
 
     @property
     def base_file_url(self) -> str:
@@ -2729,6 +2747,7 @@ class FakeTelegram:
             method=_CANONICAL_BY_LOWER.get(method, request.match_info["method"]),
             params={},
             time=loop.time(),
+            client=request.match_info.get("client"),
         )
         self._calls.append(call)
         status = 200
@@ -2763,6 +2782,7 @@ class FakeTelegram:
         except _ApiError as exc:
             status, body = exc.code, exc.envelope()
         call.status, call.response, call.finished = status, body, loop.time()
+        call.abandoned = request.transport is None or request.transport.is_closing()
         self._notify()
         headers = None
         if status == 429 and body.get("parameters", {}).get("retry_after"):
