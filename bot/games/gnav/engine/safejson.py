@@ -8,12 +8,17 @@ string with a lone surrogate that cannot be written as UTF-8. `loads` turns each
 (which `json.loads` accepts) and a byte-order mark are refused too. `shown` and `cut` echo a
 value in an error message: at most `MAX_SHOWN` characters, a longer value cut to its first
 `MAX_SHOWN - 1` characters followed by "…" (docs/MATCH_RECORD.md, docs/KARNAVAL_RECORD.md).
+
+Parsed data is read-only: equal objects whose values are all strings (a Karnaval draw's rounds,
+repeated a million times in a hostile record) are one shared dict, so a long run of them costs a
+pointer each, not a dict each (tests/games/karnaval/test_record_errors.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 #: Deepest nesting accepted (a match record needs five levels).
@@ -34,7 +39,7 @@ def loads(text: str) -> Any:
     """Parse `text` into plain data: RFC 8259 JSON (no `NaN`, `Infinity`, byte-order mark),
     no lone surrogates, at most `MAX_DEPTH` levels deep."""
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_shared_objects())
     except json.JSONDecodeError as exc:
         raise JsonError(
             f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -50,6 +55,25 @@ def loads(text: str) -> Any:
     if strings or text.count("[") + text.count("{") > MAX_DEPTH:
         check(data, strings=strings)
     return data
+
+
+def _shared_objects() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """An `object_pairs_hook` giving equal objects of strings one shared dict (per parse)."""
+    memo: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        key = tuple(pairs)
+        try:
+            return memo[key]  # a hit equals a stored key, all of whose values are strings
+        except TypeError:  # a list or an object among the values: not shared
+            return dict(pairs)
+        except KeyError:
+            made = dict(pairs)
+            if all(type(v) is str for v in made.values()):
+                memo[key] = made
+            return made
+
+    return hook
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -83,7 +107,12 @@ def check(data: Any, *, strings: bool = True) -> None:
                         _check_text(key)
                     stack.append((item, depth + 1))
             else:
-                stack.extend((item, depth + 1) for item in value)
+                seen: set[int] = set()  # a shared object is walked once per list
+                for item in value:
+                    walked = isinstance(item, dict | list) or (strings and isinstance(item, str))
+                    if walked and id(item) not in seen:
+                        seen.add(id(item))
+                        stack.append((item, depth + 1))
 
 
 def _check_text(text: str) -> None:

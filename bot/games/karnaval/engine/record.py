@@ -85,11 +85,19 @@ def new_match_from_record(record: Any) -> Karnaval:
             raise RecordError("draw: a list of rounds, each an object of player: card")
         index = {name: i for i, name in enumerate(seats)}
         rounds = []
+        last: Any = None
+        seated: dict[int, str] = {}
         for rnd in draw_in:
-            if type(rnd) is dict and all(k in index for k in rnd):
-                rounds.append({index[k]: v for k, v in rnd.items()})
-            else:
-                rounds.append({-1: ""})  # not drawn by seated players: "wrong players"
+            # A round repeated as one parsed object (safejson shares equal rounds) is converted
+            # once and stays one object, which is what lets draw_winner and the match pass over
+            # a long tie at a pointer a round (a hostile record: a million tied rounds).
+            if rnd is not last:
+                last = rnd
+                if type(rnd) is dict and all(k in index for k in rnd):
+                    seated = {index[k]: v for k, v in rnd.items()}
+                else:
+                    seated = {-1: ""}  # not drawn by seated players: "wrong players"
+            rounds.append(seated)
         try:
             draw_winner(seats, rounds)
         except RuleError as exc:
