@@ -9,7 +9,8 @@ Routes:
 - `GET /static/<file>` the page's HTML, CSS and JavaScript modules (no build step, no CDN);
 - `GET /ws` the page's WebSocket: `{"hello": {...proof}}` first, then pushed states, and
   `{"press": token, "id": n}` answered by `{"type": "reply", ...}`;
-- `GET /healthz` liveness and the store's health (503 while the store is away).
+- `GET /healthz` liveness and the store's health (503 while the store is away);
+- `GET /metrics` the run's Prometheus metrics (bot/metrics.py), when it has them.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class WebServer:
         telegram_token: str | None = None,
         health: Health | None = None,
         replay: Callable[[str], Awaitable[dict[str, Any] | None]] | None = None,
+        metrics: Callable[[web.Request], Awaitable[web.StreamResponse]] | None = None,
     ) -> None:
         self.service = service
         self.hub = hub
@@ -94,6 +96,8 @@ class WebServer:
                 web.get("/healthz", self.healthz),
             ]
         )
+        if metrics is not None:  # the run's Prometheus metrics (bot/metrics.py)
+            self.app.router.add_get("/metrics", metrics)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
