@@ -450,7 +450,10 @@ def test_a_long_tied_draw_gives_its_line_and_a_decided_one_its_outcome() -> None
     assert alternating == "draw: P1 and P2 tie for lowest in round 5001 and must draw again"
 
 
-def test_the_draw_is_folded_with_constant_work_per_round(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("alternate", [False, True], ids=["one-round-repeated", "two-alternating"])
+def test_the_draw_is_folded_with_constant_work_per_round(
+    monkeypatch: pytest.MonkeyPatch, alternate: bool
+) -> None:
     """Cards are looked at a bounded number of times however long the tie: a fold that recounts
     the deck or re-ranks the cards each round fails here (the count would grow with the
     rounds), without timing anything."""
@@ -470,20 +473,22 @@ def test_the_draw_is_folded_with_constant_work_per_round(monkeypatch: pytest.Mon
     monkeypatch.setattr(game, "strength", strength)
     monkeypatch.setattr(game, "over_counts", over_counts)
     counts = []
-    for rounds in (10, 20_000):
+    for rounds in (11, 20_001):
         looks.update(strength=0, over_counts=0)
-        assert f"tie for lowest in round {rounds} " in _replay_text(_tied_draw_text(rounds))
+        text = _tied_draw_text(rounds, alternate=alternate)
+        assert f"tie for lowest in round {rounds} " in _replay_text(text)
         counts.append(dict(looks))
     assert counts[0] == counts[1], counts
 
 
-def test_a_long_tied_draw_is_replayed_in_little_memory() -> None:
+@pytest.mark.parametrize("alternate", [False, True], ids=["one-round-repeated", "two-alternating"])
+def test_a_long_tied_draw_is_replayed_in_little_memory(alternate: bool) -> None:
     """100,000 tied rounds (3.7 MB of JSON) through the whole replay: a parse that builds a
     dict a round, or a fold that copies each round, holds tens of MB (about 60 MB before);
     shared rounds keep the peak under 8 MB besides the text."""
     import tracemalloc
 
-    text = _tied_draw_text(100_000)
+    text = _tied_draw_text(100_000, alternate=alternate)
     tracemalloc.start()
     try:
         line = _replay_text(text)

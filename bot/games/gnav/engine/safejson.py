@@ -107,11 +107,9 @@ def check(data: Any, *, strings: bool = True) -> None:
                         _check_text(key)
                     stack.append((item, depth + 1))
             else:
-                seen: set[int] = set()  # a shared object is walked once per list
-                for item in value:
-                    walked = isinstance(item, dict | list) or (strings and isinstance(item, str))
-                    if walked and id(item) not in seen:
-                        seen.add(id(item))
+                # A shared object is walked once per list (its distinct items, found in C).
+                for item in dict(zip(map(id, value), value, strict=True)).values():
+                    if isinstance(item, dict | list) or (strings and isinstance(item, str)):
                         stack.append((item, depth + 1))
 
 

@@ -298,27 +298,32 @@ def draw_winner(names: Sequence[str], rounds: Iterable[Mapping[int, str]]) -> in
     (1-based, or None for the draw as a whole), checked in KARNAVAL_RECORD.md's order.
 
     One pass, constant work per round: a round is checked against its own few cards (never the
-    whole deck), and a round that is the very object of the round before, drawn by the same
-    seats (a parsed record shares equal rounds), is known to tie them again without a look.
+    whole deck), and a round object already met while the same seats drew (a parsed record
+    shares equal rounds: safejson) is known to tie them again without a look. The objects met
+    are forgotten whenever fewer seats draw, at most five times.
     """
     drawing = list(range(len(names)))
     decided: int | None = None
     r = 0
-    last: Mapping[int, str] | None = None
+    #: Round objects that tied all of `drawing` again (the round list keeps them alive).
+    tied_again: set[int] = set()
     for r, rnd in enumerate(rounds, 1):
         if decided is not None:
             raise InvalidDraw(
                 "K2", "karnaval.error.draw_decided_early", {"round": r, "decided": decided},
                 f"the draw was decided in round {decided}",
             )  # fmt: skip
-        if rnd is last:
-            continue  # the same cards for the same seats: tied again, as the round before
+        if id(rnd) in tied_again:
+            continue  # the same cards for the same seats: tied again, as before
         _check_round(names, r, rnd, drawing)
         low = min(strength(rnd[s]) for s in drawing)  # KC1: rank only, a joker lowest
         tied = [s for s in drawing if strength(rnd[s]) == low]
         if len(tied) == 1:
             decided = r
-        last = rnd if tied == drawing else None
+        if tied == drawing:
+            tied_again.add(id(rnd))
+        else:
+            tied_again.clear()
         drawing = tied
     if r == 0:
         raise InvalidDraw(
@@ -374,17 +379,12 @@ def draw_next(n: int, rounds: Sequence[Mapping[int, str]]) -> list[int]:
     return drawing
 
 
-def _copy_rounds(rounds: Iterable[Mapping[int, str]]) -> list[dict[int, str]]:
+def _copy_rounds(rounds: Sequence[Mapping[int, str]]) -> list[dict[int, str]]:
     """The draw's rounds as the match keeps them: a round repeated as one object (a parsed
     record shares equal rounds) stays one copy, so a long tied draw costs a pointer a round."""
-    copies: list[dict[int, str]] = []
-    last: Mapping[int, str] | None = None
-    for rnd in rounds:
-        if rnd is not last:
-            copy = dict(rnd)
-            last = rnd
-        copies.append(copy)
-    return copies
+    # By the id of a round of `rounds` (alive meanwhile), the distinct rounds found in C.
+    made = {key: dict(rnd) for key, rnd in dict(zip(map(id, rounds), rounds, strict=True)).items()}
+    return list(map(made.__getitem__, map(id, rounds)))
 
 
 def _both(cards: Sequence[str]) -> str:
