@@ -497,3 +497,22 @@ def test_a_long_tied_draw_is_replayed_in_little_memory(alternate: bool) -> None:
         tracemalloc.stop()
     assert line.startswith("draw: P1 and P2 tie for lowest in round 100000 "), line
     assert peak < 8_000_000, peak
+
+
+def test_shared_rounds_are_still_checked_for_depth_and_surrogates() -> None:
+    """The parse shares equal objects of strings and the checks look at each once: a lone
+    surrogate in a repeated round, and an object of strings one level too deep, are still
+    refused as faults of the file; one level less is fine."""
+    from bot.games.gnav.engine import safejson
+
+    text = _tied_draw_text(1000).replace('"P2": "10C"', '"P2": "10\\udc00"')
+    assert _replay_text(text).startswith("file: ") and "surrogate" in _replay_text(text)
+    deepest = (
+        "[" * (safejson.MAX_DEPTH - 1) + '{"a": "b"}, {"a": "b"}' + "]" * (safejson.MAX_DEPTH - 1)
+    )
+    assert safejson.loads(deepest)
+    too_deep = "[" + deepest + "]"
+    with pytest.raises(safejson.JsonError, match="nested"):
+        safejson.loads(too_deep)
+    parsed = safejson.loads('[{"a": "b"}, {"a": "b"}, {"a": 1}, {"a": true}]')
+    assert parsed[0] is parsed[1] and parsed[2] == {"a": 1} and parsed[3]["a"] is True

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Iterable
 from typing import Any
 
 #: Deepest nesting accepted (a match record needs five levels).
@@ -38,8 +38,9 @@ def _no_constant(name: str) -> Any:
 def loads(text: str) -> Any:
     """Parse `text` into plain data: RFC 8259 JSON (no `NaN`, `Infinity`, byte-order mark),
     no lone surrogates, at most `MAX_DEPTH` levels deep."""
+    shared = _Shared()
     try:
-        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_shared_objects())
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=shared)
     except json.JSONDecodeError as exc:
         raise JsonError(
             f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -53,27 +54,27 @@ def loads(text: str) -> Any:
     # Walk the data only when the text could hold what is refused (most files cannot).
     strings = _may_hold_surrogates(text)
     if strings or text.count("[") + text.count("{") > MAX_DEPTH:
-        check(data, strings=strings)
+        check(data, strings=strings, flat=shared.memo.values())
     return data
 
 
-def _shared_objects() -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+class _Shared:
     """An `object_pairs_hook` giving equal objects of strings one shared dict (per parse)."""
-    memo: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    def __init__(self) -> None:
+        self.memo: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         key = tuple(pairs)
         try:
-            return memo[key]  # a hit equals a stored key, all of whose values are strings
+            return self.memo[key]  # a hit equals a stored key, all of whose values are strings
         except TypeError:  # a list or an object among the values: not shared
             return dict(pairs)
         except KeyError:
             made = dict(pairs)
             if all(type(v) is str for v in made.values()):
-                memo[key] = made
+                self.memo[key] = made
             return made
-
-    return hook
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -89,28 +90,43 @@ def _may_hold_surrogates(text: str) -> bool:
     return False
 
 
-def check(data: Any, *, strings: bool = True) -> None:
+def check(data: Any, *, strings: bool = True, flat: Iterable[dict[str, Any]] = ()) -> None:
     """Refuse nesting deeper than `MAX_DEPTH` and (with `strings`) strings with lone
-    surrogates; walked without recursion."""
+    surrogates; walked without recursion. `flat`: objects known to hold strings only (those
+    `loads` shares): each is looked at once, not once per place it appears (a hostile record
+    repeats one a million times), and a list's other items are sorted out in one pass."""
+    flat_ids = set()
+    for obj in flat:
+        flat_ids.add(id(obj))
+        if strings:
+            for key, item in obj.items():
+                _check_text(key)
+                _check_text(item)
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         value, depth = stack.pop()
         if isinstance(value, str):
             if strings:
                 _check_text(value)
-        elif isinstance(value, dict | list):
-            if depth > MAX_DEPTH:
-                raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep")
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if strings:
-                        _check_text(key)
-                    stack.append((item, depth + 1))
-            else:
-                # A shared object is walked once per list (its distinct items, found in C).
-                for item in dict(zip(map(id, value), value, strict=True)).values():
-                    if isinstance(item, dict | list) or (strings and isinstance(item, str)):
-                        stack.append((item, depth + 1))
+            continue
+        if depth > MAX_DEPTH:
+            raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            if strings:
+                for key in value:
+                    _check_text(key)
+            items: Iterable[Any] = value.values()
+        else:
+            items = value
+        skip = flat_ids if depth < MAX_DEPTH else ()  # one level down a flat object is within
+        stack.extend(
+            [
+                (item, depth + 1)
+                for item in items
+                if (isinstance(item, dict | list) and id(item) not in skip)
+                or (strings and isinstance(item, str))
+            ]
+        )
 
 
 def _check_text(text: str) -> None:
