@@ -102,7 +102,7 @@ class Metrics:
         self.floods: Tally[str] = Tally()
         self.now = _Now(self)
         self.registry.register(self.now)
-        self._handlers: list[tuple[logging.Logger, logging.Handler]] = []
+        self._counters: list[tuple[logging.Logger, _FloodLog]] = []
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 
@@ -145,10 +145,13 @@ class Metrics:
         return self
 
     def _count_log(self, logger_name: str, platform: str) -> None:
-        handler = _FloodLog(self, platform)
+        """Count `logger_name`'s 429 lines as `platform`'s, whatever LOG_LEVEL lets through:
+        the logger is opened to WARNING and the filter passes on only what it let before."""
         logger = logging.getLogger(logger_name)
-        logger.addHandler(handler)
-        self._handlers.append((logger, handler))
+        counter = _FloodLog(self, platform, logger.getEffectiveLevel(), logger.level)
+        logger.setLevel(min(logger.getEffectiveLevel(), logging.WARNING))
+        logger.addFilter(counter)
+        self._counters.append((logger, counter))
 
     # -- the scrape --------------------------------------------------------------------------
 
@@ -176,9 +179,10 @@ class Metrics:
 
     async def close(self) -> None:
         """Stop serving and counting log lines."""
-        for logger, handler in self._handlers:
-            logger.removeHandler(handler)
-        self._handlers.clear()
+        for logger, counter in self._counters:
+            logger.removeFilter(counter)
+            logger.setLevel(counter.own_level)
+        self._counters.clear()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -255,15 +259,19 @@ class _Now(Collector):
         )
 
 
-class _FloodLog(logging.Handler):
-    """Counts a library's "rate limited ... 429" log lines as a platform's 429s."""
+class _FloodLog(logging.Filter):
+    """Counts a library's "rate limited ... 429" log lines as a platform's 429s; passes on
+    the records its logger let through before (`shown`: the effective level then)."""
 
-    def __init__(self, metrics: Metrics, platform: str) -> None:
-        super().__init__(logging.DEBUG)
+    def __init__(self, metrics: Metrics, platform: str, shown: int, own_level: int) -> None:
+        super().__init__()
         self.metrics = metrics
         self.platform = platform
+        self.shown = shown
+        self.own_level = own_level
 
-    def emit(self, record: logging.LogRecord) -> None:
+    def filter(self, record: logging.LogRecord) -> bool:
         # discord.http logs each 429 it meets so, once (then sleeps it off and retries).
         if str(record.msg).startswith("We are being rate limited"):
             self.metrics.rate_limited(self.platform)
+        return record.levelno >= self.shown

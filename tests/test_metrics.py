@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import re
 import signal
@@ -24,8 +25,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from adapters.web.stack import start_web
 from bot.metrics import Metrics, start_metrics
 from bot.service.game import Choice
-from bot.service.ports import StoreUnavailable
+from bot.service.ports import Screen, StoreUnavailable
 from bot.service.thinking import Thinking
+from storage.memory import MemoryRepository
+from tests.adapters.test_discord_play import fake_world, running_bot
 from tests.adapters.test_telegram_bench import Bench, settings_for
 from tests.adapters.test_telegram_run import SECRET, _env, _gnav_bot_run
 from tests.fakes.telegram_api import FakeTelegram
@@ -250,3 +253,32 @@ async def test_gnav_bot_run_serves_metrics_on_metrics_port(tmp_path: Path) -> No
     assert proc.returncode == 0, text
     assert f"metrics are served on 127.0.0.1:{port}/metrics" in text
     assert "Traceback" not in text
+
+
+async def test_a_discord_429_is_counted_for_discord() -> None:
+    """discord.py sleeps a 429 off and retries by itself; its log line for it is counted,
+    also when the log shows errors only (and then the line is still not shown)."""
+    discord_http = logging.getLogger("discord.http")
+    discord_http.setLevel(logging.ERROR)  # LOG_LEVEL=ERROR
+    shown: list[logging.LogRecord] = []
+    catcher = logging.Handler()
+    catcher.emit = shown.append  # type: ignore[method-assign]
+    logging.getLogger("discord").addHandler(catcher)
+    async with (
+        fake_world() as world,
+        running_bot(world, MemoryRepository()) as bot,
+    ):
+        metrics = Metrics().watch(bot.service, [bot.platform])
+        try:
+            channel = f"discord:{world.channel.id}"
+            rule = world.fake.inject_rate_limit(rf"/channels/{world.channel.id}/messages")
+            assert await bot.platform.notifier.post(channel, Screen("state 0")) is not None
+            assert rule.hits == 1
+            series = parse(metrics.render()[0].decode())
+            assert value(series, "gnav_rate_limited_total", platform="discord") == 1
+            assert not [r for r in shown if "rate limited" in str(r.msg)]
+        finally:
+            await metrics.close()
+            logging.getLogger("discord").removeHandler(catcher)
+            assert discord_http.level == logging.ERROR  # as it was
+            discord_http.setLevel(logging.NOTSET)
