@@ -118,7 +118,9 @@ def check(data: Any, *, strings: bool = True, flat: Iterable[dict[str, Any]] = (
             items: Iterable[Any] = value.values()
         else:
             items = value
-        skip = flat_ids if depth < MAX_DEPTH else ()  # one level down a flat object is within
+        skip = flat_ids if depth < MAX_DEPTH else set()  # one level down a flat one is within
+        if not strings and skip and type(value) is list and skip.issuperset(map(id, value)):
+            continue  # a list of shared objects only (a hostile record's million rounds)
         stack.extend(
             [
                 (item, depth + 1)
