@@ -55,27 +55,30 @@ def read_text(path: str) -> str:
 
 
 def replay_text(text: str, name: str = "the record") -> dict[str, Any]:
-    """The outcome of the record in `text`, or ReplayError with the line to print."""
-    record = parse_text(text, name)
-    return _REPLAY[game_of(record)](record, name)
+    """The outcome of the record in `text`, or ReplayError with the line to print.
+
+    The garbage collector is paused meanwhile: the parsed record makes no reference cycles
+    and is dropped (freed by its counts) on the way out, and collections during the replay
+    would scan its whole tree again and again (on a 46 MB record more than the parse itself).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        record = parse_text(text, name)
+        return _REPLAY[game_of(record)](record, name)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def parse_text(text: str, name: str = "the record") -> Any:
     """The JSON value of a record's text; ReplayError `file: …` when there is none."""
     if not text.strip():
         raise ReplayError(f"{FILE_PREFIX}{safejson.cut(name)}: empty file, no match record in it")
-    # The collector is paused while the tree is built: JSON makes no reference cycles, and
-    # collections meanwhile would scan the growing tree again and again (on a 46 MB record
-    # more than half the parse's time).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         return safejson.loads(text)
     except safejson.JsonError as exc:
         raise ReplayError(f"{FILE_PREFIX}{exc}") from None
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def game_of(record: Any) -> str:

@@ -65,6 +65,8 @@ class _Shared:
         self.memo: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        if pairs and type(pairs[-1][1]) is not str:
+            return dict(pairs)  # not of strings only (the cheap look: most such objects)
         key = tuple(pairs)
         try:
             return self.memo[key]  # a hit equals a stored key, all of whose values are strings
@@ -94,14 +96,14 @@ def check(data: Any, *, strings: bool = True, flat: Iterable[dict[str, Any]] = (
     """Refuse nesting deeper than `MAX_DEPTH` and (with `strings`) strings with lone
     surrogates; walked without recursion. `flat`: objects known to hold strings only (those
     `loads` shares): each is looked at once, not once per place it appears (a hostile record
-    repeats one a million times), and a list's other items are sorted out in one pass."""
-    flat_ids = set()
-    for obj in flat:
-        flat_ids.add(id(obj))
-        if strings:
+    repeats one a million times)."""
+    flat_ids = {id(obj) for obj in flat}
+    if strings:
+        for obj in flat:
             for key, item in obj.items():
                 _check_text(key)
                 _check_text(item)
+    nothing: set[int] = set()
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         value, depth = stack.pop()
@@ -109,26 +111,26 @@ def check(data: Any, *, strings: bool = True, flat: Iterable[dict[str, Any]] = (
             if strings:
                 _check_text(value)
             continue
+        if not isinstance(value, dict | list):
+            continue
         if depth > MAX_DEPTH:
             raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep")
         if isinstance(value, dict):
             if strings:
                 for key in value:
                     _check_text(key)
-            items: Iterable[Any] = value.values()
-        else:
-            items = value
-        skip = flat_ids if depth < MAX_DEPTH else set()  # one level down a flat one is within
-        if not strings and skip and type(value) is list and skip.issuperset(map(id, value)):
-            continue  # a list of shared objects only (a hostile record's million rounds)
-        stack.extend(
-            [
-                (item, depth + 1)
-                for item in items
-                if (isinstance(item, dict | list) and id(item) not in skip)
-                or (strings and isinstance(item, str))
-            ]
-        )
+            value = value.values()
+        # One level down a flat object is still within the limit; one more is not.
+        skip = flat_ids if depth < MAX_DEPTH else nothing
+        if len(value) > 64 and skip and skip.issuperset(map(id, value)):
+            continue  # shared objects only (a hostile record's million rounds), passed in C
+        deeper = depth + 1
+        for item in value:
+            if isinstance(item, dict | list):
+                if id(item) not in skip:
+                    stack.append((item, deeper))
+            elif strings and isinstance(item, str):
+                stack.append((item, deeper))
 
 
 def _check_text(text: str) -> None:
