@@ -83,6 +83,10 @@ class BotSettings(BaseSettings):
     web_secret: SecretStr | None = None  # signs player links (same in every process)
     telegram_webapp: str | None = None  # the Mini App's short name from BotFather
 
+    # Prometheus metrics (bot/metrics.py): /metrics on the web table's port, and on this one.
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
+    metrics_listen: str = "127.0.0.1"
+
     # Storage
     gnav_db: str | None = None  # SQLite file (default: the user's data directory)
     gnav_database_url: SecretStr | None = None  # postgresql://... : the shared store

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from bot.config import BotSettings
 from bot.games.registry import all_games
+from bot.metrics import start_metrics
 from bot.runtime import tune_garbage_collector
 from bot.service.ports import (
     Notifier,
@@ -191,6 +192,7 @@ async def run(
     )
     stop = stop_event or asyncio.Event()
     service.on_store_lost = stop.set  # the store went away: stop, and exit non-zero
+    metrics = await start_metrics(settings, service, platforms)  # /metrics (bot/metrics.py)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -232,6 +234,7 @@ async def run(
         if web is not None:
             await web.stop()
         await service.shutdown()
+        await metrics.close()
         await repo.close()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):

@@ -10,7 +10,8 @@ Routes:
 - `GET /favicon.ico` the page's icon (an SVG, `static/favicon.svg`);
 - `GET /ws` the page's WebSocket: `{"hello": {...proof}}` first, then pushed states, and
   `{"press": token, "id": n}` answered by `{"type": "reply", ...}`;
-- `GET /healthz` liveness and the store's health (503 while the store is away).
+- `GET /healthz` liveness and the store's health (503 while the store is away);
+- `GET /metrics` the run's Prometheus metrics (bot/metrics.py), when it has them.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class WebServer:
         telegram_token: str | None = None,
         health: Health | None = None,
         replay: Callable[[str], Awaitable[dict[str, Any] | None]] | None = None,
+        metrics: Callable[[web.Request], Awaitable[web.StreamResponse]] | None = None,
     ) -> None:
         self.service = service
         self.hub = hub
@@ -96,6 +98,8 @@ class WebServer:
                 web.get("/healthz", self.healthz),
             ]
         )
+        if metrics is not None:  # the run's Prometheus metrics (bot/metrics.py)
+            self.app.router.add_get("/metrics", metrics)
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
 

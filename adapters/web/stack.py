@@ -64,6 +64,7 @@ async def start_web(
         clock=clock,
         telegram_token=telegram_token,
         health=getattr(service, "health", None),
+        metrics=getattr(getattr(service, "metrics", None), "page", None),  # GET /metrics
         replay=replay,
     )
     bound = await server.start(listen, port)

@@ -52,6 +52,8 @@ class StoreHealth:
         #: the service when an outage is `too_long`).
         self.outages = 0
         self.gave_up = False
+        #: Seconds of the outages that ended (the metrics add the one under way).
+        self.down_seconds = 0.0
         self._pause = first
         self._next_try = 0.0
 
@@ -95,6 +97,7 @@ class StoreHealth:
             return False
         now = self.clock.now()
         lasted = now - (self.since if self.since is not None else now)
+        self.down_seconds += lasted
         counts = sorted((what, n) for what, n in self.waited.items() if n)
         waited = ", ".join(f"{n} {what}" for what, n in counts) or "nothing"
         log.info("the store is back after %.1f s; what waited meanwhile: %s", lasted, waited)

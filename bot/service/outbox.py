@@ -45,6 +45,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
+from bot.service.metrics import NO_METRICS, Recorder
 from bot.service.ports import (
     Claim,
     Delivery,
@@ -153,6 +154,9 @@ class _PrivateLane:
 
 class Outbox:
     """Stages messages for the commit, then delivers the committed ones through a `Notifier`."""
+
+    #: Where deliveries are recorded (`TableService.use_metrics`).
+    metrics: Recorder = NO_METRICS
 
     def __init__(
         self,
@@ -358,6 +362,7 @@ class Outbox:
             now = self.clock.now()
             for r in run:
                 self.lags.append(max(0.0, now - r.created_at))
+                self.metrics.delivered("private", self.lags.last)
             done = [r.id for r in run if r.id]
             if done:
                 self._mark_soon(channel, done, False)
@@ -448,6 +453,7 @@ class Outbox:
                     except Exception:  # a platform failure must not stop the table's queue
                         log.exception("sending to %s failed", channel)
                     self.lags.append(max(0.0, self.clock.now() - m.created_at))
+                    self.metrics.delivered("channel", self.lags.last)
                     self.policy.sent(q.view, m)
                 if m.id:  # a message with a row (those delivered from memory have none)
                     done.append(m.id)
@@ -556,3 +562,10 @@ class Outbox:
                     return
                 continue
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    def waiting(self) -> dict[str, int]:
+        """Messages claimed by this process and not sent yet, per lane (the metrics)."""
+        return {
+            "channel": sum(len(q.messages) for q in self._queues.values()),
+            "private": sum(len(p.waiting) for p in self._private.values()),
+        }

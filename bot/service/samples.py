@@ -29,6 +29,11 @@ class Samples:
         self._data[self._count % self._size] = value
         self._count += 1
 
+    @property
+    def last(self) -> float:
+        """The newest value appended (0.0 before any)."""
+        return self._data[(self._count - 1) % self._size] if self._count else 0.0
+
     def clear(self) -> None:
         """Forget every value."""
         self._count = 0

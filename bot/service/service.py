@@ -39,6 +39,7 @@ from bot.service.game import Game, GameRules, GameView, PrivateChoice
 from bot.service.i18n import Catalog
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobby
+from bot.service.metrics import NO_METRICS, Recorder, timed
 from bot.service.pages import Pages, PageView
 from bot.service.play import Play
 from bot.service.ports import Notifier, PageLinks, Repository, Screen, StoreLost
@@ -80,6 +81,15 @@ class TableService:
         #: Whether the store answers now, and the outage under way (`/healthz` serves its
         #: `snapshot()`; `gave_up`: the bot stopped because the store stayed away too long).
         self.health = self.work.health
+        #: Where commands, deliveries and thinking are recorded (`use_metrics`).
+        self.metrics: Recorder = NO_METRICS
+
+    def use_metrics(self, recorder: Recorder) -> None:
+        """Record commands (per kind), deliveries (per lane) and bot seats' thinking into
+        `recorder` (the composition root's `bot.metrics.Metrics`)."""
+        self.metrics = recorder
+        self.outbox.metrics = recorder
+        self.work.thinking.metrics = recorder
 
     # -- settings of the service, read and changed by adapters and the composition root ----
 
@@ -142,38 +152,46 @@ class TableService:
 
     # -- the lobby -------------------------------------------------------------------------
 
+    @timed("open")
     async def open(
         self, tk: TableKey, user: User, *, sit: bool = True, game: str | None = None
     ) -> Reply:
         """Open a table in the channel, or show the current one (see `Lobby.open`)."""
         return await self.lobby.open(tk, user, sit=sit, game=game)
 
+    @timed("join")
     async def join(self, tk: TableKey, user: User) -> Reply:
         """Sit down at the table's lobby (or take a seat back during a match)."""
         return await self.lobby.join(tk, user)
 
+    @timed("leave")
     async def leave(self, tk: TableKey, user: User) -> Reply:
         """Leave the lobby, or forfeit the match under way."""
         return await self.lobby.leave(tk, user)
 
+    @timed("kick")
     async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
         """The host or a channel admin removes a seat (by name or user key)."""
         return await self.lobby.kick(tk, user, who)
 
+    @timed("configure")
     async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
         """Show or change the table's settings."""
         return await self.lobby.configure(tk, user, words)
 
+    @timed("start")
     async def start(self, tk: TableKey, user: User) -> Reply:
         """Start the match."""
         return await self.lobby.start(tk, user)
 
+    @timed("stop")
     async def stop(self, tk: TableKey, user: User) -> Reply:
         """The host or a channel admin stops the table."""
         return await self.lobby.stop(tk, user)
 
     # -- play ------------------------------------------------------------------------------
 
+    @timed("act")
     async def act(
         self,
         tk: TableKey,
@@ -185,14 +203,17 @@ class TableService:
         """One of the game's choices for the user's seat (typed: `seq` None)."""
         return await self.play.act(tk, user, action, seq, arg)
 
+    @timed("next_round")
     async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
         """Deal the next round now instead of waiting for the delay."""
         return await self.play.next_round(tk, user, seq)
 
+    @timed("private_view")
     async def private_view(self, tk: TableKey, user: User) -> Reply:
         """A seated player's private screen, for a popup or an ephemeral message."""
         return await self.play.private_view(tk, user)
 
+    @timed("press")
     async def press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
         """A button press: the token (as sent, or as the adapter already decoded it: it is
         decoded once) names the table (found by its id, wherever it was pressed), a version
@@ -287,6 +308,14 @@ class TableService:
     def links(self, value: PageLinks | None) -> None:
         self.work.links = value
 
+    def open_tables(self) -> dict[str, int]:
+        """Open tables this process holds, per game (the metrics)."""
+        held: dict[str, int] = {}
+        for table in self.work.cached.values():
+            if table.status != "closed":
+                held[table.game] = held.get(table.game, 0) + 1
+        return held
+
     # -- queries ---------------------------------------------------------------------------
 
     async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
@@ -302,26 +331,32 @@ class TableService:
         """Every choice `user` may make now, at any table they sit at."""
         return await self.queries.choices_of(user, limit)
 
+    @timed("stats")
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
         return await self.work.answered_when_away(tk, user, self.queries.stats(tk, user))
 
+    @timed("top")
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
         return await self.work.answered_when_away(tk, None, self.queries.top(tk, limit))
 
+    @timed("export")
     async def export(self, tk: TableKey) -> Reply:
         """The record of the current or last match, as a JSON file."""
         return await self.work.answered_when_away(tk, None, self.queries.export(tk))
 
+    @timed("rules")
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays."""
         return await self.work.answered_when_away(tk, None, self.queries.rules_help(tk))
 
+    @timed("sheet")
     async def sheet(self, tk: TableKey) -> Reply:
         """The whole score sheet of the table's match, where its game keeps one."""
         return await self.work.answered_when_away(tk, None, self.queries.sheet(tk))
 
+    @timed("help")
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot."""
         return await self.work.answered_when_away(tk, None, self.queries.help(tk))

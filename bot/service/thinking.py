@@ -26,12 +26,14 @@ import asyncio
 import logging
 import os
 import random
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
 from bot.service.game import Choice, GameRules
+from bot.service.metrics import NO_METRICS, Recorder
 from bot.service.settings import LEVELS
 from bot.service.workers import WorkerPool
 
@@ -53,8 +55,20 @@ def _loaded(load: Callable[[], object]) -> int:
     return os.getpid()
 
 
+def _record(metrics: Recorder, started: float, future: asyncio.Future[Choice]) -> None:
+    """A job ended: how (decided, failed, given up past its patience) and how long it took."""
+    if future.cancelled():
+        outcome = "given_up"
+    else:
+        outcome = "failed" if future.exception() is not None else "decided"
+    metrics.thought(outcome, time.perf_counter() - started)
+
+
 class Thinking:
     """Where bot seats think: a bounded pool away from the event loop."""
+
+    #: Where jobs are recorded (`TableService.use_metrics`).
+    metrics: Recorder = NO_METRICS
 
     def __init__(
         self,
@@ -179,6 +193,7 @@ class Thinking:
         state); `on_ready(key)` when it is done."""
         future = asyncio.ensure_future(work)
         self._jobs[key] = (stamp, future)
+        future.add_done_callback(partial(_record, self.metrics, time.perf_counter()))
         future.add_done_callback(lambda _f: self._ready(key))
         if self.patience is not None:
             late = asyncio.get_running_loop().call_later(self.patience, self._give_up, future)

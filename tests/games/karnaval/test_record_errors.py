@@ -415,3 +415,104 @@ def test_cli_other_game_and_karnaval_faults(tmp_path: Path) -> None:
 def test_cli_gnav_records_still_go_to_gnav(tmp_path: Path) -> None:
     code, _, err = _run(tmp_path, json.dumps({"seats": ["A", "B"], "rounds": []}))
     assert code == 2 and err.startswith("gnav-bot replay: ")  # a Gnav fault, Gnav's wording
+
+
+# --- hostile records: a long tied draw (issue 31, point 8) ------------------------------------
+
+
+def _tied_draw_text(rounds: int, *, decided: bool = False, alternate: bool = False) -> str:
+    """A record of P1 P2 P3 whose draw ties P1 and P2 for `rounds` rounds (the shape of
+    benchmarks/hostile_record.py); with `decided` one more round makes P2 player 1."""
+    later = ['{"P1": "10D", "P2": "10C"}', '{"P1": "7S", "P2": "7H"}']
+    parts = ['{"P1": "10H", "P2": "10S", "P3": "KD"}']
+    parts += [later[i % 2] if alternate else later[0] for i in range(rounds - 1)]
+    if decided:
+        parts.append('{"P1": "AD", "P2": "6C"}')
+    head = '{"game": "karnaval", "seats": ["P1", "P2", "P3"], "draw": ['
+    return head + ", ".join(parts) + '], "deals": []}'
+
+
+def _replay_text(text: str) -> str:
+    from bot.games.replay import ReplayError, replay_text
+
+    try:
+        return json.dumps(replay_text(text))
+    except ReplayError as exc:
+        return exc.line
+
+
+def test_a_long_tied_draw_gives_its_line_and_a_decided_one_its_outcome() -> None:
+    line = _replay_text(_tied_draw_text(5000))
+    assert line == "draw: P1 and P2 tie for lowest in round 5000 and must draw again"
+    result = json.loads(_replay_text(_tied_draw_text(5000, decided=True)))
+    assert result["order"] == ["P2", "P3", "P1"]
+    alternating = _replay_text(_tied_draw_text(5001, alternate=True))
+    assert alternating == "draw: P1 and P2 tie for lowest in round 5001 and must draw again"
+
+
+@pytest.mark.parametrize("alternate", [False, True], ids=["one-round-repeated", "two-alternating"])
+def test_the_draw_is_folded_with_constant_work_per_round(
+    monkeypatch: pytest.MonkeyPatch, alternate: bool
+) -> None:
+    """Cards are looked at a bounded number of times however long the tie: a fold that recounts
+    the deck or re-ranks the cards each round fails here (the count would grow with the
+    rounds), without timing anything."""
+    import bot.games.karnaval.engine.game as game
+
+    looks = {"strength": 0, "over_counts": 0}
+    real_strength, real_over = game.strength, game.over_counts
+
+    def strength(card: str) -> int:
+        looks["strength"] += 1
+        return real_strength(card)
+
+    def over_counts(cards: Any) -> Any:
+        looks["over_counts"] += 1
+        return real_over(cards)
+
+    monkeypatch.setattr(game, "strength", strength)
+    monkeypatch.setattr(game, "over_counts", over_counts)
+    counts = []
+    for rounds in (11, 20_001):
+        looks.update(strength=0, over_counts=0)
+        text = _tied_draw_text(rounds, alternate=alternate)
+        assert f"tie for lowest in round {rounds} " in _replay_text(text)
+        counts.append(dict(looks))
+    assert counts[0] == counts[1], counts
+
+
+@pytest.mark.parametrize("alternate", [False, True], ids=["one-round-repeated", "two-alternating"])
+def test_a_long_tied_draw_is_replayed_in_little_memory(alternate: bool) -> None:
+    """100,000 tied rounds (3.7 MB of JSON) through the whole replay: a parse that builds a
+    dict a round, or a fold that copies each round, holds tens of MB (about 60 MB before);
+    shared rounds keep the peak under 8 MB besides the text."""
+    import tracemalloc
+
+    text = _tied_draw_text(100_000, alternate=alternate)
+    tracemalloc.start()
+    try:
+        line = _replay_text(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert line.startswith("draw: P1 and P2 tie for lowest in round 100000 "), line
+    assert peak < 8_000_000, peak
+
+
+def test_shared_rounds_are_still_checked_for_depth_and_surrogates() -> None:
+    """The parse shares equal objects of strings and the checks look at each once: a lone
+    surrogate in a repeated round, and an object of strings one level too deep, are still
+    refused as faults of the file; one level less is fine."""
+    from bot.games.gnav.engine import safejson
+
+    text = _tied_draw_text(1000).replace('"P2": "10C"', '"P2": "10\\udc00"')
+    assert _replay_text(text).startswith("file: ") and "surrogate" in _replay_text(text)
+    deepest = (
+        "[" * (safejson.MAX_DEPTH - 1) + '{"a": "b"}, {"a": "b"}' + "]" * (safejson.MAX_DEPTH - 1)
+    )
+    assert safejson.loads(deepest)
+    too_deep = "[" + deepest + "]"
+    with pytest.raises(safejson.JsonError, match="nested"):
+        safejson.loads(too_deep)
+    parsed = safejson.loads('[{"a": "b"}, {"a": "b"}, {"a": 1}, {"a": true}]')
+    assert parsed[0] is parsed[1] and parsed[2] == {"a": 1} and parsed[3]["a"] is True

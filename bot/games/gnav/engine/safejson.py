@@ -8,12 +8,17 @@ string with a lone surrogate that cannot be written as UTF-8. `loads` turns each
 (which `json.loads` accepts) and a byte-order mark are refused too. `shown` and `cut` echo a
 value in an error message: at most `MAX_SHOWN` characters, a longer value cut to its first
 `MAX_SHOWN - 1` characters followed by "…" (docs/MATCH_RECORD.md, docs/KARNAVAL_RECORD.md).
+
+Parsed data is read-only: equal objects whose values are all strings (a Karnaval draw's rounds,
+repeated a million times in a hostile record) are one shared dict, so a long run of them costs a
+pointer each, not a dict each (tests/games/karnaval/test_record_errors.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 #: Deepest nesting accepted (a match record needs five levels).
@@ -33,8 +38,9 @@ def _no_constant(name: str) -> Any:
 def loads(text: str) -> Any:
     """Parse `text` into plain data: RFC 8259 JSON (no `NaN`, `Infinity`, byte-order mark),
     no lone surrogates, at most `MAX_DEPTH` levels deep."""
+    shared = _Shared()
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=shared)
     except json.JSONDecodeError as exc:
         raise JsonError(
             f"not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -48,8 +54,29 @@ def loads(text: str) -> Any:
     # Walk the data only when the text could hold what is refused (most files cannot).
     strings = _may_hold_surrogates(text)
     if strings or text.count("[") + text.count("{") > MAX_DEPTH:
-        check(data, strings=strings)
+        check(data, strings=strings, flat=shared.memo.values())
     return data
+
+
+class _Shared:
+    """An `object_pairs_hook` giving equal objects of strings one shared dict (per parse)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        if pairs and type(pairs[-1][1]) is not str:
+            return dict(pairs)  # not of strings only (the cheap look: most such objects)
+        key = tuple(pairs)
+        try:
+            return self.memo[key]  # a hit equals a stored key, all of whose values are strings
+        except TypeError:  # a list or an object among the values: not shared
+            return dict(pairs)
+        except KeyError:
+            made = dict(pairs)
+            if all(type(v) is str for v in made.values()):
+                self.memo[key] = made
+            return made
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -65,25 +92,45 @@ def _may_hold_surrogates(text: str) -> bool:
     return False
 
 
-def check(data: Any, *, strings: bool = True) -> None:
+def check(data: Any, *, strings: bool = True, flat: Iterable[dict[str, Any]] = ()) -> None:
     """Refuse nesting deeper than `MAX_DEPTH` and (with `strings`) strings with lone
-    surrogates; walked without recursion."""
+    surrogates; walked without recursion. `flat`: objects known to hold strings only (those
+    `loads` shares): each is looked at once, not once per place it appears (a hostile record
+    repeats one a million times)."""
+    flat_ids = {id(obj) for obj in flat}
+    if strings:
+        for obj in flat:
+            for key, item in obj.items():
+                _check_text(key)
+                _check_text(item)
+    nothing: set[int] = set()
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         value, depth = stack.pop()
         if isinstance(value, str):
             if strings:
                 _check_text(value)
-        elif isinstance(value, dict | list):
-            if depth > MAX_DEPTH:
-                raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep")
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if strings:
-                        _check_text(key)
-                    stack.append((item, depth + 1))
-            else:
-                stack.extend((item, depth + 1) for item in value)
+            continue
+        if not isinstance(value, dict | list):
+            continue
+        if depth > MAX_DEPTH:
+            raise JsonError(f"JSON nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            if strings:
+                for key in value:
+                    _check_text(key)
+            value = value.values()
+        # One level down a flat object is still within the limit; one more is not.
+        skip = flat_ids if depth < MAX_DEPTH else nothing
+        if len(value) > 64 and skip and skip.issuperset(map(id, value)):
+            continue  # shared objects only (a hostile record's million rounds), passed in C
+        deeper = depth + 1
+        for item in value:
+            if isinstance(item, dict | list):
+                if id(item) not in skip:
+                    stack.append((item, deeper))
+            elif strings and isinstance(item, str):
+                stack.append((item, deeper))
 
 
 def _check_text(text: str) -> None:

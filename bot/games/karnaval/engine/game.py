@@ -19,7 +19,7 @@ Two ways to act:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -290,59 +290,81 @@ def legal_follow_cards(hand: Sequence[str], led: str, trump: str | None) -> set[
     return legal
 
 
-def draw_winner(names: Sequence[str], rounds: Sequence[Mapping[int, str]]) -> int:
+def draw_winner(names: Sequence[str], rounds: Iterable[Mapping[int, str]]) -> int:
     """The seat of player 1 from the rounds of the draw (K2, KC1, KC4), or InvalidDraw.
 
     Each round maps the drawing seats to their cards: round 1 every seat, each later round
     exactly the seats tied for lowest in the round before. Errors carry `params["round"]`
     (1-based, or None for the draw as a whole), checked in KARNAVAL_RECORD.md's order.
+
+    One pass, constant work per round: a round is checked against its own few cards (never the
+    whole deck), and a round object already met while the same seats drew (a parsed record
+    shares equal rounds: safejson) is known to tie them again without a look. The objects met
+    are forgotten whenever fewer seats draw, at most five times.
     """
-    if not rounds:
-        raise InvalidDraw(
-            "K2", "karnaval.error.draw_malformed", {"round": None},
-            "a list of rounds, each an object of player: card",
-        )  # fmt: skip
     drawing = list(range(len(names)))
     decided: int | None = None
+    r = 0
+    #: Round objects that tied all of `drawing` again (the round list keeps them alive).
+    tied_again: set[int] = set()
     for r, rnd in enumerate(rounds, 1):
         if decided is not None:
             raise InvalidDraw(
                 "K2", "karnaval.error.draw_decided_early", {"round": r, "decided": decided},
                 f"the draw was decided in round {decided}",
             )  # fmt: skip
-        if sorted(rnd) != drawing or not all(isinstance(v, str) for v in rnd.values()):
-            who = ", ".join(names[s] for s in drawing)
+        if id(rnd) in tied_again:
+            continue  # the same cards for the same seats: tied again, as before
+        _check_round(names, r, rnd, drawing)
+        low = min(strength(rnd[s]) for s in drawing)  # KC1: rank only, a joker lowest
+        tied = [s for s in drawing if strength(rnd[s]) == low]
+        if len(tied) == 1:
+            decided = r
+        if tied == drawing:
+            tied_again.add(id(rnd))
+        else:
+            tied_again.clear()
+        drawing = tied
+    if r == 0:
+        raise InvalidDraw(
+            "K2", "karnaval.error.draw_malformed", {"round": None},
+            "a list of rounds, each an object of player: card",
+        )  # fmt: skip
+    if decided is None:
+        named = [names[s] for s in drawing]
+        who = ", ".join(named[:-1]) + " and " + named[-1]
+        raise InvalidDraw(
+            "K2", "karnaval.error.draw_undecided",
+            {"round": None, "players": named, "last": r},
+            f"{who} tie for lowest in round {r} and must draw again",
+        )  # fmt: skip
+    return drawing[0]
+
+
+def _check_round(names: Sequence[str], r: int, rnd: Mapping[int, str], drawing: list[int]) -> None:
+    """Round `r` of the draw is drawn by exactly `drawing`, in cards, within the deck's copies
+    (KC4, K1); InvalidDraw otherwise."""
+    if sorted(rnd) != drawing or not all(isinstance(v, str) for v in rnd.values()):
+        who = ", ".join(names[s] for s in drawing)
+        raise InvalidDraw(
+            "KC4", "karnaval.error.draw_players", {"round": r, "players": who},
+            f"must be drawn by exactly {who}",
+        )  # fmt: skip
+    for s in drawing:
+        if not is_card(rnd[s]):
             raise InvalidDraw(
-                "KC4", "karnaval.error.draw_players", {"round": r, "players": who},
-                f"must be drawn by exactly {who}",
+                "K1", "karnaval.error.draw_not_a_card", {"round": r, "card": rnd[s]},
+                f"{shown(rnd[s])} is not a card",
             )  # fmt: skip
-        for s in drawing:
-            if not is_card(rnd[s]):
-                raise InvalidDraw(
-                    "K1", "karnaval.error.draw_not_a_card", {"round": r, "card": rnd[s]},
-                    f"{shown(rnd[s])} is not a card",
-                )  # fmt: skip
-        over = over_counts(rnd.values())
+    cards = [rnd[s] for s in drawing]
+    if len(set(cards)) < len(cards):  # only a card drawn twice can be drawn too often
+        over = over_counts(cards)
         if over:
             card, k = over[0]
             raise InvalidDraw(
                 "KC4", "karnaval.error.draw_copies", {"round": r, "card": card, "count": k},
                 f"{card} drawn {k} times (the deck has {COPIES[card]})",
             )  # fmt: skip
-        low = min(strength(rnd[s]) for s in drawing)  # KC1: rank only, a joker lowest
-        tied = [s for s in drawing if strength(rnd[s]) == low]
-        if len(tied) == 1:
-            decided = r
-        drawing = tied
-    if decided is None:
-        named = [names[s] for s in drawing]
-        who = ", ".join(named[:-1]) + " and " + named[-1]
-        raise InvalidDraw(
-            "K2", "karnaval.error.draw_undecided",
-            {"round": None, "players": named, "last": len(rounds)},
-            f"{who} tie for lowest in round {len(rounds)} and must draw again",
-        )  # fmt: skip
-    return drawing[0]
 
 
 def draw_next(n: int, rounds: Sequence[Mapping[int, str]]) -> list[int]:
@@ -355,6 +377,14 @@ def draw_next(n: int, rounds: Sequence[Mapping[int, str]]) -> list[int]:
         if len(drawing) == 1:
             return []
     return drawing
+
+
+def _copy_rounds(rounds: Sequence[Mapping[int, str]]) -> list[dict[int, str]]:
+    """The draw's rounds as the match keeps them: a round repeated as one object (a parsed
+    record shares equal rounds) stays one copy, so a long tied draw costs a pointer a round."""
+    # By the id of a round of `rounds` (alive meanwhile), the distinct rounds found in C.
+    made = {key: dict(rnd) for key, rnd in dict(zip(map(id, rounds), rounds, strict=True)).items()}
+    return list(map(made.__getitem__, map(id, rounds)))
 
 
 def _both(cards: Sequence[str]) -> str:
@@ -383,8 +413,8 @@ class Karnaval:
             )  # fmt: skip
         self.names: list[str] = names
         self.n = len(names)
-        self.draw: list[dict[int, str]] | None = None if draw is None else [dict(r) for r in draw]
-        self.first = 0 if draw is None else draw_winner(names, self.draw or [])
+        self.first = 0 if draw is None else draw_winner(names, draw)
+        self.draw: list[dict[int, str]] | None = None if draw is None else _copy_rounds(draw)
         self.deals: list[Deal] = []
         self.pending: tuple[str, ...] | None = None  # the half-made play of the seat to act
 

@@ -84,12 +84,17 @@ def new_match_from_record(record: Any) -> Karnaval:
         if type(draw_in) is not list or not draw_in:
             raise RecordError("draw: a list of rounds, each an object of player: card")
         index = {name: i for i, name in enumerate(seats)}
-        rounds = []
-        for rnd in draw_in:
+        # A round repeated as one parsed object (safejson shares equal rounds) is converted
+        # once and stays one object, which is what lets draw_winner and the match pass over a
+        # long tie at a pointer a round (a hostile record: a million tied rounds). By the id of
+        # a round of `draw_in` (which keeps it alive meanwhile), the rounds found in C.
+        converted: dict[int, dict[int, str]] = {}
+        for key, rnd in dict(zip(map(id, draw_in), draw_in, strict=True)).items():
             if type(rnd) is dict and all(k in index for k in rnd):
-                rounds.append({index[k]: v for k, v in rnd.items()})
+                converted[key] = {index[k]: v for k, v in rnd.items()}
             else:
-                rounds.append({-1: ""})  # not drawn by seated players: "wrong players"
+                converted[key] = {-1: ""}  # not drawn by seated players: "wrong players"
+        rounds = list(map(converted.__getitem__, map(id, draw_in)))
         try:
             draw_winner(seats, rounds)
         except RuleError as exc:
