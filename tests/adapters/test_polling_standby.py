@@ -372,6 +372,18 @@ async def test_the_polling_lock_has_one_holder_and_is_free_when_its_session_ends
             0x676E786C,
         )
         assert ended == 1
+        # pg_terminate_backend only signals the session: the lock goes when the backend has
+        # exited. Wait for that event (the lock no longer granted), then take it.
+        async with asyncio.timeout(30):  # a bound for a server that never ends it
+            while await admin.fetchval(
+                "SELECT count(*) FROM pg_locks AS l, (SELECT hashtextextended($1, $2) AS k) AS h "
+                "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 "
+                "AND l.classid = ((h.k >> 32) & 4294967295)::oid "
+                "AND l.objid = (h.k & 4294967295)::oid",
+                name,
+                0x676E786C,
+            ):
+                await asyncio.sleep(0.01)
         assert await two.hold_exclusive(name, "host:2:b")
         with contextlib.suppress(Exception):  # its connection was ended under it
             await one.hold_exclusive(name, "host:1:a")
