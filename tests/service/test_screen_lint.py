@@ -392,6 +392,24 @@ def test_a_whole_game_reads_as_a_players_text(name: str, language: str) -> None:
     assert told_late(GAMES[name][0], transcript) == [], "a public line before the private one"
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_settings_line_has_no_empty_field_and_no_wait_of_0_s(language: str) -> None:
+    """Karnaval has no settings of its own, and `delay=0` deals the next deal at once."""
+
+    async def settings_line() -> str:
+        svc = Harness().service
+        assert (await svc.open(CHANNEL, ALICE)).ok
+        words = ["game=karnaval", f"language={language}", "delay=0"]
+        assert (await svc.configure(CHANNEL, ALICE, words)).ok
+        return (await svc.configure(CHANNEL, ALICE, [])).text
+
+    text = asyncio.run(settings_line())
+    cat = _catalog(language)
+    assert ":  ·" not in text and "(karnaval): ·" not in text, text
+    assert " 0 s" not in text and " 0 с" not in text, text
+    assert cat.t("karnaval.settings.next_now") in text, text
+
+
 def test_the_rule_id_pattern_finds_ids_and_leaves_cards_alone() -> None:
     hits = ["on top or underneath (K11)?", "now the second card (KC9)", "Ikke lov (T3): nei"]
     misses = ["Alice plays K♣", "Д♠ 10♥ К♦ 7♣", "Bot 1 · ♥2", "KC ♠", "round 10", "Г8"]
