@@ -66,6 +66,8 @@ GAMES: dict[str, tuple[str, tuple[str, ...]]] = {
     "gnavspiel": ("gnavspiel", ("chips=2",)),
     "karnaval": ("karnaval", ()),
 }
+#: Every how many of the person's decisions the time runs out instead (the timeout notes).
+TIMED_OUT = 4
 #: A link the Telegram keyboard adds beside a button (its own label is checked too).
 LINK = "https://t.me/gnav_bot?start=x"
 _FRAGMENT_SPLIT = re.compile(r"\{[^{}]*\}|[.!?:;()«»\"“”„\n·—…/\[\]=<>]|[^\w\s',-]")
@@ -183,6 +185,7 @@ async def whole_game(name: str, language: str, seed: int = 3) -> Transcript:
     out.replies.append((await svc.rules_help(CHANNEL)).text)
     out.replies.append((await svc.start(CHANNEL, ALICE)).text)
     rng = random.Random(seed)
+    decisions = 0
     for _ in range(5000):
         await harness.settle()
         table = await harness.table()
@@ -200,6 +203,10 @@ async def whole_game(name: str, language: str, seed: int = 3) -> Transcript:
         user = User(s.user, s.name)
         view = await svc.status(CHANNEL, s.user)
         assert view is not None
+        decisions += 1
+        if decisions % TIMED_OUT == 0:  # now and then the person lets the time run out
+            harness.clock.advance(table.settings.turn_timeout + 1)
+            continue
         if game == "gnav" and table.match.hands[seat] == NARR:
             out.narr_offers.append(tuple(c.action for c in view.choices))
         popup = await svc.private_view(CHANNEL, user)
