@@ -18,6 +18,9 @@ Checked:
 - in a table of another language, no line holding an English sentence of the catalogs (a
   run of 3+ words of an English template, between its placeholders and punctuation) that the
   table language's own catalogs do not also hold (the Norwegian calls are in every language);
+- in a table of another language, no lowercase ASCII word the language's catalogs never use
+  (an engine's word such as "(high)" or "stay"; the words people type for settings, shown as
+  typed, are allowed);
 - no public log line naming a piece or card together with its holder's name is staged before,
   in the same step, the private screen that tells the holder of it (cause before effect).
 
