@@ -53,14 +53,17 @@ def _replay_html(text: str, language: str) -> str:
     return replay_html(frames, inline=True)
 
 
-def _login_name() -> str:
+def _login_name(args: argparse.Namespace) -> str:
+    """The login name, capitalized; else "Player" in the table's language (`--language`)."""
     import getpass
+
+    from bot.service.names import default_name
 
     try:
         name = getpass.getuser()
     except (OSError, KeyError):
-        return "Player"
-    return name.capitalize() if name and name != "root" else "Player"
+        name = ""
+    return name.capitalize() if name and name != "root" else default_name(args.language)
 
 
 def default_db_path(name: str = "gnav.sqlite3") -> str:
@@ -91,7 +94,7 @@ def _play(args: argparse.Namespace) -> int:
     given = tuple(k for k in _PLAY_DEFAULTS if getattr(args, k) is not None)
     for k, default in _PLAY_DEFAULTS.items():
         if getattr(args, k) is None:
-            setattr(args, k, default() if callable(default) else default)
+            setattr(args, k, default(args) if callable(default) else default)
     games = all_games()
     if args.game not in games:  # the registry is the list (not read for other commands)
         known = ", ".join(games)

@@ -16,10 +16,15 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from bot.service.i18n import catalog
+
 #: Longest player name, in characters (Telegram's first+last name can be 128, Discord's 32).
 MAX_NAME = 32
 #: What a name made only of removed characters becomes.
 EMPTY_NAME = "?"
+#: The catalog's name of a person who gave none (`player.default`: "Player", "Игрок"), the
+#: people's counterpart of the bots' `bot.name` ("Bot 1", "Бот 1").
+DEFAULT_NAME_KEY = "player.default"
 
 #: Unicode categories removed from names: controls, format characters (zero-width, bidi
 #: controls, invisible operators), surrogates, private use, unassigned, line/paragraph breaks.
@@ -94,3 +99,8 @@ def unique_name(name: str, taken: Sequence[str]) -> str:
         if look(candidate) not in looks:
             return candidate
         n += 1
+
+
+def default_name(language: str) -> str:
+    """The name of a person who gave none, in the table's `language` ("Spiller", "Игрок")."""
+    return catalog(language).t(DEFAULT_NAME_KEY)

@@ -163,9 +163,14 @@ class Play:
         await self.work.save(table, stats=stats, finished=finished)
         # Committed: now people may be told: the public event first, then what it means for
         # each player: a seat whose own choices changed gets its whole private screen (which
-        # says what it holds too), the others the game's private lines.
+        # says what it holds too), the others the game's private lines. A deal is the
+        # exception: each player learns what they were dealt before the deal's message, whose
+        # lines may name it ("Alice: «Bank, bank, bank!»" for a Narr), and a question comes
+        # after it (issue 30: cause before effect).
         choosing = self._choosing(table, moved)
         if new_round:
+            self._tell_outcomes(table, outcomes, skip=choosing)
+            outcomes = []
             self.screens.repost(table, freeze)
         elif round_over:
             # The round's last moves in its message, what they meant for each player ("from

@@ -235,15 +235,17 @@ class Screens:
         return self.render(table, buttons=False)
 
     def settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
-        """The settings of a table of `game`: the game's own, then the generic ones."""
+        """The settings of a table of `game`: the game's own (none: no empty field), then the
+        generic ones; a delay of 0 reads "at once", in the game's word for a round."""
         own = settings_lines(s, game, self.work.games[game].settings_model)
+        nxt = "settings.next" if s.next_round_delay else "settings.next_now"
         return cat.t(
             "settings.shown",
             game=game,
-            own=" · ".join(f"{word} {value}" for word, value in own),
+            own="".join(f"{word} {value} · " for word, value in own),
             timeout=s.turn_timeout,
             language=s.language,
-            delay=s.next_round_delay,
+            next=cat.t(self.work.game_key(cat, game, nxt), delay=s.next_round_delay),
             bots=s.bots,
             level=s.level,
         )

@@ -301,7 +301,7 @@ def test_no_result_before_its_reveal_and_none_twice(tmp_path: Path) -> None:
 def test_the_terminal_speaks_the_tables_language(tmp_path: Path) -> None:
     term = _play(tmp_path / "gnav.sqlite3", "--language", "ru", "--players", "3")
     try:
-        term.wait_for("Твой ход: стою или меняю?")
+        term.wait_for("Ваш ход: стою или меняю?")
         term.type(b"\xd1\x81\xd1\x82\xd0\xbe\xd1\x8e\n")  # "стою"
         term.wait_for("Tester: «Jeg står»")
         term.type(b"\x03")

@@ -1,5 +1,6 @@
 """Every game's own catalog (bot/games/<game>/i18n): the same keys and placeholders in every
-language, and the engine's rule-error keys all present (`gnavspiel.error.*`, `karnaval.error.*`)."""
+language, and the engine's rule-error keys all present (`gnavspiel.error.*`, `karnaval.error.*`);
+no text of any catalog shows a rule id, even where the service passes one (`rule=`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service.i18n import LANGUAGES, placeholders
+from bot.service.i18n import LANGUAGES, catalog, placeholders, with_game_messages
+from tests.service.test_screen_lint import RULE_ID
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 GAMES = ("gnavspiel", "karnaval")
@@ -49,3 +51,24 @@ def test_every_rule_error_key_of_the_engine_is_in_the_catalog(game: str) -> None
     keys = set(re.findall(rf'"({game}\.error\.[a-z_]+)"', source))
     keys |= {f"{game}.error.not_{p}" for p in ("bid", "play")} if game == "karnaval" else set()
     assert keys and keys <= set(_messages(game, "en"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_text_of_any_catalog_shows_a_rule_id(language: str) -> None:
+    """Issue 30: rule ids stay in code, tests and docs. Every template of the service's and
+    every game's catalog, filled in as the service fills it (a refusal gets `rule="T3"`), and
+    with its `_comment` left out, shows none ("(K11)", "Ikke lov (T3): …")."""
+    from bot.games.registry import all_games
+
+    cat = with_game_messages(catalog(language), [g.view.messages for g in all_games().values()])
+    shown = []
+    for key, template in cat.messages.items():
+        if key.startswith("_"):
+            continue
+        forms = template.values() if isinstance(template, dict) else [template]
+        for form in forms:
+            params = {name: "x" for name in placeholders(form)} | {"rule": "T3", "count": 2}
+            text = form.format(**params)
+            if RULE_ID.search(text):
+                shown.append(f"{key}: {text}")
+    assert shown == []

@@ -12,6 +12,7 @@ import pytest
 
 from bot.cli import build_parser
 from bot.games.gnav.game import GnavRules, GnavView
+from bot.games.registry import all_games
 from bot.service.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
@@ -292,6 +293,86 @@ def test_sample_messages(language: str) -> None:
         assert call in rules
     # Extra parameters are ignored (the service passes `table=` to the header).
     assert "3" in cat.t("private.header", round=3, table="t1")
+
+
+#: What docs/glossary.md rules out, per language: a second word for a term, the other form
+#: of address, a game's name as the language does not say it. Checked in every catalog
+#: (the service's and every game's) and in the adapters' own words.
+GLOSSARY_NOT: dict[str, tuple[str, ...]] = {
+    "en": (),
+    "nb": (r"(?<![\w/=.])Karnaval", r"\butdeling"),
+    "ru": (
+        r"(?i)(?<!\w)(?:ты|тебя|тебе|тобой|тво(?:й|я|ё|и|ю|его|ей|их))(?!\w)",
+        r"(?i)(?<!\w)(?:нажми|набери|выбери|попробуй|добавь|позови|меняйся|оставь)(?!\w)",
+        r"(?i)заказ",
+        r"(?<![\w/=.])Karnaval",
+        r"Гнав",
+    ),
+    "pt": (r"(?i)\bvocês?\b",),
+    "de": (r"\bSie\b", r"\bIhr(?:e|en|em|er)?\b"),
+}
+
+
+def _every_text(language: str) -> dict[str, str]:
+    """Every text of `language`: the catalogs of the service and every game, and the
+    adapters' own words, by where it is."""
+    from adapters.discord import texts as discord_texts
+    from adapters.telegram import texts as telegram_texts
+
+    found: dict[str, str] = {}
+    for package in ("bot.i18n", *(f"bot.games.{g}.i18n" for g in all_games())):
+        path = resources.files(package).joinpath(f"{language}.json")
+        for key, value in json.loads(path.read_text(encoding="utf-8")).items():
+            if not key.startswith("_"):
+                found[f"{package}:{key}"] = _text(value)
+    for adapter in (telegram_texts, discord_texts):
+        for key, value in adapter._TEXTS.get(language, {}).items():
+            found[f"{adapter.__name__}:{key}"] = value
+    return found
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_catalogs_follow_the_glossary(language: str) -> None:
+    """One word for each term, one form of address (docs/glossary.md; issue 30)."""
+    texts = _every_text(language)
+    for pattern in GLOSSARY_NOT[language]:
+        bad = {k: v for k, v in texts.items() if re.search(pattern, v)}
+        assert not bad, f"{pattern}: {bad}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_headers_name_the_game_as_the_language_does(language: str) -> None:
+    """The private screens' headers and the table's titles say the game's name and its word
+    for a deal in the table's language ("🃏 Карнавал · сдача 1", not "Karnaval · сдача")."""
+    cat = with_game_messages(
+        service_catalog(language), [g.view.messages for g in all_games().values()]
+    )
+    names = {"en": "Karnaval", "nb": "Karneval", "ru": "Карнавал", "pt": "Karnaval"}
+    name = names.get(language, "Karnaval")
+    header = cat.t("karnaval.private.header", round=1)
+    assert name in header and header.split(name, 1)[1].split("1")[0].strip(" ·") != ""
+    assert name in cat.t("karnaval.status.title", quarter=1, number=1, n=3, cards=6, dealer="A")
+    deal = cat.t("karnaval.private.header", round=1).split("·")[-1].strip().split(" ")[0]
+    assert deal in cat.t("karnaval.status.title", quarter=1, number=1, n=3, cards=6, dealer="A")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_person_without_a_name_is_named_in_the_tables_language(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gnav-bot play` as root (or with no login name): "Player" in the table's language, as
+    the bots are "Bot 1" / "Бот 1"."""
+    import getpass
+
+    from bot.cli import _login_name
+    from bot.service.names import default_name
+
+    name = default_name(language)
+    assert name == catalog(language).t("player.default")
+    assert (name == "Player") == (language == "en")
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    args = build_parser().parse_args(["play", "--language", language])
+    assert _login_name(args) == name
 
 
 def test_russian_has_three_plural_forms() -> None:

@@ -76,14 +76,17 @@ class GnavRules(GameRules):
         return () if turn is None else (turn,)
 
     def choices(self, match: Match, seat: int) -> tuple[Choice, ...]:
-        """Stay and swap for the seat to act.
+        """Stay and swap for the seat to act; swap only where the rules forbid staying.
 
-        Both are offered even to a Narr holder under T3: the buttons are public, and offering
-        only Swap would show everyone who holds the Narr. The engine refuses the Stay (T3).
+        A Narr holder under `tradisjonell` may not stay (T3), so Stay is not offered to it
+        (issue 30: never offer a choice the rules refuse). The buttons are public, and that
+        tells no secret: a Narr is knocked for at the deal (N5), and it changes hands only by
+        a swap everyone sees.
         """
         if match.phase != "play" or match.turn != seat:
             return ()
-        return _CHOICES
+        legal = match.legal_actions(seat)
+        return tuple(c for c in _CHOICES if c.action in legal)
 
     def winners(self, match: Match) -> list[int]:
         """The winners (N23), shared when eliminated together."""

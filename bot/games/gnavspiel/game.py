@@ -188,6 +188,14 @@ class GnavspielRules(GameRules):
             if line is not None:
                 out.log.append(line)
         m = t.m
+        if m.phase == "loan" and any(e.kind == "pay" for e in events):
+            # The reveal's payments left someone broke: the chips as they now stand, before
+            # the loan question that depends on them (G8, C19; issue 30: cause before effect).
+            chips = ", ".join(
+                names[s] + f" {m.chips[s]}" + (f" (−{m.debts[s]})" if m.debts[s] else "")
+                for s in range(len(names))
+            )
+            out.log.append(("gnavspiel.ev.chips", {"chips": chips, "pot": m.pot}))
         if m.phase in ("deal", "over") and events and m.history:
             out.round_over = True
             out.round_stats = _round_stats(m)

@@ -317,7 +317,7 @@ class KarnavalView(GameView):
         if d.trick:
             played = ", ".join(
                 f"{names[p.seat]} {cards_text(p.cards, cat)}"
-                + (f" ({p.choice})" if p.choice else "")
+                + (f" ({cat.t(f'karnaval.status.{p.choice}')})" if p.choice else "")
                 for p in d.trick
             )
             lines.append(cat.t("karnaval.status.trick", plays=played))
