@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from bot.games.registry import all_games
-from tests.service.conftest import Harness
+from tests.service.conftest import ALICE, CHANNEL, Harness
 from tests.service.table_walk import Walk, repeated_choices, size, walk
 
 #: The goal of issue 30 for Karnaval at 6 players (kept at 3 players too).
@@ -101,3 +101,24 @@ async def test_no_screen_lists_a_choice_twice(
     assert with_choices
     twice = [s.text for s in screens if repeated_choices(s)]
     assert not twice, twice[:3]
+
+
+async def test_the_log_command_gives_the_whole_round_the_table_message_leaves_out() -> None:
+    h = Harness(seed=5)
+    await walk(h, "karnaval", 4, seed=5, deals=2)
+    table = await h.table()
+    shown = h.notifier.posts(CHANNEL.key)[-2].history[-1]  # the deal's own message, at its end
+    reply = await h.service.log(CHANNEL)
+    assert reply.ok
+    lines = reply.text.splitlines()
+    assert lines[0] == "📜 The deal's log, newest last:"
+    assert lines[1:] == list(shown.log) and len(lines) - 1 == len(table.log) > 30
+    assert lines[1] not in shown.text  # the deal's first events are the log's, not the table's
+    assert all(line in reply.text for line in shown.text.split("\n—\n")[-1].splitlines())
+
+
+async def test_the_log_command_says_there_is_none_before_a_round() -> None:
+    h = Harness()
+    assert (await h.service.open(CHANNEL, ALICE)).ok
+    reply = await h.service.log(CHANNEL)
+    assert not reply.ok and reply.text.startswith("There is no log here")
