@@ -62,8 +62,13 @@ async def measure(label: str, game: str, players: int, words: tuple[str, ...], a
             print(last.text, "\n")
             print(reveal.text, "\n")
     elif args.show:
-        print(w.table[len(w.table) // 2][1].text, "\n")
-        print(w.table[-1][1].text, "\n")
+        # The first round's own message in the middle of the round and at its end, then the
+        # round's result posted after it.
+        refs = [ref for d, ref in w.messages if d == 1]
+        versions = w.versions[refs[1]]  # refs[0] is the lobby's
+        print(versions[len(versions) // 2].text, "\n")
+        print(versions[-1].text, "\n")
+        print(w.versions[refs[2]][0].text, "\n")
 
 
 async def main() -> None:
