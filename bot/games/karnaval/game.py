@@ -21,7 +21,14 @@ from typing import Any
 
 from bot.games.karnaval import search, strategy, web
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
-from bot.games.karnaval.engine.cards import JOKER, SUITS, full_deck, rank_of, suit_of
+from bot.games.karnaval.engine.cards import (
+    JOKER,
+    SUITS,
+    full_deck,
+    rank_of,
+    sorted_hand,
+    suit_of,
+)
 from bot.games.karnaval.engine.game import Deal, Play, barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
@@ -242,9 +249,15 @@ class KarnavalRules(GameRules):
         for e in events:
             if e.audience != EVERYONE:
                 if e.kind == "hand":
-                    out.private.append(
-                        (e.audience, ("karnaval.private.hand", {"cards": cards_text(e.cards)}))
-                    )
+                    # As the private screen shows a hand: by suit, trumps first and marked.
+                    d = k.current
+                    trump = d.trump if d is not None else None
+                    hand = [
+                        {"card": c, "trump": trump is not None and suit_of(c) == trump}
+                        for c in sorted_hand(e.cards, trump)
+                    ]
+                    line: LogLine = ("karnaval.piece.hand", {"cards": hand_text(hand)})
+                    out.private.append((e.audience, line))
                 continue
             out.log.extend(_event_lines(e, names))
             if e.kind == "deal_scored":
