@@ -75,3 +75,15 @@ async def test_no_telegram_or_discord_screen_lists_a_choice_twice(game: str, pla
         assert not listed_twice(render_text(screen.text, screen.blocks), labels), screen.text
         checked += 1
     assert checked > 5
+
+
+async def test_a_karnaval_table_message_at_6_players_stays_small_on_telegram_and_discord() -> None:
+    """Issue 30 point 1 as each chat shows the message (Discord escapes markdown in names,
+    fences a block): at most 15 lines and 900 characters up to the end of the first 12-card
+    deal."""
+    w = await walk(Harness(seed=6), "karnaval", 6, seed=6, deals=19)
+    assert any(d == 19 for d, _ in w.table)
+    for _, screen in w.table:
+        for text in (screen.text, render_text(screen.text, screen.blocks)):
+            lines = text.splitlines()
+            assert len(lines) <= 15 and len(text) <= 900, text
