@@ -182,7 +182,8 @@ class Screens:
         view = self.work.view_of(table)
         lines = view.render_status(table.match, names, cat)
         recent = self.round_log(table, cat)[-view.recent_events :] if view.recent_events else []
-        recent = [line for line in recent if line not in lines]  # the state says it already
+        # What the state says already (a game's last exchange is made of log lines) goes once.
+        recent = [line for line in recent if not any(line in said for said in lines)]
         if recent:
             lines.append("—")
             lines.extend(recent)

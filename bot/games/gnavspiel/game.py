@@ -237,10 +237,9 @@ class GnavspielView(GameView):
 
     @staticmethod
     def _last_exchange(t: GnavspielMatch, names: Sequence[str]) -> list[LogLine]:
-        """The deal's last exchange, for one line: an exchange accepted or refused, or the
-        dealer's turn at the stock (G5: every taboo card it drew, shown, and its own card
-        taken back); [] before any (or
-        between deals)."""
+        """The deal's last exchange, for one line: an offer and its answer (and the offerer
+        stopping after a refusal), or the dealer's turn at the stock (G5: every taboo card it
+        drew, shown, and its own card taken back); [] before any (or between deals)."""
         log = t.m.log
         if log is None or log.end is not None:
             return []
@@ -248,13 +247,16 @@ class GnavspielView(GameView):
         last = next((i for i in reversed(range(len(events))) if events[i].kind in _EXCHANGES), -1)
         if last < 0:
             return []
-        run = [events[last]]
+        first = last
         if events[last].kind in _STOCK:
-            first = last
             while first > 0 and events[first - 1].kind in _STOCK:
                 first -= 1
             shown = ("taboo", "take_back")  # a plain draw shows nothing (its card is private)
-            run = [e for e in events[first : last + 1] if e.kind in shown] or run
+            run = [e for e in events[first : last + 1] if e.kind in shown] or [events[last]]
+        else:
+            while first > 0 and events[first].kind != "offer" and events[first - 1].kind in _OFFER:
+                first -= 1
+            run = events[first : last + 1]
         return [line for e in run if (line := _event_line(e, names)) is not None]
 
     def render_reveal(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
@@ -414,6 +416,8 @@ def _hands_text(cat: Catalog, hands: Sequence[Sequence[str]]) -> str:
 _EXCHANGES = ("accept", "refuse", "stop", "stand", "draw", "taboo", "take_back")
 #: The dealer's turn at the stock (G5): draws, each maybe taboo, maybe its own card back.
 _STOCK = ("draw", "taboo", "take_back")
+#: An offer, its answer and the offerer stopping after a refusal (G4).
+_OFFER = ("offer", "accept", "refuse", "stand", "stop")
 
 
 def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
