@@ -122,3 +122,21 @@ async def test_the_log_command_says_there_is_none_before_a_round() -> None:
     assert (await h.service.open(CHANNEL, ALICE)).ok
     reply = await h.service.log(CHANNEL)
     assert not reply.ok and reply.text.startswith("There is no log here")
+
+
+def test_a_private_message_says_the_hand_once_when_a_line_and_a_screen_go_together() -> None:
+    """The hand dealt (a line) and the seat's first screen (the same hand, with buttons) waiting
+    together for the private chat's room go as one message showing the hand once."""
+    from bot.service.ports import Button, Screen
+    from bot.service.table_message import merge_private
+
+    dealt = Screen("🃏 Karnaval · deal 1\nYour hand (* trump): 6♥* K♥* · A♠ 9♠")
+    turn = Screen(
+        "Your hand (* trump): 6♥* K♥* · A♠ 9♠", ((Button("Bid 0", "t0"), Button("Bid 1", "t1")),)
+    )
+    taken, merged = merge_private([dealt, turn])
+    assert taken == 2 and isinstance(merged, Screen)
+    assert merged.text == "🃏 Karnaval · deal 1\n\nYour hand (* trump): 6♥* K♥* · A♠ 9♠"
+    assert merged.buttons == turn.buttons
+    other = Screen("You were dealt the Narr.")
+    assert merge_private([other, turn])[1].text == f"{other.text}\n\n{turn.text}"
