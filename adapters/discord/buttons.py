@@ -100,12 +100,16 @@ def build_view(screen: Screen) -> discord.ui.View | None:
 
 
 def _discord_rows(rows: Sequence[Sequence[Button]]) -> list[list[Button]]:
-    """The screen's rows as Discord allows them: a row of more than 5 buttons (a hand of
-    cards) goes on over several rows, at most 5 rows in all (25 buttons)."""
+    """The screen's rows as Discord allows them: a row of more than 5 buttons goes on over
+    several rows, at most 5 rows in all (25 buttons). When the screen's rows do not fit so (a
+    hand of cards in a row per suit), its buttons are packed in order, 5 a row."""
     out: list[list[Button]] = []
     for row in rows:
         for start in range(0, len(row), MAX_PER_ROW):
             out.append(list(row[start : start + MAX_PER_ROW]))
+    if len(out) > MAX_ROWS:
+        flat = [b for row in rows for b in row]
+        out = [flat[i : i + MAX_PER_ROW] for i in range(0, len(flat), MAX_PER_ROW)]
     if len(out) > MAX_ROWS:
         log.warning("a screen with %d rows of buttons: only %d fit on Discord", len(out), MAX_ROWS)
     return out[:MAX_ROWS]

@@ -184,6 +184,11 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         tk = table_key(interaction)
         await handler.command(interaction, lambda: service.sheet(tk), public=True)
 
+    @gnav.command(name="log", description="The whole log of the round under way")
+    async def log_(interaction: discord.Interaction[Any]) -> None:
+        tk = table_key(interaction)
+        await handler.command(interaction, lambda: service.log(tk), public=True)
+
     @gnav.command(name="help", description="How to play with this bot")
     async def help_(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)

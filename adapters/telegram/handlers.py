@@ -188,6 +188,11 @@ class Handlers:
         """/gnav_sheet: the whole score sheet of the table's match, where its game keeps one."""
         await self._command(update, context, lambda tk, user: self.service.sheet(tk))
 
+    async def log(self, update: Update, context: Context) -> None:
+        """/gnav_log: the whole log of the round under way (the table message shows its
+        state and newest events only)."""
+        await self._command(update, context, lambda tk, user: self.service.log(tk))
+
     async def help(self, update: Update, context: Context) -> None:
         """/gnav_help (and /start in a group): how to play here."""
         await self._command(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
@@ -22,6 +23,8 @@ from bot.service.table import TableKey
 
 #: Telegram's limit for a /start parameter: 1-64 characters of A-Z a-z 0-9 _ -.
 MAX_PAYLOAD = 64
+#: Buttons in one keyboard row at most (Telegram takes 8; a card's button stays legible).
+MAX_PER_ROW = 8
 #: `g<chat>[_<topic>]s<signature>`: a chat id alone is guessable, its signature is not.
 _PAYLOAD = re.compile(r"^g(-?\d{1,20})(?:_(\d{1,12}))?s([0-9a-f]{16})$")
 
@@ -84,7 +87,7 @@ def keyboard(
     the old one).
     """
     rows: list[list[InlineKeyboardButton]] = []
-    for row in screen.buttons:
+    for row in _rows(screen.buttons):
         out = [_button(b, private) for b in row]
         rows.append(out)
         if link is None:
@@ -98,6 +101,15 @@ def keyboard(
         elif "join" in kinds:
             rows.append([InlineKeyboardButton(texts.text(lang, "link_button"), url=link)])
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def _rows(rows: Sequence[Sequence[Button]]) -> list[Sequence[Button]]:
+    """The screen's rows as they go (a hand's cards come a row per suit), each of more than
+    `MAX_PER_ROW` buttons going on over several rows: a phone shows them all legibly."""
+    out: list[Sequence[Button]] = []
+    for row in rows:
+        out.extend(row[i : i + MAX_PER_ROW] for i in range(0, max(len(row), 1), MAX_PER_ROW))
+    return out
 
 
 def link_markup(language: str, link: str) -> InlineKeyboardMarkup:

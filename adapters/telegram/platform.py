@@ -302,6 +302,7 @@ class TelegramPlatform:
             ("gnav_top", h.top),
             ("gnav_export", h.export),
             ("gnav_sheet", h.sheet),
+            ("gnav_log", h.log),
             ("gnav_help", h.help),
         ]
         games = texts.game_commands(h.service.games)

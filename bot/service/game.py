@@ -208,6 +208,9 @@ class GameView(ABC):
     stat_counters: ClassVar[tuple[str, ...]] = ("matches", "wins")
     #: The package of the game's catalogs (`<package>/<language>.json`); None: `messages`.
     texts_package: ClassVar[str | None] = None
+    #: How many of the round's newest log entries the table message shows under the state
+    #: (`render_status`): the state says what happened, these only the last moves (issue 30).
+    recent_events: ClassVar[int] = 3
 
     def __init__(self, rules: GameRules) -> None:
         self.rules = rules
@@ -229,7 +232,10 @@ class GameView(ABC):
 
     @abstractmethod
     def render_status(self, match: Any, names: Sequence[str], cat: Catalog) -> list[str]:
-        """Lines for the table message during a round: seats, scores, whose turn."""
+        """Lines for the table message during a round (and, frozen, at its end): the state,
+        compact: a header, one line per seat with what all may know (lives, chips, bid and
+        tricks taken), what lies on the table, the last completed trick or exchange. Not the
+        round's story: the service adds only its newest `recent_events` entries."""
 
     @abstractmethod
     def private_text(self, match: Any, seat: int, cat: Catalog) -> str:

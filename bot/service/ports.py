@@ -60,7 +60,8 @@ class Screen:
     `image` is a picture posted with the message (a photo with the text as its caption, an
     attachment); it belongs to the message once posted: an edit changes its text and buttons
     only, and a platform without pictures shows the picture's `alt` text instead.
-    `log` is the round's log the text shows, one entry a line, in order: it only grows while
+    `log` is the round's whole log, one entry a line, in order (the text shows the round's
+    state and only the newest of these entries: `GameView.recent_events`): it only grows while
     a message shows one round, so a platform that cannot edit (a terminal) prints the
     entries it has not shown yet, without reading the text. A private message about a step
     of the round carries the round's log up to the event it tells of, so such a platform

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bot.service.core import MAX_ALERT, Reply, UnitOfWork, fit_text
+from bot.service.core import MAX_ALERT, MAX_TEXT, Reply, UnitOfWork, fit_text
 from bot.service.game import GameView, PrivateChoice
 from bot.service.names import clean_name
 from bot.service.ports import PlayerStats
@@ -183,6 +183,33 @@ class Queries:
         if table is None or sheet is None:
             return Reply(cat.t("sheet.none"), ok=False)
         return Reply(sheet, public=True, literals=tuple(table.names), blocks=(sheet,))
+
+    async def log(self, tk: TableKey) -> Reply:
+        """The whole log of the round under way here (or of the last one), in the table's
+        language, newest last: the table message shows the state and only the newest
+        events (issue 30). A log longer than one message loses its oldest lines ("…")."""
+        refused = await self.work.refused_when_lost(tk)
+        if refused is not None:
+            return refused
+        settings = await self.work.current_settings(tk)
+        cat = self.work.catalog(settings.language, tk.platform)
+        async with self.work.lock(tk.key):
+            table = await self.work.load(tk.key)
+            lines: list[str] = []
+            if table is not None and table.match is not None and table.log:
+                cat = self.work.cat(table)
+                lines = list(self.screens.round_log(table, cat))
+        if table is None or not lines:
+            return Reply(cat.t("log.none"), ok=False)
+        title = cat.t(self.work.game_key(cat, table.game, "log.title"))
+        size = len(title) + sum(len(line) + 1 for line in lines)
+        cut = 0
+        while size + 2 > MAX_TEXT and cut < len(lines) - 1:
+            size -= len(lines[cut]) + 1
+            cut += 1
+        shown = [title, *(["…"] if cut else []), *lines[cut:]]
+        text = fit_text("\n".join(shown), MAX_TEXT)
+        return Reply(text, public=True, literals=tuple(table.names))  # public facts only
 
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays (with its own settings)."""

@@ -175,11 +175,18 @@ class Screens:
         return () if link is None else (Button(cat.t("button.web_own"), "", url=link),)
 
     def _round_lines(self, table: Table, names: list[str], cat: Catalog) -> list[str]:
+        """A round under way (or just ended, frozen): the game's state (`render_status`),
+        then the newest few entries of the round's log (`GameView.recent_events`), never the
+        whole log: it grows with every move, the state says what happened; the whole log is
+        the `log` command's and the record's (and `Screen.log` carries it, for a terminal)."""
         view = self.work.view_of(table)
         lines = view.render_status(table.match, names, cat)
-        if table.log:
+        recent = self.round_log(table, cat)[-view.recent_events :] if view.recent_events else []
+        # What the state says already (a game's last exchange is made of log lines) goes once.
+        recent = [line for line in recent if not any(line in said for said in lines)]
+        if recent:
             lines.append("—")
-            lines.extend(self.round_log(table, cat))
+            lines.extend(recent)
         return lines
 
     def round_log(self, table: Table, cat: Catalog) -> list[str]:

@@ -356,6 +356,12 @@ class TableService:
         """The whole score sheet of the table's match, where its game keeps one."""
         return await self.work.answered_when_away(tk, None, self.queries.sheet(tk))
 
+    @timed("log")
+    async def log(self, tk: TableKey) -> Reply:
+        """The whole log of the round under way (or the last one): the table message shows
+        its state and newest events only."""
+        return await self.work.answered_when_away(tk, None, self.queries.log(tk))
+
     @timed("help")
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot."""

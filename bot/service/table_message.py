@@ -67,10 +67,22 @@ def merge_private(screens: list[Shown]) -> tuple[int, Shown]:
 
 
 def _merged(run: list[Screen]) -> Screen | None:
-    """`run` as one message (None: its text would not fit one)."""
+    """`run` as one message (None: its text would not fit one). A line above the screen
+    says only what the screen does not (issue 30: each thing once): its lines the screen
+    shows too (the hand dealt, then the screen of the seat's turn showing that hand) are left
+    out, and a line with nothing left goes."""
     newest = max((i for i, s in enumerate(run) if s.buttons), default=-1)
     parts = [s for i, s in enumerate(run) if not s.buttons or i == newest]
-    text = "\n\n".join(s.text for s in parts)
+    shown = set(run[newest].text.splitlines()) if newest >= 0 else set()
+    texts = []
+    for s in parts:
+        if s.buttons:
+            texts.append(s.text)
+            continue
+        rest = [line for line in s.text.splitlines() if line not in shown]
+        if any(line.strip() for line in rest):
+            texts.append("\n".join(rest))
+    text = "\n\n".join(texts)
     if len(text) > MERGED_TEXT:
         return None
     literals = tuple(dict.fromkeys(x for s in parts for x in s.literals))

@@ -72,6 +72,7 @@ SUBCOMMANDS = {
     "language",
     "help",
     "sheet",
+    "log",
 }
 
 

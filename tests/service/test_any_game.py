@@ -146,8 +146,9 @@ async def test_people_who_do_not_choose_take_the_timeout_choice_and_bots_play() 
     assert {seat: played[str(seat)] for seat in people} == lowest
     for person in people.values():
         assert ("note.timeout", {"p": person.name}) in table.log
-    # The round's message, frozen at its end, tells it in the table's words.
-    frozen = h.notifier.posts(CHANNEL.key)[-2].screen.text
+    # The round's message, frozen at its end, carries its log in the table's words (its text
+    # shows the state and the newest entries only: the log is the `log` command's).
+    frozen = "\n".join(h.notifier.posts(CHANNEL.key)[-2].screen.log)
     assert "Alice did not choose in time" in frozen and "Bob did not choose in time" in frozen
 
 

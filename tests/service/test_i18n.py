@@ -47,6 +47,7 @@ SAME_AS_ENGLISH = frozenset(
     {
         "gnav.seat.lives",
         "gnav.seat.dealer_mark",
+        "gnav.seat.knocked",  # "👊 Narr": the piece keeps its Norwegian name in every language
         "gnav.reveal.hand",
         "bot.name",
         "button.start",

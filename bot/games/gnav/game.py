@@ -203,7 +203,8 @@ class GnavView(GameView):
         return len(match.history)
 
     def render_status(self, match: Match, names: Sequence[str], cat: Catalog) -> list[str]:
-        """The round's title, then seats with lives and marks: dealer, turn, sitting out, out."""
+        """The round's title, then seats with lives and marks: dealer, turn, sitting out, out,
+        dealt a Narr (knocked). One line per seat: the service adds the newest events."""
         # The round's own dealer: after the reveal the engine has already passed the deal on.
         dealer = match.history[-1].dealer if match.history else match.dealer
         lines = [
@@ -221,6 +222,10 @@ class GnavView(GameView):
         in_match = match.in_match
         sitting_out = match.sitting_out
         playing = match.phase == "play"
+        # Who knocked this round (N5: a Narr dealt is told to all): the state keeps it,
+        # the table message showing only the newest events (issue 30).
+        events = match.history[-1].events if match.history and playing else []
+        knocked = {e.seats[0] for e in events if e.kind == "knock"}
         lives_shown: dict[int, str] = {}  # most seats have as many lives as another
         for seat, name in enumerate(names):
             if seat in (turn, dealer):
@@ -244,6 +249,8 @@ class GnavView(GameView):
                 text += f" · {shown}"
                 if seat in sitting_out:
                     text += f" · {sitting}"
+            if seat in knocked:
+                text += " · " + cat.t("gnav.seat.knocked")
             lines.append(text)
         return lines
 

@@ -216,7 +216,9 @@ class GnavspielView(GameView):
         return t.m.deal_no
 
     def render_status(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
-        """Deal, dealer and pot; every seat's chips and debt, marks for turn and dealer."""
+        """Deal, dealer and pot; every seat's chips and debt, marks for turn and dealer; an
+        offer waiting for its answer; the deal's last exchange (the service adds the newest
+        events only)."""
         m = t.m
         log = m.log
         dealer = log.dealer if log is not None else m.dealer
@@ -236,7 +238,34 @@ class GnavspielView(GameView):
             lines.append(text)
         if m.phase == "play" and m.step == "answer":
             lines.append(cat.t("gnavspiel.status.offer", p=names[m.offerer], q=names[m.target]))
+        exchange = self._last_exchange(t, names)
+        if exchange:
+            lines.append(" ".join(self.render_line(line, cat) for line in exchange))
         return lines
+
+    @staticmethod
+    def _last_exchange(t: GnavspielMatch, names: Sequence[str]) -> list[LogLine]:
+        """The deal's last exchange, for one line: an offer and its answer (and the offerer
+        stopping after a refusal), or the dealer's turn at the stock (G5: every taboo card it
+        drew, shown, and its own card taken back); [] before any (or between deals)."""
+        log = t.m.log
+        if log is None or log.end is not None:
+            return []
+        events = log.events
+        last = next((i for i in reversed(range(len(events))) if events[i].kind in _EXCHANGES), -1)
+        if last < 0:
+            return []
+        first = last
+        if events[last].kind in _STOCK:
+            while first > 0 and events[first - 1].kind in _STOCK:
+                first -= 1
+            shown = ("taboo", "take_back")  # a plain draw shows nothing (its card is private)
+            run = [e for e in events[first : last + 1] if e.kind in shown] or [events[last]]
+        else:
+            while first > 0 and events[first].kind != "offer" and events[first - 1].kind in _OFFER:
+                first -= 1
+            run = events[first : last + 1]
+        return [line for e in run if (line := _event_line(e, names)) is not None]
 
     def render_reveal(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> list[str]:
         """The last deal's reveal: every card, who paid, chips, debts and pot; at the end who
@@ -308,19 +337,15 @@ class GnavspielView(GameView):
         return cat.t(key, **params)
 
     def private_text(self, t: GnavspielMatch, seat: int, cat: Catalog) -> str:
-        """The seat's card, and what it may do now."""
+        """The seat's card (or, broke between deals, the loan it is asked about)."""
         m = t.m
         if m.phase not in ("play", "loan") or m.hands[seat] < 0:
             if m.phase == "loan" and seat in m.deciders():
                 return cat.t("gnavspiel.piece.loan", chips=m.chips[seat], debt=m.debts[seat])
             return cat.t("gnavspiel.piece.none")
         card = card_text(cat, card_name(m.hands[seat]))
-        text = cat.t("gnavspiel.piece.hold", card=card, deal=m.deal_no)
-        mine = self.rules.choices(t, seat)
-        if mine:
-            labels = ", ".join(cat.t(c.label[0], **c.label[1]) for c in mine)
-            text += "\n" + cat.t("gnavspiel.piece.choices", choices=labels)
-        return text
+        # Not the seat's choices: they are the table message's buttons (issue 30: said once).
+        return cat.t("gnavspiel.piece.hold", card=card, deal=m.deal_no)
 
     def web_view(
         self, t: GnavspielMatch, seat: int | None, names: Sequence[str], cat: Catalog
@@ -383,6 +408,15 @@ def card_text(cat: Catalog, card: str) -> str:
 def _hands_text(cat: Catalog, hands: Sequence[Sequence[str]]) -> str:
     """A reveal's cards: "Ada Dame, Bo 7"."""
     return ", ".join(f"{name} {card_text(cat, card)}" for name, card in hands)
+
+
+#: The events that end an exchange, or the dealer's turn at the stock (G5): the state shows
+#: the deal's last of them (`GnavspielView._last_exchange`).
+_EXCHANGES = ("accept", "refuse", "stop", "stand", "draw", "taboo", "take_back")
+#: The dealer's turn at the stock (G5): draws, each maybe taboo, maybe its own card back.
+_STOCK = ("draw", "taboo", "take_back")
+#: An offer, its answer and the offerer stopping after a refusal (G4).
+_OFFER = ("offer", "accept", "refuse", "stand", "stop")
 
 
 def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:

@@ -21,8 +21,15 @@ from typing import Any
 
 from bot.games.karnaval import search, strategy, web
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
-from bot.games.karnaval.engine.cards import JOKER, full_deck, rank_of, suit_of
-from bot.games.karnaval.engine.game import barred_bid, draw_next
+from bot.games.karnaval.engine.cards import (
+    JOKER,
+    SUITS,
+    full_deck,
+    rank_of,
+    sorted_hand,
+    suit_of,
+)
+from bot.games.karnaval.engine.game import Deal, Play, barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
 from bot.games.karnaval.sheet import sheet_png, sheet_text
@@ -137,18 +144,20 @@ class KarnavalRules(GameRules):
         return t.k.deciders()
 
     def choices(self, t: KarnavalMatch, seat: int) -> list[Choice]:
-        """The seat's legal steps, labelled from the catalog."""
-        return [self._choice(c.action, c.arg) for c in t.k.choices(seat)]
+        """The seat's legal steps, labelled from the catalog; cards in the hand's order, a
+        row of buttons for each suit (jokers, trumps, then the others: issue 30)."""
+        d = t.k.current
+        trump = d.trump if d is not None else None
+        return [self._choice(c.action, c.arg, trump) for c in t.k.choices(seat)]
 
     @staticmethod
-    def _choice(action: str, arg: str | None) -> Choice:
+    def _choice(action: str, arg: str | None, trump: str | None = None) -> Choice:
         if action == "bid":
             return Choice("bid", arg, ("karnaval.button.bid", {"n": arg}), "primary", 0)
         if action in ("play", "give"):
             card = arg or ""
-            return Choice(
-                action, card, ("karnaval.button.card", {"card": card_text(card)}), "secondary", 1
-            )
+            label: LogLine = ("karnaval.button.card", {"card": card_text(card)})
+            return Choice(action, card, label, "secondary", _suit_row(card, trump))
         if action == "karnaval":
             pair = (arg or "").split()
             return Choice(
@@ -156,7 +165,7 @@ class KarnavalRules(GameRules):
                 "+".join(pair),
                 ("karnaval.button.karnaval", {"cards": cards_text(pair)}),
                 "primary",
-                2,
+                PAIR_ROW,
             )
         return Choice(action, arg, (f"karnaval.button.{action}_{arg}", {}), "primary", 0)
 
@@ -240,9 +249,15 @@ class KarnavalRules(GameRules):
         for e in events:
             if e.audience != EVERYONE:
                 if e.kind == "hand":
-                    out.private.append(
-                        (e.audience, ("karnaval.private.hand", {"cards": cards_text(e.cards)}))
-                    )
+                    # As the private screen shows a hand: by suit, trumps first and marked.
+                    d = k.current
+                    trump = d.trump if d is not None else None
+                    hand = [
+                        {"card": c, "trump": trump is not None and suit_of(c) == trump}
+                        for c in sorted_hand(e.cards, trump)
+                    ]
+                    line: LogLine = ("karnaval.piece.hand", {"cards": hand_text(hand)})
+                    out.private.append((e.audience, line))
                 continue
             out.log.extend(_event_lines(e, names))
             if e.kind == "deal_scored":
@@ -257,6 +272,9 @@ class KarnavalView(GameView):
     hand and its choices privately, the score sheet as a block and a picture, the web page."""
 
     view_label = "karnaval.button.hand"
+    #: The table message's state has a line per seat (6 at most), the trick on the table and
+    #: the last one: two newest log entries keep it within 15 lines (issue 30).
+    recent_events = 2
     stat_counters = (
         "matches",
         "wins",
@@ -274,7 +292,10 @@ class KarnavalView(GameView):
         return len(t.k.deals)
 
     def render_status(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
-        """Quarter and deal, dealer, trump card, bids, tricks taken, the trick, whose turn."""
+        """The deal's state (issue 30): quarter and deal, dealer, trump card; one line per
+        seat (bid, tricks taken, and once the deal is over its points); the cards on the table
+        before who played them; the last trick taken, in one line. At most 4 + players lines,
+        whatever the deal's length (the service adds only the newest log entries)."""
         k = t.k
         d = k.current
         if d is None:
@@ -298,6 +319,12 @@ class KarnavalView(GameView):
             if trump
             else cat.t("karnaval.status.no_trump"),
         ]
+        if d.index == 0 and k.phase == "bid" and k.draw:
+            # While the first deal is bid, how the first player was drawn (K2): its last
+            # round and its result (the whole draw is the log's).
+            drawn = _event_lines(k.draw_events()[len(k.draw) - 1], names)
+            drawn += [("karnaval.ev.first_player", {"p": names[k.first]})]
+            lines.extend(self.render_line(line, cat) for line in drawn)
         bids = dict(d.bids)
         taken = d.taken(k.n)
         turn = k.turn
@@ -311,16 +338,19 @@ class KarnavalView(GameView):
                 bid="–" if bid is None else bid,
                 taken=taken[s],
             )
+            if d.scores is not None:  # the deal is over: what it scored (K17-K19)
+                text += " · " + cat.t("karnaval.status.points", points=d.scores[s])
             if s in t.leaving:
                 text += " · " + cat.t("karnaval.status.leaving")
             lines.append(text)
         if d.trick:
-            played = ", ".join(
-                f"{names[p.seat]} {cards_text(p.cards, cat)}"
-                + (f" ({cat.t(f'karnaval.status.{p.choice}')})" if p.choice else "")
-                for p in d.trick
+            lines.append(cat.t("karnaval.status.trick", plays=_plays_text(d.trick, names, cat)))
+        last = _last_trick(d, k.n)
+        if last:
+            winner = names[d.tricks[-1]]
+            lines.append(
+                cat.t("karnaval.status.last_trick", p=winner, plays=_plays_text(last, names, cat))
             )
-            lines.append(cat.t("karnaval.status.trick", plays=played))
         return lines
 
     def render_reveal(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
@@ -414,16 +444,15 @@ class KarnavalView(GameView):
         return cat.t(key, **params)
 
     def private_text(self, t: KarnavalMatch, seat: int, cat: Catalog) -> str:
-        """The seat's hand, sorted, trumps marked, and its legal choices now."""
+        """The seat's hand once, by suit (trumps first, marked), and what a step of two has
+        picked so far; never the list of its choices: they are the screen's buttons (a
+        terminal numbers them itself), said once (issue 30)."""
         k = t.k
         d = k.current
         if d is None or d.complete:
             return cat.t("karnaval.piece.none")
         view = k.view_for(seat)
-        hand = " ".join(
-            card_text(c["card"], cat) + ("*" if c["trump"] else "") for c in view["hand"]
-        )
-        text = cat.t("karnaval.piece.hand", cards=hand or "–")
+        text = cat.t("karnaval.piece.hand", cards=hand_text(view["hand"], cat) or "–")
         pending = k.pending if seat in k.deciders() else None
         if pending is not None:
             # The first pick of a step of two (a card given to a Karnaval, a joker led...)
@@ -432,10 +461,6 @@ class KarnavalView(GameView):
             first = card_text(picked[0], cat) if picked else ""
             key = f"karnaval.piece.pending_{kind}"
             text += "\n" + cat.t(key, card=first, cards=cards_text(picked, cat))
-        mine = self.rules.choices(t, seat)
-        if mine:
-            labels = ", ".join(self.render_line(c.label, cat) for c in mine)
-            text += "\n" + cat.t("karnaval.piece.choices", choices=labels)
         barred = _barred_for(k, seat)
         if barred is not None:
             # K6: the keypad lacks one number; say which and why, not leave it a puzzle.
@@ -462,6 +487,55 @@ class KarnavalView(GameView):
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
         """Most wins, then most points."""
         return (-counters.get("wins", 0), -counters.get("points", 0), -counters.get("matches", 0))
+
+
+#: The first row of card buttons (a row each: jokers, trumps, then the other suits).
+CARD_ROW = 1
+#: The row of the Karnavals one may lead: after every suit's (the jokers', the trumps' and
+#: the four suits').
+PAIR_ROW = CARD_ROW + 2 + len(SUIT_MARKS)
+
+
+def _suit_row(card: str, trump: str | None) -> int:
+    """The row of `card`'s button: its group in the hand's order (`sort_key`: jokers, trumps,
+    then spades, hearts, diamonds, clubs), so each suit has a row of its own."""
+    if card == JOKER:
+        return CARD_ROW
+    suit = suit_of(card)
+    return CARD_ROW + (1 if suit == trump else 2 + SUITS.index(suit))
+
+
+def hand_text(hand: Sequence[Mapping[str, Any]], cat: Catalog | None = None) -> str:
+    """A hand as `Karnaval.view_for` sorts it (`{"card", "trump"}` each): its cards by suit,
+    the suits apart (` · `), a trump marked `*`: `6♥* K♥* · A♠ 9♠ · 🃏`."""
+    groups: list[list[str]] = []
+    last: str | None = None
+    for c in hand:
+        card = c["card"]
+        suit = "joker" if card == JOKER else suit_of(card)
+        if suit != last:
+            groups.append([])
+            last = suit
+        groups[-1].append(card_text(card, cat) + ("*" if c["trump"] else ""))
+    return " · ".join(" ".join(g) for g in groups)
+
+
+def _plays_text(plays: Sequence[Play], names: Sequence[str], cat: Catalog) -> str:
+    """Plays (`Play`) before who made them: `Alice 9♣ · Bob 🃏 highest · Carol K♥ on top`."""
+    out = []
+    for p in plays:
+        text = f"{names[p.seat]} {cards_text(p.cards, cat)}"
+        if p.choice:  # a joker led high or low, an equal card on top or underneath (K10, K11)
+            text += " " + cat.t(f"karnaval.status.choice_{p.choice}")
+        out.append(text)
+    return " · ".join(out)
+
+
+def _last_trick(d: Deal, n: int) -> list[Play]:
+    """The plays of the deal's last completed trick (a Karnaval's too: n plays, pairs), []
+    before the first is taken."""
+    done = len(d.plays) - len(d.trick)
+    return list(d.plays[done - n : done]) if d.tricks and done >= n else []
 
 
 def _barred_for(k: Karnaval, seat: int) -> int | None:
