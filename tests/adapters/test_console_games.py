@@ -361,10 +361,15 @@ async def test_a_whole_karnaval_game_asks_each_question_once(
             if cat.has(key)  # the bids' own question (the list of numbers before)
         )
         # The chat's line above its buttons, where the game still writes one.
-        may = cat.t("karnaval.piece.choices", choices="").strip() or None
-        hands = (
-            cat.t("karnaval.piece.hand", cards="").strip(),
-            cat.t("karnaval.private.hand", cards="").strip(),
+        may = (
+            cat.t("karnaval.piece.choices", choices="").strip() or None
+            if cat.has("karnaval.piece.choices")
+            else None
+        )
+        hands = tuple(
+            cat.t(key, cards="").strip()
+            for key in ("karnaval.piece.hand", "karnaval.private.hand")
+            if cat.has(key)
         )
         questions = 0
         held = 0

@@ -241,7 +241,21 @@ class GnavspielView(GameView):
         exchange = self._last_exchange(t, names)
         if exchange:
             lines.append(" ".join(self.render_line(line, cat) for line in exchange))
+        reveal = self._reveal(t, names)
+        if reveal is not None:
+            # The deal is over (G7): its cards stay in sight while a loan is asked (G9) or the
+            # next deal waits, however many events came after them.
+            lines.append(self.render_line(reveal, cat))
         return lines
+
+    @staticmethod
+    def _reveal(t: GnavspielMatch, names: Sequence[str]) -> LogLine | None:
+        """The deal's reveal line once its cards are shown (loans may follow, G9), else None."""
+        log = t.m.log
+        if log is None:
+            return None
+        shown = next((e for e in reversed(log.events) if e.kind == "reveal"), None)
+        return None if shown is None else _event_line(shown, names)
 
     @staticmethod
     def _last_exchange(t: GnavspielMatch, names: Sequence[str]) -> list[LogLine]:
