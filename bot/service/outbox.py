@@ -134,7 +134,10 @@ class _Queue:
     """One table's messages claimed by this process, oldest first."""
 
     messages: deque[OutMessage] = field(default_factory=deque)
-    last_id: int = 0  # the newest message queued (a claim repeats what is already here)
+    #: The newest message queued, per lane (a claim repeats what is already here; the store
+    #: claims each lane's oldest apart, so a private message may come before older posts).
+    last_id: int = 0
+    last_private_id: int = 0
     #: The table message: what it shows and what waits to be shown in it (its policy's).
     view: TableMessage = field(default_factory=TableMessage)
     more: bool = False  # the last claim stopped at its size: more may wait in the store
@@ -410,7 +413,13 @@ class Outbox:
         """Queue claimed `messages` not queued or sent before (a claim repeats what this
         process holds, and, until their marking succeeds, what it sent)."""
         for m in messages:
-            if m.id > q.last_id and m.id not in self._sent:
+            if m.id in self._sent:
+                continue
+            if m.kind == "tell":
+                if m.id > q.last_private_id:
+                    self._queue(channel, q, m)
+                    q.last_private_id = m.id
+            elif m.id > q.last_id:
                 self._queue(channel, q, m)
                 q.last_id = m.id
 
