@@ -2,9 +2,9 @@
 
 Two faults, each on a real store, with tables of bot seats playing through the real main loop
 (`TableService.run`: deadlines, claims, sweeps) and a person's commands sent every 50 ms
-throughout: in turn a setting changed at a lobby table (always a write) and a press of the
-lobby's Join or Leave button from the person's private chat (a write; the token names the
-table); the lobbies speak Norwegian (`language=nb`), the person says no language:
+throughout: in turn the host changes a setting at a lobby table (always a write) and a guest
+presses the lobby's Join or Leave button from a private chat (a write; the token names the
+table); the lobbies speak Norwegian (`language=nb`), the people say no language:
 
 - PostgreSQL stopped and started: a throwaway cluster of this benchmark's own (initdb and
   pg_ctl from /usr/lib/postgresql/*/bin, a free port, a temporary folder; run as the
@@ -62,8 +62,10 @@ from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
 HOST = User("bench:host", "Host")
-#: The person's private chat, where the lobby buttons are pressed from.
-PRIVATE = TableKey("bench", "private-host")
+#: A guest who presses the lobbies' Join and Leave from a private chat (the host sits at
+#: each lobby, so a lobby never empties).
+GUEST = User("bench:guest", "Guest")
+PRIVATE = TableKey("bench", "private-guest")
 #: The lobbies' language; the person's own is not known (the fallback would be English).
 LOBBY_LANGUAGE = "nb"
 #: The clear line of a command the store could not take, by its text: its language.
@@ -168,16 +170,16 @@ async def start_tables(service: TableService, tables: int, lobbies: int) -> None
         assert (await service.start(key, HOST)).ok
     for i in range(lobbies):
         key = TableKey("bench", f"lobby{i}")
-        assert (await service.open(key, HOST, sit=False)).ok
+        assert (await service.open(key, HOST)).ok
         reply = await service.configure(key, HOST, [f"language={LOBBY_LANGUAGE}"])
         assert reply.ok, reply.text
 
 
 async def person(service: TableService, lobbies: int, load: Load, stop: asyncio.Event) -> None:
-    """The host of the lobbies, every 50 ms: in turn changes a setting at one of them (each
-    time to a new value: always a write) and presses its Join or Leave button from the private
-    chat (the token as the newest table message showed it: the table's id and version, which
-    the benchmark reads from the service's cache); each answer's kind recorded."""
+    """Every 50 ms, in turn: the host of the lobbies changes a setting at one of them (each
+    time to a new value: always a write), and the guest presses its Join or Leave button from
+    a private chat (the token as the newest table message showed it: the table's id and
+    version, which the benchmark reads from the service's cache); each answer's kind kept."""
     n = 0
     seated: set[str] = set()
     shown: dict[str, tuple[str, int]] = {}  # lobby key -> (table id, version) last shown
@@ -193,7 +195,7 @@ async def person(service: TableService, lobbies: int, load: Load, stop: asyncio.
         else:
             action = "leave" if key.key in seated else "join"
             table_id, seq = shown[key.key]
-            reply = await service.press(PRIVATE, HOST, tokens.encode(table_id, seq, action))
+            reply = await service.press(PRIVATE, GUEST, tokens.encode(table_id, seq, action))
             where = "private"
             if reply.ok:
                 seated.symmetric_difference_update({key.key})
