@@ -169,3 +169,32 @@ async def test_a_press_in_a_dm_shows_the_pressers_next_screen_by_its_own_respons
                 assert response == {"type": 6} and edited == webhook_edits
                 assert len(fake.dms_to(person)) == posted
         assert updated and silent
+
+
+async def test_a_post_after_an_edit_that_spent_the_edit_bucket_does_not_wait_for_it() -> None:
+    """Issue 31: posts and edits of a channel are buckets of their own. An edit whose answer
+    leaves the edit bucket spent returns once Discord answered it (discord.py then waits for
+    the bucket's reset in the background), so the post after it in the channel's lane (a
+    deal's result) reaches Discord while the edit bucket is still spent; the next edit waits
+    for the bucket and goes, in order."""
+    limit = ChannelLimit(limit=5, per=5.0)
+    async with (
+        fake_world(channel_limit=limit) as world,
+        running_bot(world, MemoryRepository()) as bot,
+    ):
+        n = bot.platform.notifier
+        fake = world.fake
+        channel = f"discord:{world.channel.id}"
+        ref = await n.post(channel, Screen("state 0"))
+        assert ref is not None
+        for i in range(1, 6):  # the fifth answer says the edit bucket is spent
+            assert await n.edit(channel, ref, Screen(f"state {i}"))
+        assert await n.post(channel, Screen("the deal's result")) is not None
+        posted = [c for c in fake.calls if c.method == "POST" and c.path.endswith("/messages")]
+        # The edit bucket's window (the fake's own): still the spent one when the post came.
+        reset_at, spent = fake._channel_buckets[(world.channel.id, "PATCH")]
+        assert spent == limit.limit and posted[-1].at < reset_at
+        assert await n.edit(channel, ref, Screen("state 6"))
+        edits = [c for c in fake.calls if c.method == "PATCH" and "/messages/" in c.path]
+        assert [c.status for c in edits] == [200] * 6 and edits[-1].at >= reset_at
+        assert fake.message(int(ref))["content"].startswith("state 6")
