@@ -32,6 +32,7 @@ order of the person's private lane like any other.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import logging
@@ -162,6 +163,13 @@ class DiscordNotifier:
         self._answers: dict[str, list[asyncio.Future[int]]] = {}
         #: Edits answered whose requests finish in discord.py's bucket wait (kept referenced).
         self._finishing: set[asyncio.Task[Any]] = set()
+        #: Channel id -> (loop time its edit bucket resets, requests left), from the headers
+        #: of the newest edit's answer.
+        self._edit_bucket: dict[int, tuple[float, int]] = {}
+        #: Channel key -> the newest edit of each of its messages waiting for the spent edit
+        #: bucket (message ref -> screen), sent in order by the channel's `_later` task.
+        self._waiting: dict[str, dict[str, Screen]] = {}
+        self._later: dict[str, asyncio.Task[None]] = {}
         self._client: discord.Client | None = None
         self._closed = False
         self._changed = asyncio.Event()
@@ -229,7 +237,7 @@ class DiscordNotifier:
         self._client = None
         self._closed = True
         self._changed.set()
-        for request in list(self._finishing):
+        for request in [*self._finishing, *self._later.values()]:
             request.cancel()
 
     async def _ready(self) -> discord.Client | None:
@@ -276,6 +284,13 @@ class DiscordNotifier:
             return
         path = params.url.path
         at = path.find("/channels/")
+        headers = params.response.headers
+        left, reset = headers.get("X-RateLimit-Remaining"), headers.get("X-RateLimit-Reset-After")
+        if at >= 0 and left is not None and reset is not None:
+            channel_id = path[at:].split("/")[2]
+            with contextlib.suppress(ValueError):
+                now = asyncio.get_running_loop().time()
+                self._edit_bucket[int(channel_id)] = (now + float(reset), int(left))
         waiting = self._answers.get(path[at:]) if at >= 0 else None
         while waiting:
             future = waiting.pop(0)
@@ -322,12 +337,53 @@ class DiscordNotifier:
         if not request.cancelled() and request.exception() is not None:
             log.warning("an edit answered with success then failed: %s", request.exception())
 
+    def _bucket_spent(self, channel: str) -> bool:
+        """Whether the channel's edit bucket, as its last answer said, has no request left
+        until it resets (an edit now would wait for it)."""
+        found = self._edit_bucket.get(_channel_id(channel))
+        return found is not None and found[1] <= 0 and found[0] > asyncio.get_running_loop().time()
+
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
         """Replace the message's text and buttons (no buttons: they are removed). Returns
-        once Discord answered, not after discord.py's wait for a spent edit bucket."""
-        digest = _digest(screen)
-        if self._shown.get(channel) == (message_ref, digest):
+        once Discord answered, not after discord.py's wait for a spent edit bucket; when the
+        channel's edit bucket is spent (or edits already wait for it), the edit waits for it
+        apart, the newest of each message only, and this returns at once: the channel's
+        next message (a post: another bucket) never waits for the edit bucket."""
+        if channel in self._later or self._bucket_spent(channel):
+            waiting = self._waiting.setdefault(channel, {})
+            waiting.pop(message_ref, None)
+            waiting[message_ref] = screen  # latest state wins; order of the newest edits
+            if channel not in self._later:
+                self._later[channel] = asyncio.get_running_loop().create_task(
+                    self._edit_later(channel)
+                )
+            return True
+        if self._shown.get(channel) == (message_ref, _digest(screen)):
             return True  # already shown: an identical edit would only spend a request
+        return await self._edit_now(channel, message_ref, screen)
+
+    async def _edit_later(self, channel: str) -> None:
+        """Send the channel's edits that waited for its spent edit bucket, in order (each
+        waits for the bucket in discord.py); a failure is logged (the table message then
+        shows an older state until the next edit)."""
+        try:
+            while self._waiting.get(channel):
+                waiting = self._waiting[channel]
+                ref = next(iter(waiting))
+                screen = waiting.pop(ref)
+                if self._shown.get(channel) == (ref, _digest(screen)):
+                    continue  # already shown
+                try:
+                    await self._edit_now(channel, ref, screen)
+                except MessageGone:
+                    log.warning("the table message %s in %s is gone", ref, channel)
+        finally:
+            self._later.pop(channel, None)
+            self._waiting.pop(channel, None)
+
+    async def _edit_now(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        """Send an edit (see `edit`) and return once Discord answered it."""
+        digest = _digest(screen)
         client = await self._ready()
         if client is None:
             return False
