@@ -102,6 +102,10 @@ class Run:
     #: table message (with buttons), edits freezing one (without), posts.
     window_mix: list[int] = field(default_factory=lambda: [0, 0, 0])
     deal_end: list[float] = field(default_factory=list)
+    #: For each deal whose end reached the group more than 6 s (real time) after its last
+    #: move: the group's calls in the sliding window at that move, by kind (edits of a live
+    #: table message, freezes, posts), and what went out between the move and the result.
+    deal_end_late: list[dict[str, Any]] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
     busiest: int = 0
     refused: int = 0
@@ -154,6 +158,7 @@ class Run:
             "deal_end_shown_max_s": round(max(self.deal_end, default=0.0) / s, 2),
             "deal_end_shown_p50_s": round(_pct(self.deal_end, 50) / s, 2),
             "deal_end_shown_each_s": [round(t / s, 1) for t in self.deal_end],
+            "deal_end_late": self.deal_end_late,
             "group_calls_busiest_minute": self.busiest,
             "next_deal_delay_s": round(self.delay / s, 1),
             "refused_429": self.refused,
@@ -315,6 +320,8 @@ async def _game(
             run.lost += 1
         else:
             run.deal_end.append(shown - t_end)
+            if (shown - t_end) / run.scale > 6:
+                run.deal_end_late.append(_late_end(group_calls, t_end, shown, run))
     # How far behind the game the group's messages were when sent (merged states included
     # where the outbox tracks them; the code before it kept only each sent message's lag).
     outbox = bench.service.outbox
@@ -513,6 +520,33 @@ def _watch_stale(bench: Bench, tg: FakeTelegram, chat: int, run: Run) -> None:
         sent(tm, m)
 
     policy.sent = noted  # type: ignore[method-assign]
+
+
+def _late_end(calls: list[Any], t_end: float, shown: float, run: Run) -> dict[str, Any]:
+    """Why a deal's end reached the group late: the group's calls in the sliding window at
+    its last move, by kind, and the calls between the move and the result (times in real
+    seconds after the move)."""
+    window = 60 * 1.02 * run.scale
+
+    def kind(c: Any) -> str:
+        if c.method.lower().startswith("edit"):
+            return "edit" if _buttons(c) else "freeze"
+        return "post"
+
+    inside = [c for c in calls if c.ok and t_end - window < (c.finished or c.time) <= t_end]
+    counts = {k: sum(1 for c in inside if kind(c) == k) for k in ("edit", "freeze", "post")}
+    between = [
+        f"{kind(c)}@{(c.time - t_end) / run.scale:.1f}"
+        for c in calls
+        if c.ok and t_end < c.time <= shown
+    ]
+    ages = [round((t_end - (c.finished or c.time)) / run.scale, 1) for c in inside]
+    return {
+        "late_s": round((shown - t_end) / run.scale, 1),
+        "window_at_last_move": counts,
+        "window_ages_s": ages,
+        "sent_until_shown": between,
+    }
 
 
 def _buttons(call: Any) -> bool:

@@ -1,8 +1,10 @@
 """Outage benchmark: the service under load while its store goes away and comes back.
 
 Two faults, each on a real store, with tables of bot seats playing through the real main loop
-(`TableService.run`: deadlines, claims, sweeps) and a person's commands (a setting changed at a
-lobby table, always a write) sent every 50 ms throughout:
+(`TableService.run`: deadlines, claims, sweeps) and a person's commands sent every 50 ms
+throughout: in turn the host changes a setting at a lobby table (always a write) and a guest
+presses the lobby's Join or Leave button from a private chat (a write; the token names the
+table); the lobbies speak Norwegian (`language=nb`), the people say no language:
 
 - PostgreSQL stopped and started: a throwaway cluster of this benchmark's own (initdb and
   pg_ctl from /usr/lib/postgresql/*/bin, a free port, a temporary folder; run as the
@@ -13,7 +15,9 @@ lobby table, always a write) sent every 50 ms throughout:
   seconds, then the file deleted.
 
 Printed for each: commands sent during the outage, how many were answered with the clear
-line and how many applied (goal: none); log lines per second during the outage (goal: under
+line and how many applied (goal: none); the clear lines by language, from the group and from
+the private chat (goal: all in the lobbies' nb); the table messages sent more than once (an
+outbox row's id sent twice; goal: none); log lines per second during the outage (goal: under
 1); seconds from the store's return to the first step of play the main loop stored and to the
 first applied command (goal: under 2 s); saves after the store's return (goal: play
 continues), and for SQLite the WAL's size and `integrity_check`. The last line is one JSON object.
@@ -51,13 +55,21 @@ from typing import Any
 
 from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
-from bot.service.i18n import catalog
+from bot.service import tokens
+from bot.service.i18n import LANGUAGES, catalog
 from bot.service.ports import Repository
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
 HOST = User("bench:host", "Host")
-CLEAR = catalog("en").t("error.store_unavailable")
+#: A guest who presses the lobbies' Join and Leave from a private chat (the host sits at
+#: each lobby, so a lobby never empties).
+GUEST = User("bench:guest", "Guest")
+PRIVATE = TableKey("bench", "private-guest")
+#: The lobbies' language; the person's own is not known (the fallback would be English).
+LOBBY_LANGUAGE = "nb"
+#: The clear line of a command the store could not take, by its text: its language.
+CLEAR = {catalog(lang).t("error.store_unavailable"): lang for lang in LANGUAGES}
 
 
 class LineCounter(logging.Handler):
@@ -91,6 +103,18 @@ class Load:
     #: Saves of the bots' tables (steps of play the main loop made), apart.
     play_saves: list[float] = field(default_factory=list)
     answers: list[tuple[float, str]] = field(default_factory=list)  # (time, "ok"|"clear"|...)
+    #: Clear lines: (time, where: "group"|"private", language).
+    clear: list[tuple[float, str, str]] = field(default_factory=list)
+    #: How often each outbox row (by id) was handed to the platform.
+    sends: dict[int, int] = field(default_factory=dict)
+
+    def clear_in_window(self, start: float, end: float) -> dict[str, int]:
+        """Clear lines in [start, end), per "where:language"."""
+        out: dict[str, int] = {}
+        for t, where, lang in self.clear:
+            if start <= t < end:
+                out[f"{where}:{lang}"] = out.get(f"{where}:{lang}", 0) + 1
+        return dict(sorted(out.items()))
 
     def in_window(self, start: float, end: float) -> dict[str, int]:
         """Answers of each kind in [start, end)."""
@@ -122,6 +146,20 @@ def count_saves(repo: Any, load: Load) -> None:
     repo.save_table = timed
 
 
+def count_sends(service: TableService, load: Load) -> None:
+    """Count how often each stored table message (an outbox row's id) is sent: the outbox's
+    table-message policy's send, wrapped."""
+    policy = service.outbox.policy
+    send = policy.send
+
+    async def counted(channel: str, view: Any, m: Any) -> bool:
+        if m.id:
+            load.sends[m.id] = load.sends.get(m.id, 0) + 1
+        return await send(channel, view, m)
+
+    policy.send = counted  # type: ignore[method-assign]
+
+
 async def start_tables(service: TableService, tables: int, lobbies: int) -> None:
     """`tables` tables of bot seats playing, and `lobbies` open lobbies for the person."""
     for i in range(tables):
@@ -131,19 +169,42 @@ async def start_tables(service: TableService, tables: int, lobbies: int) -> None
         assert reply.ok, reply.text
         assert (await service.start(key, HOST)).ok
     for i in range(lobbies):
-        assert (await service.open(TableKey("bench", f"lobby{i}"), HOST, sit=False)).ok
+        key = TableKey("bench", f"lobby{i}")
+        assert (await service.open(key, HOST)).ok
+        reply = await service.configure(key, HOST, [f"language={LOBBY_LANGUAGE}"])
+        assert reply.ok, reply.text
 
 
 async def person(service: TableService, lobbies: int, load: Load, stop: asyncio.Event) -> None:
-    """The host of the lobbies changes a setting at one of them every 50 ms (each time to a
-    new value: always a write); each answer's kind recorded."""
+    """Every 50 ms, in turn: the host of the lobbies changes a setting at one of them (each
+    time to a new value: always a write), and the guest presses its Join or Leave button from
+    a private chat (the token as the newest table message showed it: the table's id and
+    version, which the benchmark reads from the service's cache); each answer's kind kept."""
     n = 0
+    seated: set[str] = set()
+    shown: dict[str, tuple[str, int]] = {}  # lobby key -> (table id, version) last shown
     while not stop.is_set():
-        key = TableKey("bench", f"lobby{n % lobbies}")
-        lives = 3 + (n // lobbies) % 4
-        reply = await service.configure(key, HOST, [f"lives={lives}"])
-        kind = "clear" if reply.text == CLEAR else "ok" if reply.ok else "refused"
-        load.answers.append((time.monotonic(), kind))
+        key = TableKey("bench", f"lobby{(n // 2) % lobbies}")
+        cached = service.work.cached.get(key.key)
+        if cached is not None:
+            shown[key.key] = (cached.table_id, cached.seq)
+        if n % 2 == 0 or key.key not in shown:
+            lives = 3 + (n // (2 * lobbies)) % 4
+            reply = await service.configure(key, HOST, [f"lives={lives}"])
+            where = "group"
+        else:
+            action = "leave" if key.key in seated else "join"
+            table_id, seq = shown[key.key]
+            reply = await service.press(PRIVATE, GUEST, tokens.encode(table_id, seq, action))
+            where = "private"
+            if reply.ok:
+                seated.symmetric_difference_update({key.key})
+        now = time.monotonic()
+        lang = CLEAR.get(reply.text)
+        kind = "clear" if lang is not None else "ok" if reply.ok else "refused"
+        if lang is not None:
+            load.clear.append((now, where, lang))
+        load.answers.append((now, kind))
         n += 1
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), 0.05)
@@ -182,6 +243,9 @@ def report(
         "outage_s": round(up - down, 1),
         "commands_during": sent,
         "answered_clearly": during.get("clear", 0),
+        "clear_by_language": load.clear_in_window(down, up),
+        "table_messages_sent_twice": sum(1 for c in load.sends.values() if c > 1),
+        "table_messages_sent": len(load.sends),
         "applied_during": during.get("ok", 0),
         "refused_without_a_write": during.get("refused", 0),
         "log_lines_during": log_lines,
@@ -364,6 +428,7 @@ async def _measure(
     )
     await start_tables(service, args.tables, args.lobbies)
     count_saves(repo, load)
+    count_sends(service, load)
     loop = asyncio.get_running_loop()
     async with running(service, args.lobbies, load):
         await asyncio.sleep(args.before)

@@ -121,8 +121,25 @@ class DuplicateMatchError(ValueError):
     """A finished match's id is already stored; the save that carried it stored nothing."""
 
 
-#: Most messages of one table claimed at once (a lease is renewed with every batch).
+#: Most messages of one table claimed at once per lane (a lease is renewed with every batch):
+#: the channel's (posts and the table message) and the private ones (`tell`) are claimed
+#: apart, each its oldest, so a private screen never waits behind a batch of the channel's
+#: messages, which wait for the group's budget (docs/scaling.md, the lanes).
 CLAIM_BATCH = 20
+
+
+def lane_of(kind: str) -> str:
+    """The lane an outbox message of `kind` goes by: "private" (a `tell`) or "channel"."""
+    return "private" if kind == "tell" else "channel"
+
+
+def more_in_lanes(kinds: Iterable[str]) -> bool:
+    """Whether a claim whose rows have `kinds` stopped at its size in a lane (more may wait
+    in the store)."""
+    counts = {"channel": 0, "private": 0}
+    for kind in kinds:
+        counts[lane_of(kind)] += 1
+    return max(counts.values()) >= CLAIM_BATCH
 
 
 def _button_json(b: Button) -> list[str]:

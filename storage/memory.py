@@ -200,7 +200,12 @@ class MemoryRepository:
                 rows.remove(r)
         if not rows:
             return None
-        taken = rows[:CLAIM_BATCH]
+        # Each lane's oldest: the private messages never wait behind the channel's batch.
+        taken = sorted(
+            [r for r in rows if r["kind"] != "tell"][:CLAIM_BATCH]
+            + [r for r in rows if r["kind"] == "tell"][:CLAIM_BATCH],
+            key=lambda r: r["id"],
+        )
         for r in taken:
             if r["claimed_by"] != claim.owner:
                 r["attempts"] += 1
@@ -220,7 +225,7 @@ class MemoryRepository:
                 )
                 for r in taken
             ],
-            more=len(rows) > CLAIM_BATCH,
+            more=len(rows) > len(taken),
         )
 
     async def add_messages(

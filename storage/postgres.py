@@ -33,6 +33,7 @@ from storage.common import (
     dump_json,
     group_stats,
     message_payload,
+    more_in_lanes,
     one_line,
     out_message,
     raise_unavailable,
@@ -101,10 +102,14 @@ _TRY_EXCLUSIVE = "SELECT pg_try_advisory_lock(hashtextextended($1, $2))"
 _INSERT_MESSAGE = (
     "INSERT INTO outbox (table_key, kind, target, payload, created_at) VALUES ($1, $2, $3, $4, $5)"
 )
-#: The table's next undelivered messages, oldest first.
+#: The table's next undelivered messages, oldest first: each lane's oldest (the channel's,
+#: the private ones), so a private message never waits behind the channel's batch.
 _PENDING = (
-    "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
-    "FROM outbox WHERE table_key = $1 ORDER BY id LIMIT $2"
+    "(SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
+    "FROM outbox WHERE table_key = $1 AND kind <> 'tell' ORDER BY id LIMIT $2) "
+    "UNION ALL (SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, "
+    "attempts FROM outbox WHERE table_key = $1 AND kind = 'tell' ORDER BY id LIMIT $2) "
+    "ORDER BY id"
 )
 #: Due tables nobody holds, claimed (rows another transaction holds are skipped, not waited on).
 _CLAIM_TIMERS = (
@@ -818,7 +823,7 @@ async def _claim(conn: asyncpg.Connection, key: str, claim: Claim) -> OutBatch |
             )
             for r in rows
         ],
-        more=len(rows) >= CLAIM_BATCH,
+        more=more_in_lanes(r["kind"] for r in rows),
     )
 
 

@@ -44,6 +44,7 @@ from storage.common import (
     group_stats,
     load_json,
     message_payload,
+    more_in_lanes,
     out_message,
     raise_unavailable,
     stat_rows,
@@ -109,9 +110,14 @@ _UPSERT_REF = (
     "INSERT INTO table_messages (table_key, ref) VALUES (?, ?) "
     "ON CONFLICT (table_key) DO UPDATE SET ref = excluded.ref"
 )
+#: The table's next undelivered messages, oldest first: each lane's oldest (the channel's,
+#: the private ones), so a private message never waits behind the channel's batch.
 _PENDING = (
-    "SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, attempts "
-    "FROM outbox WHERE table_key = ? ORDER BY id LIMIT ?"
+    "SELECT * FROM (SELECT id, kind, target, payload, created_at, claimed_by, claimed_until, "
+    "attempts FROM outbox WHERE table_key = ?1 AND kind <> 'tell' ORDER BY id LIMIT ?2) "
+    "UNION ALL SELECT * FROM (SELECT id, kind, target, payload, created_at, claimed_by, "
+    "claimed_until, attempts FROM outbox WHERE table_key = ?1 AND kind = 'tell' "
+    "ORDER BY id LIMIT ?2) ORDER BY id"
 )
 _UPSERT_STAT_NAME = (
     "INSERT INTO stat_players (chat, game, user, name) VALUES (?, ?, ?, ?) "
@@ -1188,7 +1194,7 @@ def _claim(conn: sqlite3.Connection, key: str, claim: Claim) -> OutBatch | None:
             )
             for r in rows
         ],
-        more=len(rows) >= CLAIM_BATCH,
+        more=more_in_lanes(r[1] for r in rows),
     )
 
 

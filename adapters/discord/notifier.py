@@ -8,6 +8,14 @@ exactly what a channel's table message already shows is not sent: Discord accept
 costs a request against the same limits (the outbox renders a table when its edit goes out, so
 two edits queued around a DM show the same state).
 
+An edit returns once Discord answered it, not when discord.py returns: when an answer leaves
+the edit bucket spent, discord.py sleeps until the bucket resets before it returns (the
+pre-emptive wait in its `Ratelimit.__aexit__`, for whatever request comes next in that
+bucket), and the channel's lane, which sends in order, would hold the next message (a deal's
+result, a post of another bucket) for that sleep: 2-3.2 s. The answer is seen by an aiohttp
+trace on the client's session (`trace`, passed as `http_trace` to the client); the request's
+task finishes in the background, and the next edit waits in discord.py's bucket as before.
+
 A screen's picture (a score sheet) is attached to its message as a file; an edit changes the
 text and buttons and keeps the attachment.
 
@@ -24,6 +32,7 @@ order of the person's private lane like any other.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import logging
@@ -147,6 +156,20 @@ class DiscordNotifier:
 
     def __init__(self, *, wait: float = 60.0) -> None:
         self.wait = wait
+        #: The client's HTTP trace (`http_trace`): tells an edit when Discord answered it.
+        self.trace = aiohttp.TraceConfig()
+        self.trace.on_request_end.append(self._answered)
+        #: Path of a message ("/channels/<id>/messages/<id>") -> edits waiting for an answer.
+        self._answers: dict[str, list[asyncio.Future[int]]] = {}
+        #: Edits answered whose requests finish in discord.py's bucket wait (kept referenced).
+        self._finishing: set[asyncio.Task[Any]] = set()
+        #: Channel id -> (loop time its edit bucket resets, requests left), from the headers
+        #: of the newest edit's answer.
+        self._edit_bucket: dict[int, tuple[float, int]] = {}
+        #: Channel key -> the newest edit of each of its messages waiting for the spent edit
+        #: bucket (message ref -> screen), sent in order by the channel's `_later` task.
+        self._waiting: dict[str, dict[str, Screen]] = {}
+        self._later: dict[str, asyncio.Task[None]] = {}
         self._client: discord.Client | None = None
         self._closed = False
         self._changed = asyncio.Event()
@@ -209,10 +232,13 @@ class DiscordNotifier:
         self._changed.set()
 
     def detach(self) -> None:
-        """Stop sending: later calls fail at once instead of waiting."""
+        """Stop sending: later calls fail at once instead of waiting (edits already answered
+        stop their wait for the bucket)."""
         self._client = None
         self._closed = True
         self._changed.set()
+        for request in [*self._finishing, *self._later.values()]:
+            request.cancel()
 
     async def _ready(self) -> discord.Client | None:
         if self._client is None and not self._closed:
@@ -246,22 +272,125 @@ class DiscordNotifier:
         self._shown[channel] = (str(message.id), _digest(screen))
         return str(message.id)
 
+    async def _answered(
+        self,
+        session: aiohttp.ClientSession,
+        context: Any,
+        params: aiohttp.TraceRequestEndParams,
+    ) -> None:
+        """A request was answered (its headers arrived): an edit waiting for it learns its
+        status (not a 429: discord.py sends that one again)."""
+        if params.method != "PATCH" or params.response.status == 429:
+            return
+        path = params.url.path
+        at = path.find("/channels/")
+        headers = params.response.headers
+        left, reset = headers.get("X-RateLimit-Remaining"), headers.get("X-RateLimit-Reset-After")
+        if at >= 0 and left is not None and reset is not None:
+            channel_id = path[at:].split("/")[2]
+            with contextlib.suppress(ValueError):
+                now = asyncio.get_running_loop().time()
+                self._edit_bucket[int(channel_id)] = (now + float(reset), int(left))
+        waiting = self._answers.get(path[at:]) if at >= 0 else None
+        while waiting:
+            future = waiting.pop(0)
+            if not future.done():
+                future.set_result(params.response.status)
+                break
+
+    async def _edit_answered(self, message: discord.PartialMessage, screen: Screen) -> None:
+        """Send the edit; return once Discord answered it with success (the request itself
+        may go on: discord.py's wait for a spent bucket, finished in the background), else
+        as the request ends (its error raised)."""
+        path = f"/channels/{message.channel.id}/messages/{message.id}"
+        answer: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._answers.setdefault(path, []).append(answer)
+        request = asyncio.ensure_future(
+            message.edit(
+                content=render_text(screen.text, screen.blocks),
+                view=build_view(screen),
+                allowed_mentions=NO_MENTIONS,
+            )
+        )
+        either: set[asyncio.Future[Any]] = {request, answer}
+        try:
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            request.cancel()
+            raise
+        finally:
+            waiting = self._answers.get(path)
+            if waiting is not None:
+                if answer in waiting:
+                    waiting.remove(answer)
+                if not waiting:
+                    del self._answers[path]
+        if not request.done() and 200 <= answer.result() < 300:
+            self._finishing.add(request)
+            request.add_done_callback(self._finished)
+            return
+        await request
+
+    def _finished(self, request: asyncio.Task[Any]) -> None:
+        """An edit's request, answered before, ended (after discord.py's bucket wait)."""
+        self._finishing.discard(request)
+        if not request.cancelled() and request.exception() is not None:
+            log.warning("an edit answered with success then failed: %s", request.exception())
+
+    def _bucket_spent(self, channel: str) -> bool:
+        """Whether the channel's edit bucket, as its last answer said, has no request left
+        until it resets (an edit now would wait for it)."""
+        found = self._edit_bucket.get(_channel_id(channel))
+        return found is not None and found[1] <= 0 and found[0] > asyncio.get_running_loop().time()
+
     async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
-        """Replace the message's text and buttons (no buttons: they are removed)."""
-        digest = _digest(screen)
-        if self._shown.get(channel) == (message_ref, digest):
+        """Replace the message's text and buttons (no buttons: they are removed). Returns
+        once Discord answered, not after discord.py's wait for a spent edit bucket; when the
+        channel's edit bucket is spent (or edits already wait for it), the edit waits for it
+        apart, the newest of each message only, and this returns at once: the channel's
+        next message (a post: another bucket) never waits for the edit bucket."""
+        if channel in self._later or self._bucket_spent(channel):
+            waiting = self._waiting.setdefault(channel, {})
+            waiting.pop(message_ref, None)
+            waiting[message_ref] = screen  # latest state wins; order of the newest edits
+            if channel not in self._later:
+                self._later[channel] = asyncio.get_running_loop().create_task(
+                    self._edit_later(channel)
+                )
+            return True
+        if self._shown.get(channel) == (message_ref, _digest(screen)):
             return True  # already shown: an identical edit would only spend a request
+        return await self._edit_now(channel, message_ref, screen)
+
+    async def _edit_later(self, channel: str) -> None:
+        """Send the channel's edits that waited for its spent edit bucket, in order (each
+        waits for the bucket in discord.py); a failure is logged (the table message then
+        shows an older state until the next edit)."""
+        try:
+            while self._waiting.get(channel):
+                waiting = self._waiting[channel]
+                ref = next(iter(waiting))
+                screen = waiting.pop(ref)
+                if self._shown.get(channel) == (ref, _digest(screen)):
+                    continue  # already shown
+                try:
+                    await self._edit_now(channel, ref, screen)
+                except MessageGone:
+                    log.warning("the table message %s in %s is gone", ref, channel)
+        finally:
+            self._later.pop(channel, None)
+            self._waiting.pop(channel, None)
+
+    async def _edit_now(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        """Send an edit (see `edit`) and return once Discord answered it."""
+        digest = _digest(screen)
         client = await self._ready()
         if client is None:
             return False
         target = client.get_partial_messageable(_channel_id(channel))
         message = target.get_partial_message(int(message_ref))
         try:
-            await message.edit(
-                content=render_text(screen.text, screen.blocks),
-                view=build_view(screen),
-                allowed_mentions=NO_MENTIONS,
-            )
+            await self._edit_answered(message, screen)
         except discord.NotFound as exc:
             if exc.code == 10008:  # Unknown Message: someone deleted it
                 raise MessageGone(message_ref) from None

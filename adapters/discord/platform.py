@@ -161,6 +161,8 @@ class DiscordPlatform:
         client = cls(
             intents=discord.Intents(guilds=True),  # no privileged intent
             allowed_mentions=discord.AllowedMentions.none(),
+            # The notifier sees when Discord answered an edit (not after discord.py's wait).
+            http_trace=self.notifier.trace,
             **shards,
             **self.client_options,
         )

@@ -324,7 +324,7 @@ class Handlers:
         except StoreUnavailable:  # met before the press (an admin check reads the table)
             if not answered and isinstance(query.message, Message):
                 refused = self.service.unavailable_reply(
-                    table_key(query.message), _person(query.from_user)
+                    table_key(query.message), _person(query.from_user), query.data
                 )
                 await answer(refused.text, alert=True)
         except Exception:

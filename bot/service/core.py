@@ -12,6 +12,7 @@ import asyncio
 import logging
 import random
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar, Unpack
@@ -59,6 +60,40 @@ MAX_ALERT = 200
 #: How often a command that lost a version race to another process is run again (on the
 #: table as that process stored it) before the user hears "please try again".
 CONFLICT_RETRIES = 8
+
+
+class TableLanguages:
+    """Each table's language as this process last saw it committed or loaded, kept apart
+    from the table cache and from the store: a refusal while the store is away speaks the
+    table's language even after its cached table was dropped, and a press from a private
+    chat finds its table's language by the table id its token names.
+
+    A bounded LRU (`size` tables): per process, forgotten only for tables long unseen."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.size = size
+        self._by_key: OrderedDict[str, str] = OrderedDict()
+        self._key_of_id: OrderedDict[str, str] = OrderedDict()
+
+    def note(self, key: str, table_id: str | None, language: str) -> None:
+        """The table at `key` (with id `table_id`, when it has one) speaks `language`."""
+        self._by_key[key] = language
+        self._by_key.move_to_end(key)
+        if table_id:
+            self._key_of_id[table_id] = key
+            self._key_of_id.move_to_end(table_id)
+        for kept in (self._by_key, self._key_of_id):
+            while len(kept) > self.size:
+                kept.popitem(last=False)
+
+    def of_key(self, key: str) -> str | None:
+        """The language of the table at `key`, when known."""
+        return self._by_key.get(key)
+
+    def of_table(self, table_id: str) -> str | None:
+        """The language of the table with id `table_id`, when known."""
+        key = self._key_of_id.get(table_id)
+        return self._by_key.get(key) if key is not None else None
 
 
 @dataclass(slots=True)
@@ -175,6 +210,8 @@ class UnitOfWork:
         #: Tables saved by the command under way, committed with its messages at its end.
         self._pending: dict[str, tuple[Table, list[StatDelta], FinishedMatch | None]] = {}
         self.cached: dict[str, Table] = {}
+        #: Each table's language, known without the store or the cache (outage refusals).
+        self.languages = TableLanguages()
         self._locks: dict[str, asyncio.Lock] = {}
         self.players: dict[str, dict[str, Any]] = {}
         #: The screens part's table renderer, for shots rendered at delivery (set by the
@@ -281,8 +318,12 @@ class UnitOfWork:
         table = Table.from_row(row, self.games)
         if table.status != "closed":  # a closed table is read again when asked for (rarely)
             self.cached[key] = table
+        self._note_language(table)
         self.outbox.set_ref(key, table.message_ref)
         return table
+
+    def _note_language(self, table: Table) -> None:
+        self.languages.note(table.key.key, table.table_id, table.settings.language)
 
     async def save(
         self,
@@ -343,6 +384,7 @@ class UnitOfWork:
             table.row_version = row.version
             table.parts_saved(row)
             self.cached[key] = table
+            self._note_language(table)
             self.store_answered()
             for listener in self.on_commit:
                 listener(key, table.table_id, row.version)
@@ -417,7 +459,10 @@ class UnitOfWork:
         return bound
 
     async def channel_settings(self, tk: TableKey) -> TableSettings:
-        return load_settings(await self.repo.load_settings(tk.key), self.default_game)
+        settings = load_settings(await self.repo.load_settings(tk.key), self.default_game)
+        if tk.key not in self.cached:  # a table's own settings win (noted with the table)
+            self.languages.note(tk.key, None, settings.language)
+        return settings
 
     async def run(
         self, tk: TableKey, user: User | None, fn: Callable[..., Awaitable[Reply]], *args: Any
@@ -569,33 +614,63 @@ class UnitOfWork:
         if self.health.reason is not None and self.health.succeeded() and self.on_store_back:
             self.on_store_back()
 
-    def unavailable_reply(self, tk: TableKey, user: User | None = None) -> Reply:
-        """The answer to a command the store could not take: nothing changed, try again soon
-        (in the table's language when it is known, else the sender's)."""
-        table = self.cached.get(tk.key)
-        language = "en"
-        if table is not None:
-            language = table.settings.language
-        elif user is not None and user.language in LANGUAGES:
-            language = user.language
-        return Reply(self.catalog(language, tk.platform).t("error.store_unavailable"), ok=False)
+    def unavailable_reply(
+        self, tk: TableKey, user: User | None = None, table_id: str | None = None
+    ) -> Reply:
+        """The answer to a command the store could not take: nothing changed, try again soon.
+
+        In the table's language, known without the store: the table `table_id` names (a
+        press's token, wherever it was pressed: a private chat too), else the table at `tk`
+        (cached, or as last seen: the cache is dropped on a failure, the language is not);
+        only when this process never saw the table, the sender's."""
+        return Reply(
+            self.catalog(self.refusal_language(tk, user, table_id), tk.platform).t(
+                "error.store_unavailable"
+            ),
+            ok=False,
+        )
+
+    def refusal_language(
+        self, tk: TableKey, user: User | None = None, table_id: str | None = None
+    ) -> str:
+        """The language to refuse in while the store is away (see `unavailable_reply`)."""
+        if table_id:
+            for table in self.cached.values():
+                if table.table_id == table_id:
+                    return table.settings.language
+            known = self.languages.of_table(table_id)
+            if known is not None:
+                return known
+        here = self.cached.get(tk.key)
+        if here is not None:
+            return here.settings.language
+        known = self.languages.of_key(tk.key)
+        if known is not None:
+            return known
+        if user is not None and user.language in LANGUAGES:
+            return user.language
+        return "en"
 
     async def answered_when_away(
-        self, tk: TableKey, user: User | None, command: Awaitable[Reply]
+        self,
+        tk: TableKey,
+        user: User | None,
+        command: Awaitable[Reply],
+        table_id: str | None = None,
     ) -> Reply:
         """`command`'s reply, or `unavailable_reply` when the store is away: for a command
-        that reads or writes the store outside `run` (a press finding its table, statistics)."""
+        that reads or writes the store outside `run` (a press finding its table, statistics);
+        `table_id`: the table a press's token names."""
         try:
             return await command
         except StoreUnavailable as exc:
             self.store_failed(exc, "command")
-            return self.unavailable_reply(tk, user)
+            return self.unavailable_reply(tk, user, table_id)
 
     async def refused_when_lost(self, tk: TableKey) -> Reply | None:
         if self.store_lost is None:
             return None
-        table = self.cached.get(tk.key)
-        language = table.settings.language if table is not None else "en"
+        language = self.refusal_language(tk)
         return Reply(self.catalog(language, tk.platform).t("error.store_lost"), ok=False)
 
     def _names_at(self, tk: TableKey) -> tuple[str, ...]:

@@ -10,6 +10,11 @@ process). Messages whose deliverer died are claimed again once its lease ran out
 heartbeat ended (`sweep`; `bury_dead` ends the heartbeat of a process known gone at once: of
 this host, its process id no longer runs; on PostgreSQL, its session with the store ended),
 so whatever was committed goes out once the bot is back: at most once more, never lost.
+When marking what was sent fails (the store is away), the sent ids and the reference of a
+message posted are kept until a later marking succeeds (retried by the next commit's claim and
+by the housekeeping's sweep), a claim handing them back meanwhile is skipped, and nothing more
+of the table goes out until then: this process never sends a message twice, and a crash
+meanwhile sends again only what went out before the failure.
 
 Each destination has its own lane: a table's channel (its posts and table message, in order)
 and each person's private chat (`_PrivateLane`: their private messages from any table, in
@@ -130,7 +135,10 @@ class _Queue:
     """One table's messages claimed by this process, oldest first."""
 
     messages: deque[OutMessage] = field(default_factory=deque)
-    last_id: int = 0  # the newest message queued (a claim repeats what is already here)
+    #: The newest message queued, per lane (a claim repeats what is already here; the store
+    #: claims each lane's oldest apart, so a private message may come before older posts).
+    last_id: int = 0
+    last_private_id: int = 0
     #: The table message: what it shows and what waits to be shown in it (its policy's).
     view: TableMessage = field(default_factory=TableMessage)
     more: bool = False  # the last claim stopped at its size: more may wait in the store
@@ -142,6 +150,10 @@ class _Queue:
     task: asyncio.Task[None] | None = None
     #: Set when a message joins `messages` (an edit waiting for the budget looks again).
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Marking what was sent failed (the store is away): nothing more of the table's stored
+    #: messages is sent until a marking succeeds (`flush`), so a crash meanwhile sends again
+    #: only what went out before the failure.
+    blocked: bool = False
 
 
 @dataclass(slots=True)
@@ -186,8 +198,12 @@ class Outbox:
         self.alone = not getattr(repo, "shared", False)
         #: Delivered messages not yet marked, per table (marked together by `flush`).
         self._unacked: dict[str, list[int]] = {}
-        #: Table message references not yet stored (posted from memory; lazy marking).
+        #: Table message references not yet stored (posted from memory; lazy marking; or
+        #: a marking that failed): kept until stored, so the store's older one is not adopted.
         self._refs: dict[str, str | None] = {}
+        #: Ids of messages sent and not yet known marked: never sent again by this process,
+        #: whatever a claim of the store hands back before the marking succeeds.
+        self._sent: set[int] = set()
         self._flushing: asyncio.Task[None] | None = None
         #: Seconds from commit to send of the newest messages sent (benchmarks: 10,000 kept).
         self.lags: Samples = Samples()
@@ -312,6 +328,12 @@ class Outbox:
         q.arrived.set()
 
     def _start(self, channel: str, q: _Queue) -> None:
+        if q.blocked:
+            # Resumed once what it sent is marked (`flush`): try that now (a commit just
+            # succeeded, so the store may well be back).
+            if self._flushing is None or self._flushing.done():
+                self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
+            return
         if (q.messages or q.finish) and (q.task is None or q.task.done()):
             q.task = asyncio.get_running_loop().create_task(self._drain(channel, q))
 
@@ -382,17 +404,29 @@ class Outbox:
             return
         q = self._queue_of(batch.table_key)
         idle = not q.messages and (q.task is None or q.task.done())
-        if idle and (not q.view.ref_known or not self.alone):
+        if idle and (not q.view.ref_known or not self.alone) and batch.table_key not in self._refs:
             # Another process may have posted or edited since: what it shows is not known.
-            # (Alone, what this process knows is newer than the store's: it stores refs lazily.)
+            # (Alone, what this process knows is newer than the store's: it stores refs lazily;
+            # a reference posted and not yet stored is newer than the store's too.)
             q.view.adopt(batch.ref)
         q.more = q.more or batch.more
         q.takeover = q.takeover or takeover
-        for m in batch.messages:
-            if m.id > q.last_id:
-                self._queue(batch.table_key, q, m)
-                q.last_id = m.id
+        self._take(batch.table_key, q, batch.messages)
         self._start(batch.table_key, q)
+
+    def _take(self, channel: str, q: _Queue, messages: list[OutMessage]) -> None:
+        """Queue claimed `messages` not queued or sent before (a claim repeats what this
+        process holds, and, until their marking succeeds, what it sent)."""
+        for m in messages:
+            if m.id in self._sent:
+                continue
+            if m.kind == "tell":
+                if m.id > q.last_private_id:
+                    self._queue(channel, q, m)
+                    q.last_private_id = m.id
+            elif m.id > q.last_id:
+                self._queue(channel, q, m)
+                q.last_id = m.id
 
     async def bury_dead(self) -> int:
         """Say which processes that the store counts alive are gone: of this host, those whose
@@ -437,7 +471,7 @@ class Outbox:
         return len(batches)
 
     async def _drain(self, channel: str, q: _Queue) -> None:
-        while q.messages or q.finish:
+        while (q.messages or q.finish) and not q.blocked:
             q.finish = False
             pending = list(q.messages)
             q.messages.clear()
@@ -457,6 +491,7 @@ class Outbox:
                     self.policy.sent(q.view, m)
                 if m.id:  # a message with a row (those delivered from memory have none)
                     done.append(m.id)
+                    self._sent.add(m.id)
             if self.alone and not q.more and not q.takeover:
                 # Nothing of the table waits in the store but through this process's own
                 # commits: marked with every other table's in the next write.
@@ -476,31 +511,36 @@ class Outbox:
                     channel, earlier + done, claim, ref=q.view.ref, set_ref=set_ref
                 )
             except Exception as exc:
-                if set_ref and self.alone:
-                    self._refs.setdefault(channel, q.view.ref)  # stored by the next flush
-                if earlier:
-                    self._unacked.setdefault(channel, [])[:0] = earlier
-                # Not marked done: once the lease runs out they are claimed again (sent at
-                # most once more), by this process's sweep or another's.
+                # Not marked: what was sent, and the reference of a message posted, are kept
+                # to mark with the next write that succeeds (`flush`: the housekeeping's sweep
+                # tries again), and are never sent again by this process: a claim handing
+                # them back before that is skipped (`_sent`). Until then nothing more of the
+                # table is sent, so a crash meanwhile sends again only what went out already.
+                if set_ref:
+                    self._refs.setdefault(channel, q.view.ref)
+                ids = earlier + done
+                if ids:
+                    self._unacked.setdefault(channel, [])[:0] = ids
+                if ids or set_ref:
+                    q.blocked = True
                 if not isinstance(exc, StoreUnavailable):  # the service reports outages once
                     log.warning("marking messages of %s delivered failed: %s", channel, exc)
-                q.last_id = 0
                 q.more = q.takeover = False
                 return
+            self._sent.difference_update(earlier)
+            self._sent.difference_update(done)
             q.more = q.more or (nxt is not None and nxt.more)
             if nxt is None:
                 q.takeover = False
             if nxt is not None:
-                for m in nxt.messages:
-                    if m.id > q.last_id:
-                        self._queue(channel, q, m)
-                        q.last_id = m.id
+                self._take(channel, q, nxt.messages)
 
     def _mark_soon(self, channel: str, done: list[int], posted: bool) -> None:
         """Keep delivered messages (and the table message's reference, when one was posted)
         to mark in the next bulk write, which every table's deliveries share."""
         if done:
             self._unacked.setdefault(channel, []).extend(done)
+            self._sent.update(done)
         if posted:
             q = self._queues[channel]
             self._refs[channel] = q.view.ref
@@ -544,7 +584,18 @@ class Outbox:
             if not isinstance(exc, StoreUnavailable):  # the service reports outages once
                 log.warning("marking %d delivered messages failed: %s", len(ids), exc)
             return False
+        self._sent.difference_update(ids)
+        self._resume()
         return True
+
+    def _resume(self) -> None:
+        """What a table's failed marking held back goes on (its sent messages are marked):
+        the deliverer finishes the table, claiming what else waits."""
+        for channel, q in self._queues.items():
+            if q.blocked and channel not in self._unacked:
+                q.blocked = False
+                q.finish = True
+                self._start(channel, q)
 
     async def drain(self) -> None:
         """Wait until every queue is empty and every delivery is marked (tests, shutdown)."""

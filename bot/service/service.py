@@ -219,13 +219,18 @@ class TableService:
         decoded once) names the table (found by its id, wherever it was pressed), a version
         and the action; the command then runs in one unit of work on that table (its lock
         taken once, loaded once)."""
-        return await self.work.answered_when_away(tk, user, self._press(tk, user, token))
+        decoded = tokens.decode(token) if isinstance(token, str) else token
+        # While the store is away the refusal speaks the language of the table the token
+        # names (pressed in a private chat too), known without the store.
+        table_id = decoded.table_id if decoded is not None else None
+        return await self.work.answered_when_away(
+            tk, user, self._press(tk, user, decoded), table_id
+        )
 
-    async def _press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
+    async def _press(self, tk: TableKey, user: User, decoded: tokens.Token | None) -> Reply:
         refused = await self.work.refused_when_lost(tk)
         if refused is not None:
             return refused
-        decoded = tokens.decode(token) if isinstance(token, str) else token
         if decoded is None:
             settings = await self.work.channel_settings(tk)
             return Reply(
@@ -367,10 +372,14 @@ class TableService:
         """How to play with the bot."""
         return await self.work.answered_when_away(tk, None, self.queries.help(tk))
 
-    def unavailable_reply(self, tk: TableKey, user: User | None = None) -> Reply:
+    def unavailable_reply(
+        self, tk: TableKey, user: User | None = None, token: str | tokens.Token | None = None
+    ) -> Reply:
         """The clear line for a command the store could not take (nothing changed, try again
-        soon), for an adapter that met StoreUnavailable outside a command."""
-        return self.work.unavailable_reply(tk, user)
+        soon), for an adapter that met StoreUnavailable outside a command; `token`: the
+        button pressed, whose table's language it speaks."""
+        decoded = tokens.decode(token) if isinstance(token, str) else token
+        return self.work.unavailable_reply(tk, user, decoded.table_id if decoded else None)
 
     async def reachable(self, user: str) -> bool | None:
         """Whether private messages reach `user` (None: not tried yet)."""

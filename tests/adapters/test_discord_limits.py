@@ -40,9 +40,13 @@ async def test_table_edits_keep_the_channels_bucket_and_a_dm_is_not_held_up() ->
         assert dm is Delivery.DELIVERED and not editing.done()
         await editing
         edits = [c for c in world.fake.calls if c.method == "PATCH" and "/messages/" in c.path]
-        assert [c.status for c in edits] == [200] * 12  # discord.py waited, no 429
+        # discord.py waited, no 429 (edits made while the bucket was spent waited apart,
+        # the newest of the message only: latest state wins).
+        assert edits and all(c.status == 200 for c in edits)
         assert world.fake.bucket_refusals.get(world.channel.id, 0) == 0
-        assert world.fake.message(int(ref))["content"].startswith("state 12")
+        await world.fake.wait_for(
+            lambda: world.fake.message(int(ref))["content"].startswith("state 12"), timeout=30
+        )
 
 
 async def test_the_fake_refuses_a_sixth_send_within_the_channels_window() -> None:
@@ -169,3 +173,38 @@ async def test_a_press_in_a_dm_shows_the_pressers_next_screen_by_its_own_respons
                 assert response == {"type": 6} and edited == webhook_edits
                 assert len(fake.dms_to(person)) == posted
         assert updated and silent
+
+
+async def test_a_post_after_an_edit_that_spent_the_edit_bucket_does_not_wait_for_it() -> None:
+    """Issue 31: posts and edits of a channel are buckets of their own. An edit whose answer
+    leaves the edit bucket spent returns once Discord answered it (discord.py then waits for
+    the bucket's reset in the background), and an edit made while the bucket is spent waits
+    for it apart (the newest of its message) and returns at once, so the post after it in
+    the channel's lane (a deal's last state, then its result) reaches Discord while the edit
+    bucket is still spent; the edit follows once the bucket resets, without a 429."""
+    limit = ChannelLimit(limit=5, per=5.0)
+    async with (
+        fake_world(channel_limit=limit) as world,
+        running_bot(world, MemoryRepository()) as bot,
+    ):
+        n = bot.platform.notifier
+        fake = world.fake
+        channel = f"discord:{world.channel.id}"
+        ref = await n.post(channel, Screen("state 0"))
+        assert ref is not None
+        for i in range(1, 6):  # the fifth answer says the edit bucket is spent
+            assert await n.edit(channel, ref, Screen(f"state {i}"))
+        assert await n.post(channel, Screen("a post"))  # right after the fifth edit
+        assert await n.edit(channel, ref, Screen("the deal's last state"))  # bucket spent
+        assert await n.post(channel, Screen("the deal's result")) is not None
+        posted = [c for c in fake.calls if c.method == "POST" and c.path.endswith("/messages")]
+        # The edit bucket's window (the fake's own): still the spent one when the posts came.
+        reset_at, spent = fake._channel_buckets[(world.channel.id, "PATCH")]
+        assert spent == limit.limit and posted[-2].at < reset_at and posted[-1].at < reset_at
+        await fake.wait_for(
+            lambda: fake.message(int(ref))["content"].startswith("the deal's last state"),
+            timeout=30,
+        )
+        edits = [c for c in fake.calls if c.method == "PATCH" and "/messages/" in c.path]
+        assert [c.status for c in edits] == [200] * 6 and edits[-1].at >= reset_at
+        assert fake.bucket_refusals.get(world.channel.id, 0) == 0

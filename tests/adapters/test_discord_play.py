@@ -489,6 +489,7 @@ async def test_export_is_a_json_file_that_replays(world: World) -> None:
         await slash(world, world.alice, "start")
         await bot.settle()
         await press(world, world.carl, "Stay")
+        await bot.settle()  # the table message shows Alice's turn (its buttons' version)
         await press(world, world.alice, "Stay")
         await bot.settle()
         export = await slash(world, world.dana, "export")

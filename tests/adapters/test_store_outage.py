@@ -144,3 +144,57 @@ async def test_gnav_bot_run_gives_up_after_a_long_outage_with_status_75(tmp_path
     assert "Traceback" not in text
     assert text.count("the store is unavailable") == 1
     assert "stayed unavailable for 1 s" in text
+
+
+async def test_telegram_refusals_speak_the_tables_language_from_the_group_and_a_private_chat() -> (
+    None
+):
+    """Issue 31: an nb table's refusals while the store is away are nb every time, a press on
+    the table message in the group and a press of a private hand (which names the table only
+    by its token) alike; the people's own app language is English."""
+    nb = catalog("nb").t("error.store_unavailable")
+    async with FakeTelegram() as tg, gated_postgres() as (repo, gate):
+        bench = await Bench(tg, repo=repo).start()
+        try:
+            people = [tg.add_user(n, language_code="en") for n in ("Alice", "Bob", "Carol")]
+            group = tg.add_group("Karneval", members=people, admins=people[:1])
+            for p in people:
+                tg.user_starts_bot(p)
+            await bench.idle()
+            bench.say(people[0], group, "/karnaval")
+            await bench.wait_table(group, button="Join")
+            for p in people[1:]:
+                bench.say(p, group, "/gnav_join")
+                await bench.wait_table(group, p.first_name)
+            bench.say(people[0], group, "/gnav_settings bots=0 delay=300 language=nb")
+            await bench.idle()
+            bench.say(people[0], group, "/gnav_start")
+            hand = await tg.wait_for(
+                lambda: next(
+                    (
+                        (p, m)
+                        for p in people
+                        for m in reversed(tg.messages_in(tg.private_chat(p), from_bot=True))
+                        if m.buttons()
+                    ),
+                    None,
+                ),
+                what="a private hand with buttons",
+            )
+            await bench.idle()
+            table_msg = bench.table_message(group)
+            assert table_msg is not None and table_msg.buttons()
+            person, dm = hand
+            dm_data = str(dm.buttons()[0]["callback_data"])
+            group_data = str(table_msg.buttons()[0]["callback_data"])
+            await gate.close()
+            answers = []
+            for _ in range(3):
+                query = tg.user_presses(person, tg.private_chat(person), dm, dm_data)
+                answers.append((await bench.answered(query)).text)
+                query = tg.user_presses(person, group, table_msg, group_data)
+                answers.append((await bench.answered(query)).text)
+            assert answers == [nb] * 6
+        finally:
+            await gate.open()
+            await bench.stop()

@@ -2,20 +2,33 @@
 "latest state wins" while the budget is spent (merged, never older after newer); a restart in
 the middle of a spent budget shows the newest state once; a round's end is not held behind a
 paced edit; private messages waiting for a spent private budget go as one (the newest screen
-wins, no line is dropped)."""
+wins, no line is dropped); a private screen never waits behind a claim's batch of the group's
+messages, with or without a restart (the store claims each lane apart)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
-from bot.service.ports import Button, OutMessage, Screen
+from bot.games.registry import all_games
+from bot.service.outbox import LEASE
+from bot.service.ports import Button, Delivery, OutMessage, Screen
 from bot.service.routing import RoutingNotifier
+from bot.service.service import TableService
 from bot.service.table import User
+from storage.common import CLAIM_BATCH
 from storage.memory import MemoryRepository
+from storage.postgres import PostgresRepository
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.fakes import RecordingNotifier
+from tests.storage.conftest import PG_DSN, fresh_pg_schema
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class BudgetNotifier(RecordingNotifier):
@@ -231,3 +244,106 @@ def test_a_private_run_goes_as_one_only_up_to_its_newest_screen_and_within_one_t
     shot = TableShot("t1", 1, 3)
     assert merge_private([shot, screen]) == (1, shot)
     assert merge_private([line, shot, screen]) == (1, line)
+
+
+class SpentGroupNotifier(RecordingNotifier):
+    """A platform whose group minute is spent: a call to a channel waits until `budget` is
+    given back; the time (the event loop's) of every private message is kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.budget = asyncio.Event()
+        self.told_at: list[float] = []
+        self.told = asyncio.Event()
+
+    async def post(self, channel: str, screen: Screen) -> str | None:
+        await self.budget.wait()
+        return await super().post(channel, screen)
+
+    async def edit(self, channel: str, message_ref: str, screen: Screen) -> bool:
+        await self.budget.wait()
+        return await super().edit(channel, message_ref, screen)
+
+    async def tell(self, user: str, screen: Screen) -> Delivery:
+        self.told_at.append(asyncio.get_running_loop().time())
+        self.told.set()
+        return await super().tell(user, screen)
+
+
+class SharedMemoryRepository(MemoryRepository):
+    """The memory store, said to be shared by several processes (as PostgreSQL is)."""
+
+    shared = True
+
+
+async def test_a_private_screen_never_waits_behind_a_batch_of_the_groups_messages() -> None:
+    """Without a crash: the group's messages wait for its spent budget longer than the claim's
+    lease, more of them than one claim's batch; a private screen committed then goes out at
+    once (the store claims the private lane apart from the channel's)."""
+    h = Harness(repo=SharedMemoryRepository())
+    spent = h.notifier = SpentGroupNotifier()
+    h.service = h.make_service()
+    work = h.service.work
+    assert (await h.service.open(CHANNEL, ALICE)).ok  # its message waits for the budget
+    async with work.lock(CHANNEL.key):
+        for i in range(CLAIM_BATCH + 5):
+            work.outbox.post(CHANNEL.key, Screen(f"result {i}"))
+        await work.commit(CHANNEL.key)
+    h.clock.advance(LEASE + 1)  # the lease on what waits for the budget ran out
+    async with work.lock(CHANNEL.key):
+        work.outbox.tell(CHANNEL.key, BOB.key, Screen("your turn, Bob"))
+        await work.commit(CHANNEL.key)
+    await asyncio.wait_for(spent.told.wait(), 10)
+    assert spent.private[BOB.key] == ["your turn, Bob"]
+    assert spent.posts(CHANNEL.key) == []  # the group's budget is still spent
+    spent.budget.set()
+    await h.settle()
+    assert len(spent.posts(CHANNEL.key)) == CLAIM_BATCH + 6  # then all of them, once
+
+
+@pytest.fixture
+async def pg_schema() -> AsyncIterator[str]:
+    """A fresh PostgreSQL schema, dropped after the test."""
+    async with fresh_pg_schema() as name:
+        yield name
+
+
+async def test_after_a_restart_a_private_screen_goes_out_within_2_s_while_the_group_waits(
+    pg_schema: str,
+) -> None:
+    """A process on PostgreSQL commits a run of group posts (more than a claim's batch) and
+    then the next player's private screen, sends none (its group minute is spent) and is
+    killed. The next process, whose group minute is spent too, sends the private screen
+    within 2 s of starting, without waiting for the group's messages."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.service.lane_child",
+        PG_DSN,
+        pg_schema,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert child.stdout is not None
+        line = await asyncio.wait_for(child.stdout.readline(), 60)
+        assert line.strip() == b"READY", line + await child.stderr.read()  # type: ignore[union-attr]
+    finally:
+        child.kill()  # SIGKILL
+        await child.wait()
+    repo = await PostgresRepository.open(PG_DSN, schema=pg_schema, max_size=5)
+    spent = SpentGroupNotifier()
+    service = TableService(repo, spent, bot_delay=0.0, games=all_games())
+    try:
+        started = asyncio.get_running_loop().time()
+        await service.resume()
+        await asyncio.wait_for(spent.told.wait(), 30)
+        assert spent.told_at[0] - started < 2.0
+        assert spent.private["test:l2"] == ["your turn, Mats"]
+        assert spent.posts("test:lanes") == []  # the group's messages still wait
+    finally:
+        spent.budget.set()
+        await service.shutdown()
+        await repo.close()

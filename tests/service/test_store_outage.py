@@ -17,6 +17,7 @@ import pytest
 from bot.games.registry import all_games
 from bot.service.i18n import LANGUAGES, catalog
 from bot.service.service import TableService
+from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
 from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.test_service import start_table
@@ -46,6 +47,38 @@ def test_the_clear_line_speaks_every_language() -> None:
     assert len(set(lines.values())) == len(LANGUAGES)  # translated, not English everywhere
 
 
+def live_button(harness: Harness) -> str:
+    """The table message's first button (current: a press of it is not stale)."""
+    return next(iter(harness.notifier.buttons(CHANNEL.key).values()))
+
+
+async def refusals(
+    harness: Harness, user: User, token: str, rounds: int = 3, *, reads: bool = True
+) -> list[str]:
+    """Every kind of command, `rounds` times, while the store is away: a move, a join, a press
+    in the group and the same button pressed from the player's private chat (which names the
+    table only by its token), and (`reads`: the store cannot even be read) a join (else refused
+    by the rules: the match is under way), statistics and the top list. Their texts."""
+    svc = harness.service
+    private = TableKey(CHANNEL.platform, user.key.partition(":")[2])
+    texts = []
+    for _ in range(rounds):
+        replies = [
+            await svc.act(CHANNEL, user, "stay"),
+            await svc.press(CHANNEL, user, token),
+            await svc.press(private, user, token),
+        ]
+        if reads:
+            replies += [
+                await svc.join(CHANNEL, CARL),
+                await svc.stats(CHANNEL, ALICE),
+                await svc.top(CHANNEL),
+            ]
+        assert [r.ok for r in replies] == [False] * len(replies)
+        texts += [r.text for r in replies]
+    return texts
+
+
 async def test_commands_while_the_store_is_away_get_the_clear_line_and_change_nothing(
     gated: tuple[Harness, TcpGate],
 ) -> None:
@@ -56,17 +89,11 @@ async def test_commands_while_the_store_is_away_get_the_clear_line_and_change_no
     version, turn, log_length = before.row_version, before.match.turn, len(before.log)
     user = await harness.current()
     await gate.close()
-    replies = [
-        await svc.act(CHANNEL, user, "stay"),
-        await svc.join(CHANNEL, CARL),
-        await svc.press(CHANNEL, user, "g:abcdef:1:stay"),
-        await svc.stats(CHANNEL, ALICE),
-        await svc.top(CHANNEL),
-    ]
-    assert [r.ok for r in replies] == [False] * len(replies)
-    # The table's language while it is known (cached), else the sender's (here English).
-    assert replies[0].text == clear_line("nb")
-    assert {r.text for r in replies} <= {clear_line("nb"), clear_line("en")}
+    # The table's language every time (its cached table is dropped after the first
+    # failure: the language is not), from the group and from a private chat alike; the
+    # senders say no language of their own (English would be the fallback).
+    assert await refusals(harness, user, live_button(harness)) == [clear_line("nb")] * 18
+    assert (await svc.press(CHANNEL, user, "g:abcdef:1:stay")).text == clear_line("nb")
     assert not svc.health.available
     await gate.open()
     after = await harness.table()
@@ -150,8 +177,9 @@ async def test_a_full_disk_logs_one_error_and_one_info_and_play_goes_on(
     try:
         harness = Harness(repo=repo)  # type: ignore[arg-type]
         svc = harness.service
-        await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30"])
+        await start_table(harness, ALICE, BOB, words=["lives=5", "timeout=30", "language=nb"])
         user = await harness.current()
+        token = live_button(harness)
         caplog.set_level(logging.INFO)
         caplog.clear()
         filler = fill(small_disk)
@@ -162,8 +190,9 @@ async def test_a_full_disk_logs_one_error_and_one_info_and_play_goes_on(
             await svc.tick()
             await svc.timers.housekeeping()
             if step % 10 == 0:
-                replies.append(await svc.act(CHANNEL, user, "stay"))
-        assert [r.text for r in replies] == [clear_line()] * 10
+                replies += await refusals(harness, user, token, rounds=1, reads=False)
+        # Every refusal in the table's language, from the group and a private chat.
+        assert replies == [clear_line("nb")] * 30
         noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]
         assert [(r.levelname, r.name) for r in noisy] == [("ERROR", "gnav_bot.store")]
         assert "disk is full" in noisy[0].getMessage() and "needs about" in noisy[0].getMessage()

@@ -5,6 +5,7 @@ out-of-date private messages dropped, timers claimed by one owner at a time."""
 from __future__ import annotations
 
 from bot.service.ports import Button, Claim, OutMessage, Picture, Screen
+from storage.common import CLAIM_BATCH
 from tests.storage.conftest import Store
 from tests.storage.test_repository_contract import table
 
@@ -199,3 +200,26 @@ async def test_a_screens_told_lines_are_stored_and_read_back(store: Store) -> No
     first, second = batch.messages
     assert first.screen == told.screen and first.screen.told == ("Cards: Åse J",)
     assert second.screen.told == ()
+
+
+async def test_a_claim_takes_each_lanes_oldest_so_a_private_message_never_waits_behind(
+    store: Store,
+) -> None:
+    """More channel messages than one claim's batch, then a private one: the claim holds the
+    private message too (the lanes are claimed apart), and says more waits."""
+    repo = store.repo
+    posts = [msg("post", f"result {i}") for i in range(CLAIM_BATCH + 5)]
+    await repo.save_table(table("t", 1), expected_version=None, messages=posts)
+    await repo.add_messages("t", [msg("tell", "your turn", "u1")])
+    batch = await repo.add_messages("t", [], claim("a"))
+    assert batch is not None and batch.more
+    kinds = [m.kind for m in batch.messages]
+    assert kinds.count("post") == CLAIM_BATCH and kinds.count("tell") == 1
+    assert [m.id for m in batch.messages] == sorted(m.id for m in batch.messages)
+    assert batch.messages[-1].screen.text == "your turn"
+    # The rest of the channel's follow, in order, when the first batch is done.
+    rest = await repo.finish_messages("t", [m.id for m in batch.messages], claim("a"))
+    assert rest is not None and not rest.more
+    assert [m.screen.text for m in rest.messages] == [
+        f"result {i}" for i in range(CLAIM_BATCH, CLAIM_BATCH + 5)
+    ]
