@@ -111,6 +111,7 @@ def _play(args: argparse.Namespace) -> int:
         players=args.players,
         language=args.language,
         level=args.level,
+        hints=args.hints,
         name=args.name,
         new=args.new,
         given=tuple((k, str(getattr(args, k))) for k in given),
@@ -181,6 +182,7 @@ _PLAY_DEFAULTS: dict[str, Any] = {
     "game": "gnav",
     "language": "en",
     "level": "normal",
+    "hints": "off",
     "name": _login_name,
 }
 
@@ -203,6 +205,7 @@ def _option_words(args: argparse.Namespace) -> dict[str, str]:
         "lives": f"lives={args.lives}",
         "language": f"language={args.language}",
         "level": f"level={args.level}",
+        "hints": f"hints={args.hints}",
     }
 
 
@@ -317,6 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["easy", "normal", "strong"],
         help="how the bot seats play (default normal; easy slips now and then, strong thinks "
         "ahead by sampling where the game has it)",
+    )
+    play.add_argument(
+        "--hints",
+        choices=["off", "on"],
+        help="on: the word `hint` tells what the strong level would choose (default off)",
     )
     play.add_argument("--name", help="your name at the table (default: your login name)")
     play.add_argument("--db", default=default_db_path(), help="the SQLite file ($GNAV_DB)")

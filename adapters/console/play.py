@@ -42,6 +42,9 @@ TABLE = TableKey("console", "local")
 #: game's words (`<game>.console.words`) name its choices, `view` (what the seat holds) and
 #: `sheet` (the whole score sheet, where the game keeps one).
 COMMANDS = ("rules", "help", "quit")
+#: Issue 33: at a table with `hints=on`, what the `strong` level would choose (its words are
+#: the catalog's `console.hint_words`).
+HINT = "hint"
 VIEW = "view"
 SHEET = "sheet"
 
@@ -55,12 +58,15 @@ def _groups(cat: Catalog, key: str) -> list[str]:
 
 def aliases(cat: Catalog, game: str = "") -> dict[str, str]:
     """What can be typed in the catalog's language, English too: the terminal's commands
-    (`console.words`) and the game's words (`<game>.console.words`: `action: word word`)
-    for its choices and for `view`."""
+    (`console.words`, and `console.hint_words` for the hint) and the game's words
+    (`<game>.console.words`: `action: word word`) for its choices and for `view`."""
     words = dict(_ALIASES)
     for source in (cat.fallback, cat):  # English first: the language's own words win
         if source is None:
             continue
+        hint_words = source.t("console.hint_words") if source.has("console.hint_words") else ""
+        for word in hint_words.split():  # issue 33: asked at a table with hints=on
+            words[word.casefold()] = HINT
         for command, group in zip(COMMANDS, _groups(source, "console.words"), strict=True):
             for word in group.split():
                 words[word.casefold()] = command
@@ -89,6 +95,8 @@ class PlayOptions:
     players: int = 4
     language: str = "en"
     level: str = "normal"
+    #: `hints=on`: the `hint` word answers (issue 33).
+    hints: str = "off"
     name: str = "You"
     new: bool = False
     #: The game's settings words of a new table, its name first (`game=karnaval`): the
@@ -244,6 +252,7 @@ def _new_words(options: PlayOptions, *, pause: bool) -> list[str]:
         f"bots={options.players - 1}",
         f"language={options.language}",
         f"level={options.level}",
+        f"hints={options.hints}",
         "timeout=600",
         f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
     ]
@@ -453,7 +462,7 @@ async def _loop(
                 prompted_seq = -1
             continue
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
-        if command is None or command not in (*COMMANDS, VIEW, SHEET, "next"):
+        if command is None or command not in (*COMMANDS, VIEW, SHEET, HINT, "next"):
             if line:
                 console.print(Text(_refusal(cat, line, choices, table.game, words)))
             prompted_seq = -1
@@ -469,6 +478,8 @@ async def _loop(
             console.print(Text((await service.private_view(TABLE, me)).text))
         elif command == SHEET:
             console.print(Text((await service.sheet(TABLE)).text))
+        elif command == HINT:
+            console.print(Text((await service.hint(TABLE, me)).text))
         else:
             reply = await service.next_round(TABLE, me)
             if reply.ok:

@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.games.gnav import search
 from bot.games.gnav.engine.errors import RuleError
 from bot.games.gnav.engine.events import EVERYONE, Event
 from bot.games.gnav.engine.match import NO_PIECE, Match
@@ -19,7 +20,15 @@ from bot.games.gnav.engine.profiles import get_profile
 from bot.games.gnav.engine.record import export_record
 from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
-from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
+from bot.service.game import (
+    Choice,
+    GameRuleError,
+    GameRules,
+    GameView,
+    Hint,
+    LogLine,
+    Outcome,
+)
 from bot.service.i18n import Catalog
 from bot.service.parts import PARTS, join_parts, split_parts
 
@@ -49,6 +58,7 @@ class GnavRules(GameRules):
     name = "gnav"
     players = range(2, 21)
     settings_model = GnavSettings
+    gives_hints = True
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
         """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
@@ -160,6 +170,15 @@ class GnavRules(GameRules):
             if other.action in match.legal_actions(seat):
                 return other
         return pick
+
+    def hint(self, match: Match, seat: int, rng: random.Random) -> Hint | None:
+        """Issue 33: what `strong` would choose for `seat` (bot/games/gnav/search.py, from what
+        the seat may know only) and the share of sampled deals on which it loses no life."""
+        found = search.hint(match, seat, rng)
+        if found is None:
+            return None
+        action, share, worlds = found
+        return Hint(_STAY if action == "stay" else _SWAP, share, worlds)
 
     def _collect(
         self, match: Match, events: list[Event], out: Outcome, asker: int | None = None

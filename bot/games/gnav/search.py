@@ -174,6 +174,44 @@ class Worlds:
         return start - m.lives[k.seat]
 
 
+def outcomes(
+    k: Knowledge, seed: int, worlds: int, slip: float = SLIP
+) -> list[tuple[float, dict[str, int]]]:
+    """Up to `worlds` deals fitting the seat's knowledge: each deal's weight and the lives the
+    seat loses on it for each of its legal actions (every seat on `decide` afterwards)."""
+    w = Worlds(k, slip)
+    rng = random.Random(seed)
+    kept: list[tuple[float, dict[str, int]]] = []
+    for _ in range(worlds * ATTEMPTS):
+        if len(kept) >= worlds:
+            break
+        deal, bag = w.sample(rng)
+        seen = w.replay(deal, bag)
+        if seen is None:
+            continue
+        kept.append((seen[1], {a: w.outcome(deal, bag, a) for a in k.legal}))
+    return kept
+
+
+def hint(
+    match: Match, seat: int, rng: random.Random, worlds: int = WORLDS
+) -> tuple[Action, float, int] | None:
+    """Issue 33's hint for `seat`, from what it may know only (`Knowledge`): the action the
+    `strong` level takes (today the thresholds', `strategy.decide`), the weighted share of
+    sampled deals on which that action loses no life this round, and how many deals were
+    kept. None when the seat is not to act."""
+    if match.phase != "play" or match.turn != seat:
+        return None
+    k = Knowledge.from_match(match, seat)
+    action = decide(BotView.from_match(match, seat))
+    kept = outcomes(k, rng.getrandbits(63), worlds)
+    total = sum(x for x, _ in kept)
+    if total <= 0:
+        return action, 0.0, 0
+    safe = sum(x for x, lost in kept if lost[action] == 0)
+    return action, safe / total, len(kept)
+
+
 def evaluate(
     k: Knowledge, seed: int, worlds: int, slip: float = SLIP
 ) -> tuple[float, float, float]:

@@ -89,10 +89,19 @@ def evaluate(
 ) -> dict[Choice, float]:
     """Mean chips paid by `seat` for each of its choices over sampled worlds (at least 4
     worlds; `seconds`, when set, stops the sampling after that much time)."""
+    return sampled(match, seat, seed, samples, seconds)[0]
+
+
+def sampled(
+    match: Match, seat: int, seed: int, samples: int = SAMPLES, seconds: float | None = None
+) -> tuple[dict[Choice, float], dict[Choice, float], int]:
+    """`evaluate`'s means, the share of worlds in which each choice pays nothing this deal,
+    and how many worlds were sampled."""
     view = SeatView.from_match(match, seat)
     choices = match.choices(seat)
     rng = random.Random(seed)
     totals = dict.fromkeys(choices, 0.0)
+    safe = dict.fromkeys(choices, 0.0)
     start = time.perf_counter()
     done = 0
     while done < samples:
@@ -101,8 +110,11 @@ def evaluate(
         world = _world(match, view, rng)
         done += 1
         for c in choices:
-            totals[c] += _pays(copy.deepcopy(world), seat, c)
-    return {c: t / max(1, done) for c, t in totals.items()}
+            paid = _pays(copy.deepcopy(world), seat, c)
+            totals[c] += paid
+            safe[c] += paid == 0
+    n = max(1, done)
+    return {c: t / n for c, t in totals.items()}, {c: x / n for c, x in safe.items()}, done
 
 
 @dataclass(frozen=True)
@@ -119,13 +131,20 @@ class Thought:
 
     def run(self) -> Choice:
         """The strong choice: one of the seat's choices."""
+        return self.hint()[0]
+
+    def hint(self) -> tuple[Choice, float, int]:
+        """The strong choice, the share of sampled worlds in which it pays nothing this deal
+        (issue 33's hint; 1.0 with no sampling: a loan, or a single choice) and how many
+        worlds were sampled."""
         m, seat = self.match, self.seat
         choices = m.choices(seat)
         normal = choose(m, seat)
         if len(choices) < 2 or normal.action == "borrow":
-            return normal
-        means = evaluate(m, seat, self.seed, self.samples, self.seconds)
-        return min(choices, key=lambda c: (round(means[c], 9), c != normal))
+            return normal, 1.0, 0
+        means, safe, done = sampled(m, seat, self.seed, self.samples, self.seconds)
+        pick = min(choices, key=lambda c: (round(means[c], 9), c != normal))
+        return pick, safe[pick], done
 
 
 def think(

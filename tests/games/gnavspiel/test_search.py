@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 from bot.games.gnavspiel.engine import DECK, Choice, Match
+from bot.games.gnavspiel.game import GnavspielMatch, GnavspielRules
 from bot.games.gnavspiel.search import choose_strong
 from bot.games.gnavspiel.strategy import SeatView, choose
 from tests.games.gnavspiel.helpers import new_match, play
@@ -52,3 +53,20 @@ def test_g8_c19_a_loan_is_always_taken() -> None:
         c = choose(m, s)
         m.act(s, c.action, c.arg)
     raise AssertionError("Ann, broke after paying with the ace, was never asked to borrow")
+
+
+def test_g4_hidden_cards_never_change_the_hint() -> None:
+    # Issue 33: the hint samples from the asker's knowledge only (the strong bot's snapshot):
+    # another consistent dealing of the hidden cards and the stock gives the same hint.
+    a = new_match({"Ann": "3", "Bob": "9", "Cid": "5"}, ["7"])
+    b = new_match({"Ann": "3", "Bob": "10", "Cid": "6"}, ["7"])
+    for m in (a, b):
+        play(m, "Ann offer", "Bob refuse")
+    rules = GnavspielRules()
+    for seed in range(3):
+        ha = rules.hint(GnavspielMatch(a), 0, random.Random(seed))
+        hb = rules.hint(GnavspielMatch(b), 0, random.Random(seed))
+        assert ha is not None and ha == hb
+        assert (ha.choice.action, ha.choice.arg) in {(c.action, c.arg) for c in a.choices(0)}
+        assert 0.0 <= ha.share <= 1.0 and ha.worlds > 0
+    assert rules.hint(GnavspielMatch(a), 1, random.Random(0)) is None  # not Bob's decision
