@@ -32,6 +32,9 @@ from bot.games.gnavspiel.strategy import STOCK, SeatView, choose
 
 #: Worlds per decision.
 SAMPLES = 48
+#: Weight of a sampled dealing for each choice of another seat that `normal` would not have
+#: made on it (the opponent model; see `_weighted_world`).
+SLIP = 0.15
 
 
 def _world(match: Match, view: SeatView, rng: random.Random) -> Match:
@@ -69,6 +72,86 @@ def _sampled(match: Match, view: SeatView, rng: random.Random) -> Match:
     return m
 
 
+def _deal_start(match: Match) -> Match:
+    """A copy of `match` (holding only its deal under way) as it stood before that deal was
+    dealt: chips, pot and debts do not change during play; the first deal's ante (G2) is
+    given back, as `start_deal` takes it again."""
+    m = copy.copy(match)
+    m.history = []
+    m = copy.deepcopy(m)
+    m.phase = "deal"
+    m.deal_no -= 1
+    if m.deal_no == 0:
+        for s in range(m.n):
+            m.chips[s] += 1
+            m.pot -= 1
+    return m
+
+
+def _fixed_cards(match: Match, seat: int) -> dict[int, int] | None:
+    """The dealt cards `seat` knows, by seat: its own; the Joker with the seat that knocked
+    (G6); and its card now with the seat it came from, following the accepted exchanges
+    (G4, public: who swapped with whom). None when the deal showed cards (taboo, G5) or the
+    facts do not fit: the plain sampler is used then."""
+    log = match.history[-1]
+    if any(e.kind in ("taboo", "stand", "draw") for e in log.events):
+        return None
+    holds = {s: s for s in range(match.n)}  # the dealt card each seat holds now, by dealt seat
+    offer: tuple[int, int] | None = None
+    fixed = {seat: log.deal[seat]}
+    for e in log.events:
+        if e.kind == "knock" and e.seats[0] != seat:
+            fixed[e.seats[0]] = JOKER
+        elif e.kind == "offer":
+            offer = (e.seats[0], e.seats[1])
+        elif e.kind == "accept" and offer is not None:
+            x, y = offer
+            holds[x], holds[y] = holds[y], holds[x]
+    origin, own = holds[seat], match.hands[seat]
+    if fixed.get(origin, own) != own:
+        return None
+    fixed[origin] = own
+    if len(set(fixed.values())) != len(fixed):
+        return None
+    return fixed
+
+
+def _weighted_world(
+    match: Match, seat: int, start: Match, fixed: dict[int, int], rng: random.Random, slip: float
+) -> tuple[Match, float] | None:
+    """A dealing of the deal under way consistent with what `seat` knows (`fixed`), replayed
+    from its start through the deal's choices so far, and its weight: `slip` for each choice
+    of another seat that `normal` (`strategy.choose`) would not have made there (the
+    opponent model: a `normal` seat never slips, an `easy` one now and then, a person more).
+    None when the replay does not reach `seat`'s decision."""
+    log = match.history[-1]
+    dealt = [s for s in range(match.n) if log.deal[s] != NO_CARD]
+    knocked = JOKER in fixed.values()
+    pool = [c for c in DECK if c not in fixed.values() and (knocked or c != JOKER)]
+    rng.shuffle(pool)
+    deal = [NO_CARD] * match.n
+    for s in dealt:
+        deal[s] = fixed[s] if s in fixed else pool.pop()
+    stock = pool if knocked else [*pool, JOKER]
+    rng.shuffle(stock)
+    w = copy.deepcopy(start)
+    w.start_deal(deal, stock)
+    weight = 1.0
+    for s, action in log.actions:
+        if w.phase != "play":
+            return None
+        options = w.choices(s)
+        pick = next((c for c in options if c.action == action), None)
+        if pick is None:
+            return None
+        if s != seat and len(options) > 1 and choose(w, s).action != action:
+            weight *= slip
+        w.act(s, action, pick.arg)
+    if w.deciders() != [seat] or w.hands[seat] != match.hands[seat]:
+        return None
+    return w, weight
+
+
 def _pays(m: Match, seat: int, first: Choice) -> int:
     """Chips `seat` pays at this deal's reveal (G7) after `first`, every seat then playing
     today's strategy."""
@@ -93,27 +176,43 @@ def evaluate(
 
 
 def sampled(
-    match: Match, seat: int, seed: int, samples: int = SAMPLES, seconds: float | None = None
+    match: Match,
+    seat: int,
+    seed: int,
+    samples: int = SAMPLES,
+    seconds: float | None = None,
+    slip: float | None = None,
 ) -> tuple[dict[Choice, float], dict[Choice, float], int]:
     """`evaluate`'s means, the share of worlds in which each choice pays nothing this deal,
-    and how many worlds were sampled."""
+    and how many worlds were sampled. With `slip` (default `SLIP`; 1.0: every dealing
+    counts alike) the worlds are dealings of the whole deal replayed from its start and
+    weighed by how well `normal` explains the other seats' choices; a deal that showed cards
+    (G5) falls back to the plain sampler."""
+    slip = SLIP if slip is None else slip
     view = SeatView.from_match(match, seat)
     choices = match.choices(seat)
     rng = random.Random(seed)
     totals = dict.fromkeys(choices, 0.0)
     safe = dict.fromkeys(choices, 0.0)
     start = time.perf_counter()
+    fixed = _fixed_cards(match, seat) if match.phase == "play" else None
+    begin = _deal_start(match) if fixed is not None else None
     done = 0
+    weights = 0.0
     while done < samples:
         if seconds is not None and done >= 4 and time.perf_counter() - start > seconds:
             break
-        world = _world(match, view, rng)
+        found = None
+        if begin is not None and fixed is not None:
+            found = _weighted_world(match, seat, begin, fixed, rng, slip)
+        world, weight = found if found is not None else (_world(match, view, rng), 1.0)
         done += 1
+        weights += weight
         for c in choices:
             paid = _pays(copy.deepcopy(world), seat, c)
-            totals[c] += paid
-            safe[c] += paid == 0
-    n = max(1, done)
+            totals[c] += weight * paid
+            safe[c] += weight * (paid == 0)
+    n = weights or 1.0
     return {c: t / n for c, t in totals.items()}, {c: x / n for c, x in safe.items()}, done
 
 
@@ -162,7 +261,10 @@ def think(
     m.hands = [c if s == seat or c == NO_CARD else own for s, c in enumerate(m.hands)]
     m.stock = [own] * len(m.stock)
     log = m.history[-1]
-    log.deal, log.stock = list(m.hands), tuple(m.stock)
+    dealt = log.deal[seat]  # the seat's own dealt card: it saw it
+    log.deal = [dealt if s == seat else c for s, c in enumerate(m.hands)]
+    log.stock = tuple(m.stock)
+    log.hands = {}
     return Thought(m, seat, rng.getrandbits(63), samples, seconds)
 
 
