@@ -163,7 +163,8 @@ class GnavRules(GameRules):
         """A bot seat's choice at a table's level (issue 22), decided at once (a threshold):
         `easy` now and then (`EASY_SLIP`) takes the other of stay and swap where both are
         legal (a casual player's second-best); `strong` plays as `normal`, because sampling
-        has not been shown to beat the tuned thresholds (benchmarks/strategy.py)."""
+        has not been shown to beat the tuned thresholds (benchmarks/strategy.py; issue 33:
+        not even to reach part of an omniscient seat's small edge, bot/games/gnav/search.py)."""
         pick = self.bot_choice(match, seat, rng)
         if level == "easy" and rng.random() < EASY_SLIP:
             other = _SWAP if pick == _STAY else _STAY

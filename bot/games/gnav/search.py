@@ -21,6 +21,17 @@ close calls); overruling them only past 2 standard errors of 128 deals (the defa
 0, 4 and 6 rounds in 2,000 (+0.0000, -0.0020 ± 0.0020, +0.0010 ± 0.0024), at a p99 of 67-131
 ms a decision. The thresholds were tuned as a best response on the same engine, so sampling
 finds nothing they get measurably wrong.
+
+The ceiling (issue 33): an omniscient seat (benchmarks/oracle.py: it sees every piece and the
+bag and looks ahead exactly against the `normal` seats) loses fewer lives than the `normal`
+seat in its place in 0.517-0.559 of duplicate rounds (2,000 per size, 2-10 players, both
+profiles, each interval ± 0.004-0.007): small, but not noise. Weighing the deals harder
+(`--slip 0.05`) and overruling past 1 standard error (`--margin 1`) still changes 3-6 rounds
+in 500 per size, 0.498-0.503 (± 0.003-0.005): nothing of the oracle's edge is reached from
+the seat's own knowledge, so `strong` stays `normal` (docs/performance.md, "Bot strength").
+
+`hint` (issue 33) answers a person learning with `strong`'s choice (today the thresholds')
+and the share of the deals sampled from their own knowledge on which it loses no life.
 """
 
 from __future__ import annotations

@@ -1,22 +1,28 @@
-"""Gnavspiel's `strong` bot: determinized sampling over the seat's information set (issue 22).
+"""Gnavspiel's `strong` bot: sampling over the seat's information set, weighed by what the
+other seats' choices say (issues 22 and 33).
 
 For a decision with more than one sensible answer (offer or pass, accept or refuse, draw or
-stop; a loan is always taken, G8), the seat deals the cards it cannot see many times,
-consistently with `strategy.SeatView` (its own card; the Joker with the seat that knocked, G6,
-and the exchanges after it, else in the stock; the taboo cards shown, G5, in the stock), tries
-each answer in every such world and plays the deal out with today's strategy (`choose`) for
-every seat; the answer with the fewest chips paid on average (G7) is chosen, today's answer
-on a tie. The live match is never touched: each world is a copy of the deal under way with
-the hidden cards replaced.
+stop; a loan is always taken, G8), the seat deals the whole deal afresh many times with what
+it knows fixed: its own dealt card, the Joker with the seat that knocked (G6), and its card
+now with the seat it came from through the public exchanges (G4: who swapped with whom is
+public); the other cards and the stock at random. Each such world is replayed from the
+deal's start through the choices made so far and weighed `SLIP` for every choice of another
+seat that `normal` (`strategy.choose`) would not have made on it: a pass or a refusal makes
+low cards unlikely, an offer high ones (the opponent model: `normal` seats never slip, an
+`easy` seat a quarter of the time, a person more or less). In every world each answer is
+tried and the deal played out with `normal` for every seat; the answer with the fewest
+chips paid on (weighted) average (G7) is chosen, `normal`'s on a tie. A deal that has shown
+cards (a draw's taboo cards, G5) falls back to the plain sampler of issue 22 (`_world`:
+the cards the seat cannot see dealt anew, consistent with `strategy.SeatView`). The live
+match is never touched: `think` snapshots only what the seat may know.
 
-Measured by `python -m benchmarks.gnavspiel_strategy --level strong --matches 60 --sizes
-3,5,6` (duplicate format against normal seats, 48 worlds): it pays fewer chips per deal
-(0.385 vs 0.410 at 3 players, 0.271 vs 0.298 at 5, 0.274 vs 0.292 at 6), but ends with the
-better balance in only 0.54 ± 0.06, 0.58 ± 0.07 and 0.52 ± 0.05 of matches: a small gain over
-today's tuned thresholds, far from the issue's 60%. Over 500 matches per size (seed 21,
-`--matches 500 --sizes 3,4,5,6`): 0.403 vs 0.423, 0.326 vs 0.350, 0.283 vs 0.308, 0.267 vs
-0.275 chips a deal; the better balance in 0.512 ± 0.022, 0.525 ± 0.021, 0.535 ± 0.021 and
-0.499 ± 0.020 of matches; the match won in 0.36/0.29/0.26/0.21 (normal: 0.34/0.24/0.19/0.21).
+The ceiling: an omniscient seat (benchmarks/oracle.py: it sees every card and looks ahead
+exactly through the deal against the `normal` seats) ends with the better balance in 0.550
+± 0.013 (2 players), 0.642 ± 0.021 (3), 0.655 ± 0.022 (4), 0.682 ± 0.040 (5) and 0.649 ±
+0.037 (6) of duplicate matches (seed 12; 500, 500, 500, 176 and 175 matches) against the same
+`normal` seats. Issue 22's sampler (the worlds not weighed) reached 0.512 ± 0.022, 0.525 ±
+0.021, 0.535 ± 0.021 and 0.499 ± 0.020 at 3-6 players; the weighed worlds: see
+docs/performance.md ("Bot strength") for the figures and the commands.
 """
 
 from __future__ import annotations
