@@ -18,11 +18,13 @@ match is never touched: `think` snapshots only what the seat may know.
 
 The ceiling: an omniscient seat (benchmarks/oracle.py: it sees every card and looks ahead
 exactly through the deal against the `normal` seats) ends with the better balance in 0.550
-± 0.013 (2 players), 0.642 ± 0.021 (3), 0.655 ± 0.022 (4), 0.682 ± 0.040 (5) and 0.649 ±
-0.037 (6) of duplicate matches (seed 12; 500, 500, 500, 176 and 175 matches) against the same
-`normal` seats. Issue 22's sampler (the worlds not weighed) reached 0.512 ± 0.022, 0.525 ±
-0.021, 0.535 ± 0.021 and 0.499 ± 0.020 at 3-6 players; the weighed worlds: see
-docs/performance.md ("Bot strength") for the figures and the commands.
+± 0.013 (2 players), 0.642 ± 0.021 (3), 0.655 ± 0.022 (4), 0.660 ± 0.023 (5) and 0.644 ±
+0.022 (6) of duplicate matches (seed 12, 500 matches per size) against the same `normal`
+seats. Issue 22's sampler (the worlds not weighed) reached 0.512 ± 0.022, 0.525 ± 0.021,
+0.535 ± 0.021 and 0.499 ± 0.020 at 3-6 players (seed 21); the weighed worlds, on the
+oracle's matches (500-524 per size): 0.525 ± 0.015, 0.583 ± 0.022, 0.594 ± 0.021, 0.606 ±
+0.024 and 0.582 ± 0.021 at 2-6 players, 50-66% of the oracle's edge, decision p99 67 ms
+(docs/performance.md, "Bot strength", has the commands).
 """
 
 from __future__ import annotations
