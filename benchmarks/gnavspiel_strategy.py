@@ -24,6 +24,12 @@ with a 95% confidence interval, the duplicate win rate (a better balance; a tie 
 how often each wins its match, and the strong seat's decision times (CPU time, one core);
 `--samples` sets its worlds per decision. Its last line is one JSON object:
 `win_rate_strong_vs_normal` per size and `decision_p99_ms`.
+
+`--level oracle` (issue 33) plays the same duplicate matches with the omniscient seat of
+`benchmarks/oracle.py` in the strong seat's place (it sees every card and the stock and looks
+ahead exactly through the deal against the normal seats): its duplicate win rate is the
+ceiling of any honest bot in this format. A measuring tool only, never a table level; its
+records carry `"level": "oracle"` and its JSON line `win_rate_oracle_vs_normal`.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from benchmarks.chunks import read_records
+from benchmarks.oracle import gnavspiel_oracle
 from bot.games.gnavspiel import strategy
 from bot.games.gnavspiel.engine import DECK, Choice, Match
 from bot.games.gnavspiel.search import SAMPLES, choose_strong
@@ -160,7 +167,12 @@ def tune(deals: int, seed: int, sizes: list[int], weight: float) -> None:
 
 
 def play_levels(
-    n: int, seed: int, strong_seat: int | None, samples: int, times: list[float]
+    n: int,
+    seed: int,
+    strong_seat: int | None,
+    samples: int,
+    times: list[float],
+    level: str = "strong",
 ) -> tuple[int, int, int, bool]:
     """One whole match on the deals of `seed`, every seat `normal` but `strong_seat` (None:
     all normal): (that seat's balance, chips it paid, deals it played, it won). With None the
@@ -181,7 +193,10 @@ def play_levels(
         s = m.deciders()[0]
         if s == strong_seat:
             t = time.process_time()
-            pick = choose_strong(m, s, think, samples)
+            if level == "oracle":  # sees every card: a measuring tool, never a level
+                pick = gnavspiel_oracle(m, s)
+            else:
+                pick = choose_strong(m, s, think, samples)
             times.append(time.process_time() - t)
         else:
             pick = choose(m, s)
@@ -207,15 +222,18 @@ def _ci(values: list[float]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var / g)
 
 
-def match_record(n: int, base_seed: int, i: int, samples: int) -> dict[str, object]:
-    """Match i of size n in duplicate format, all `normal` and with seat `seed % n` `strong`:
-    one JSON-able record (the unit the chunks and `--merge` pool)."""
+def match_record(
+    n: int, base_seed: int, i: int, samples: int, level: str = "strong"
+) -> dict[str, object]:
+    """Match i of size n in duplicate format, all `normal` and with seat `seed % n` `strong`
+    (or `oracle`): one JSON-able record (the unit the chunks and `--merge` pool)."""
     seed = base_seed * 100_003 + n * 1_009 + i
     seat = seed % n
     times: list[float] = []
     b_bal, b_paid, b_dealt, b_won = play_levels(n, seed, None, samples, [])
-    s_bal, s_paid, s_dealt, s_won = play_levels(n, seed, seat, samples, times)
+    s_bal, s_paid, s_dealt, s_won = play_levels(n, seed, seat, samples, times, level)
     return {
+        "level": level,
         "n": n,
         "seed": base_seed,
         "match": i,
@@ -235,15 +253,22 @@ def match_record(n: int, base_seed: int, i: int, samples: int) -> dict[str, obje
 def report(records: list[dict[str, object]], sizes: list[int] | None = None) -> int:
     """The table and the final JSON line over match records (one run or pooled chunks); a
     match met twice counts once."""
-    unique = {(r["n"], r["seed"], r["match"], r["samples"]): r for r in records}
+    unique = {
+        (r.get("level", "strong"), r["n"], r["seed"], r["match"], r["samples"]): r for r in records
+    }
     samples = sorted({int(str(r["samples"])) for r in unique.values()})
-    if len(samples) != 1:
-        print(f"records of several world counts {samples}: merge one count at a time")
+    kinds = sorted({str(r.get("level", "strong")) for r in unique.values()})
+    if len(samples) != 1 or len(kinds) != 1:
+        print(f"records of several world counts {samples} or levels {kinds}: merge one at a time")
         return 2
-    print(f"budget: {samples[0]} worlds per decision (a loan is always taken, G8)")
+    level = kinds[0]
+    if level == "oracle":
+        print("oracle: sees every card and the stock; exact look-ahead through each deal")
+    else:
+        print(f"budget: {samples[0]} worlds per decision (a loan is always taken, G8)")
     print()
     print(
-        "| n | strong paid/deal | normal paid/deal | duplicate win rate | strong wins match |"
+        f"| n | {level} paid/deal | normal paid/deal | duplicate win rate | {level} wins match |"
         " normal wins match | p50 ms | p99 ms | max ms | matches | CPU s |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -255,7 +280,8 @@ def report(records: list[dict[str, object]], sizes: list[int] | None = None) -> 
         rs = [r for r in unique.values() if r["n"] == n]
         if not rs:
             continue
-        num = [{k: float(v) for k, v in r.items() if k != "times_ms"} for r in rs]  # type: ignore[arg-type]
+        skip = ("times_ms", "level")
+        num = [{k: float(v) for k, v in r.items() if k not in skip} for r in rs]  # type: ignore[arg-type]
         times = sorted(t / 1e3 for r in rs for t in r["times_ms"])  # type: ignore[attr-defined]
         duel = [
             1.0
@@ -285,7 +311,8 @@ def report(records: list[dict[str, object]], sizes: list[int] | None = None) -> 
     print(
         json.dumps(
             {
-                "win_rate_strong_vs_normal": rates,
+                "level": level,
+                f"win_rate_{level}_vs_normal": rates,
                 "win_rate_ci95": cis,
                 "decision_p99_ms": round(_pct(every, 0.99), 1),
                 "decision_p50_ms": round(_pct(every, 0.5), 1),
@@ -307,7 +334,7 @@ def levels(args: argparse.Namespace, sizes: list[int]) -> int:
     try:
         for i in range(args.first_match, args.first_match + args.matches):
             for n in sizes:
-                r = match_record(n, args.seed, i, args.samples)
+                r = match_record(n, args.seed, i, args.samples, args.level)
                 records.append(r)
                 if out is not None:
                     out.write(json.dumps(r) + "\n")
@@ -331,7 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=3000)
     parser.add_argument("--sizes", default="2,3,4,5,6", help="table sizes, e.g. 2,3")
     parser.add_argument("--weight", type=float, default=0.5, help="content baseline weight")
-    parser.add_argument("--level", choices=["strong"], default=None, help="strong vs normal")
+    parser.add_argument(
+        "--level",
+        choices=["strong", "oracle"],
+        default=None,
+        help="strong (or the omniscient oracle, a measuring tool) vs normal",
+    )
     parser.add_argument("--samples", type=int, default=SAMPLES, help="worlds per decision")
     parser.add_argument("--first-match", type=int, default=0, help="first match (chunks)")
     parser.add_argument("--out", default=None, help="append each match to this JSON-lines file")
@@ -347,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     sizes = [int(x) for x in args.sizes.split(",")]
     start = time.perf_counter()
-    if args.level == "strong":
+    if args.level is not None:
         return levels(args, [n for n in sizes if n >= 3] if args.sizes == "2,3,4,5,6" else sizes)
     if args.tune:
         print(f"tuning on {args.deals} seeded deals per candidate (seed {args.seed}):")

@@ -29,6 +29,12 @@ overruling the thresholds only past `--margin` standard errors, `--slip` the wei
 on which another seat's action is not the thresholds'); it reports both levels' lives lost per
 round, the difference with its 95% interval, how many rounds the strong seat changed (better,
 worse), the duplicate win rate (fewer lives lost; a tie counts half) and the decision CPU time.
+`--profile` sets the rules of these rounds too.
+
+`--level oracle` (issue 33) plays the same duplicate rounds with the omniscient seat of
+`benchmarks/oracle.py` in place of the strong one (it sees every piece and the bag and looks
+ahead exactly against the normal seats): its duplicate win rate is the ceiling of any honest
+bot in this format. A measuring tool only, never a table level.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from benchmarks.oracle import gnav_oracle
 from bot.games.gnav import search
 from bot.games.gnav.engine.match import Match
 from bot.games.gnav.engine.pieces import FULL_SET, GJOK, HUS, NARR, RANK_NAMES
@@ -410,10 +417,11 @@ def level_round(
     n: int, seed: int, strong_seat: int | None, args: argparse.Namespace, times: list[float]
 ) -> list[int]:
     """One round of n seats on the deal of `seed`, every seat on `decide` but `strong_seat`
-    (None: all of them) on `search.decide_strong`: the lives each seat lost."""
+    (None: all of them) on `search.decide_strong` (`--level oracle`: on
+    `benchmarks.oracle.gnav_oracle`): the lives each seat lost."""
     deals = random.Random(seed)
     think = random.Random(seed * 7 + 1)
-    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n)
+    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n, profile=args.profile)
     pieces = list(FULL_SET)
     deals.shuffle(pieces)
     match.start_round(*match.deal_from(pieces))
@@ -423,7 +431,12 @@ def level_round(
         assert seat is not None
         if seat == strong_seat:
             t = time.process_time()  # CPU time: the machine may be shared
-            action = search.decide_strong(match, seat, think, args.worlds, args.margin, args.slip)
+            if args.level == "oracle":  # sees every piece: a measuring tool, never a level
+                action = gnav_oracle(match, seat)
+            else:
+                action = search.decide_strong(
+                    match, seat, think, args.worlds, args.margin, args.slip
+                )
             times.append(time.process_time() - t)
         else:
             action = decide(BotView.from_match(match, seat))
@@ -435,18 +448,24 @@ def levels(args: argparse.Namespace) -> int:
     """`--level strong`: duplicate rounds (the same deal played by `normal` seats, then with
     seat i mod n `strong`), the strong seat's lives lost against the normal seat's."""
     sizes = [int(c) for c in args.counts.split(",")] if args.counts != DEFAULT_COUNTS else [3, 4, 6]
-    print(
-        f"strong: {args.worlds} sampled deals per decision, overruling the thresholds when the"
-        f" difference exceeds {args.margin} standard errors; deals weighed {args.slip} per"
-        " other seat's action the thresholds would not take"
-    )
+    level = args.level
+    print(f"profile {args.profile}, seed {args.seed}, {args.rounds} duplicate rounds per size")
+    if level == "oracle":
+        print("oracle: sees every piece and the bag; exact look-ahead against normal seats")
+    else:
+        print(
+            f"strong: {args.worlds} sampled deals per decision, overruling the thresholds when"
+            f" the difference exceeds {args.margin} standard errors; deals weighed {args.slip}"
+            " per other seat's action the thresholds would not take"
+        )
     print()
     print(
-        "| n | strong lives/round | normal lives/round | difference | rounds changed |"
+        f"| n | {level} lives/round | normal lives/round | difference | rounds changed |"
         " better | worse | duplicate win rate | p50 ms | p99 ms | max ms | rounds |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rates: dict[str, float] = {}
+    cis: dict[str, float] = {}
     every: list[float] = []
     for n in sizes:
         times: list[float] = []
@@ -466,6 +485,7 @@ def levels(args: argparse.Namespace) -> int:
         every += times
         (sm, _), (nm, _), (dm, dc), (wm, wc) = map(mean_ci, (strong, normal, diffs, duel))
         rates[str(n)] = round(wm, 4)
+        cis[str(n)] = round(wc, 4)
         print(
             f"| {n} | {sm:.4f} | {nm:.4f} | {dm:+.4f} ± {dc:.4f} |"
             f" {sum(1 for d in diffs if d)} | {sum(1 for d in diffs if d < 0)} |"
@@ -477,7 +497,11 @@ def levels(args: argparse.Namespace) -> int:
     every.sort()
     print()
     summary = {
-        "win_rate_strong_vs_normal": rates,
+        "level": level,
+        "profile": args.profile,
+        "seed": args.seed,
+        f"win_rate_{level}_vs_normal": rates,
+        "win_rate_ci95": cis,
         "decision_p99_ms": round(pct(every, 0.99), 1),
         "rounds_per_size": args.rounds,
         "worlds": args.worlds,
@@ -519,12 +543,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     add("--per-rank", action="store_true", help="print lives lost staying/swapping per rank")
     add("--gjok", type=int, default=0, help="rounds for the Gjøk-partner check (0: skip)")
     add("--no-tune", action="store_true", help="evaluate THRESHOLDS of strategy.py as they are")
-    add("--level", choices=["strong"], default=None, help="strong vs normal, duplicate rounds")
+    add(
+        "--level",
+        choices=["strong", "oracle"],
+        default=None,
+        help="strong (or the omniscient oracle, a measuring tool) vs normal, duplicate rounds",
+    )
     add("--worlds", type=int, default=search.WORLDS, help="sampled deals per strong decision")
     add("--margin", type=float, default=search.MARGIN, help="standard errors to overrule")
     add("--slip", type=float, default=search.SLIP, help="weight of an unexplained action")
     args = parser.parse_args(argv)
-    if args.level == "strong":
+    if args.level is not None:
         return levels(args)
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()

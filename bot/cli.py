@@ -119,6 +119,7 @@ def _play(args: argparse.Namespace) -> int:
         players=args.players,
         language=args.language,
         level=args.level,
+        hints=args.hints,
         name=args.name,
         new=args.new,
         given=tuple((k, str(getattr(args, k))) for k in given),
@@ -233,6 +234,7 @@ _PLAY_DEFAULTS: dict[str, Any] = {
     "game": "gnav",
     "language": "en",
     "level": "normal",
+    "hints": "off",
     "name": _login_name,
 }
 
@@ -255,6 +257,7 @@ def _option_words(args: argparse.Namespace) -> dict[str, str]:
         "lives": f"lives={args.lives}",
         "language": f"language={args.language}",
         "level": f"level={args.level}",
+        "hints": f"hints={args.hints}",
     }
 
 
@@ -376,6 +379,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["easy", "normal", "strong"],
         help="how the bot seats play (default normal; easy slips now and then, strong thinks "
         "ahead by sampling where the game has it)",
+    )
+    play.add_argument(
+        "--hints",
+        choices=["off", "on"],
+        help="on: the word `hint` tells what the strong level would choose (default off)",
     )
     play.add_argument("--name", help="your name at the table (default: your login name)")
     play.add_argument(

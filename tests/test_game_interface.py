@@ -23,7 +23,11 @@ def test_a_game_writes_a_dozen_rules_and_three_members_of_its_view() -> None:
         "winners",
         "record",
     }
-    assert set(GameRules.__annotations__) == {"name", "players", "settings_model"}
+    # What a game must declare; `gives_hints` (issue 33) has a default, like `bot_thinking`.
+    declared = {a for a in GameRules.__annotations__ if not hasattr(GameRules, a)}
+    assert declared == {"name", "players", "settings_model"}
+    assert set(GameRules.__annotations__) - declared == {"gives_hints"}
+    assert GameRules.gives_hints is False
     assert GameView.__abstractmethods__ == {"round_number", "render_status", "private_text"}
 
 

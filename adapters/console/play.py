@@ -44,6 +44,9 @@ TABLE = TableKey("console", "local")
 #: `sheet` (the whole score sheet, where the game keeps one). `export` may name a file.
 COMMANDS = ("rules", "help", "quit", "export")
 EXPORT = "export"
+#: Issue 33: at a table with `hints=on`, what the `strong` level would choose (its words are
+#: the catalog's `console.hint_words`).
+HINT = "hint"
 VIEW = "view"
 SHEET = "sheet"
 
@@ -57,12 +60,15 @@ def _groups(cat: Catalog, key: str) -> list[str]:
 
 def aliases(cat: Catalog, game: str = "") -> dict[str, str]:
     """What can be typed in the catalog's language, English too: the terminal's commands
-    (`console.words`) and the game's words (`<game>.console.words`: `action: word word`)
-    for its choices and for `view`."""
+    (`console.words`, and `console.hint_words` for the hint) and the game's words
+    (`<game>.console.words`: `action: word word`) for its choices and for `view`."""
     words = dict(_ALIASES)
     for source in (cat.fallback, cat):  # English first: the language's own words win
         if source is None:
             continue
+        hint_words = source.t("console.hint_words") if source.has("console.hint_words") else ""
+        for word in hint_words.split():  # issue 33: asked at a table with hints=on
+            words[word.casefold()] = HINT
         for command, group in zip(COMMANDS, _groups(source, "console.words"), strict=True):
             for word in group.split():
                 words[word.casefold()] = command
@@ -111,6 +117,8 @@ class PlayOptions:
     players: int = 4
     language: str = "en"
     level: str = "normal"
+    #: `hints=on`: the `hint` word answers (issue 33).
+    hints: str = "off"
     name: str = "You"
     new: bool = False
     #: The game's settings words of a new table, its name first (`game=karnaval`): the
@@ -282,6 +290,7 @@ def _new_words(options: PlayOptions, *, pause: bool) -> list[str]:
         f"bots={options.players - 1}",
         f"language={options.language}",
         f"level={options.level}",
+        f"hints={options.hints}",
         "timeout=600",
         f"delay={PAUSE_IN_TERMINAL if pause else PAUSE_IN_PIPE}",
     ]
@@ -541,7 +550,7 @@ async def _loop(
         first, _, named = line.strip().partition(" ")
         if command is None and named and words.get(first.casefold()) == EXPORT:
             command = EXPORT  # `export FILE`
-        if command is None or command not in (*COMMANDS, VIEW, SHEET, "next"):
+        if command is None or command not in (*COMMANDS, VIEW, SHEET, HINT, "next"):
             if line:
                 console.print(Text(_refusal(cat, line, choices, table.game, words)))
             prompted_seq, brief = -1, True
@@ -563,6 +572,8 @@ async def _loop(
             console.print(Text((await export(service, cat, named.strip()))[1]))
         elif command == SHEET:
             console.print(Text((await service.sheet(TABLE)).text))
+        elif command == HINT:
+            console.print(Text((await service.hint(TABLE, me)).text))
         else:
             reply = await service.next_round(TABLE, me)
             if reply.ok:

@@ -6,8 +6,9 @@ A game gives the service two objects, registered together as a `Game` (bot/games
 - `GameRules`, the rules: about a dozen members a game must write, like OpenSpiel's `State`
   or boardgame.io's `Game`: its `name`, `players` (how many may sit) and `settings_model`;
   `new_match`, `dump`/`load`; `start_round`; `deciders` and their `choices`; `act`;
-  `timeout_choice` and `bot_choice`; `forfeit`; `winners`; `record`. Two more have defaults:
-  `bot_thinking` (every level plays `bot_choice`) and `rejoin` (nobody comes back).
+  `timeout_choice` and `bot_choice`; `forfeit`; `winners`; `record`. Three more have defaults:
+  `bot_thinking` (every level plays `bot_choice`), `rejoin` (nobody comes back) and `hint`
+  (no hints: a game that gives them sets `gives_hints`).
   A round is under way while someone decides (`deciders`), the match is over once it has
   `winners`.
 - `GameView`, the presentation of a match: a base class of defaults (texts from the game's
@@ -95,6 +96,18 @@ class PrivateChoice:
     sent: str
 
 
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What the `strong` level would choose for a seat (issue 33's hint for people learning),
+    from that seat's own knowledge only: the choice (one of the seat's `choices`), the share
+    of the sampled deals in which that choice comes through the round unharmed (no life lost,
+    no chip paid), and how many deals were sampled."""
+
+    choice: Choice
+    share: float
+    worlds: int
+
+
 class GameRuleError(Exception):
     """A choice the game's rules refuse: the rule id, a catalog key and its parameters, so the
     refusal reads in the table's language; `message` is English, for logs and records."""
@@ -121,6 +134,8 @@ class GameRules(ABC):
     #: The game's own settings: a pydantic model whose fields declare the words people type
     #: (see bot/service/settings.py); its defaults are a new channel's.
     settings_model: ClassVar[type[BaseModel]]
+    #: True when `hint` answers (a table with `hints=on` then shows its Hint button).
+    gives_hints: ClassVar[bool] = False
 
     @abstractmethod
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Any:
@@ -185,6 +200,12 @@ class GameRules(ABC):
         the live match; picklable, so it may run in another process) to run away from the
         event loop within `seconds` (None: its own count of work only); None: `bot_choice`.
         See thinking.py. By default every level plays as `bot_choice`."""
+        return None
+
+    def hint(self, match: Any, seat: int, rng: random.Random) -> Hint | None:
+        """What `strong` would choose for `seat` now and how sure it is, sampled from what the
+        seat may know only (never another seat's hidden cards: the same purity as the bots');
+        None when the seat has no choice to make (and by default: no hints)."""
         return None
 
     def rejoin(self, match: Any, seat: int) -> Outcome | None:

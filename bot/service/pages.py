@@ -22,7 +22,7 @@ from bot.service.screens import Screens
 from bot.service.table import Table
 
 #: Table actions a proven viewer may press on the page (the chat's "view" button is the page).
-PAGE_TABLE_ACTIONS = frozenset({"join", "leave", "start", "next"})
+PAGE_TABLE_ACTIONS = frozenset({"join", "leave", "start", "next", "hint"})
 
 
 @dataclass(frozen=True, slots=True)

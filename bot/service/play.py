@@ -126,6 +126,37 @@ class Play:
         # A popup (Telegram) shows the text only; where the platform can, the buttons too.
         return Reply(screen.text, alert=True, buttons=screen.buttons)
 
+    async def hint(self, tk: TableKey, user: User) -> Reply:
+        """A seated person's hint (issue 33): what `strong` would choose now, privately."""
+        return await self.work.run(tk, user, self.hinted)
+
+    async def hinted(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+        """The hint for `user`'s seat, at a table with `hints=on`: sampled by the game from
+        that seat's own knowledge only (`GameRules.hint`); a popup or an ephemeral answer."""
+        table = playing_table(table)
+        rules = self.work.game_of(table)
+        if table.settings.hints != "on" or not rules.gives_hints:
+            raise ServiceError("hint.off")
+        seat = table.seat_of(user.key)
+        if seat is None:
+            raise ServiceError("error.not_seated")
+        found = rules.hint(table.match, seat, self.work.rng)
+        if found is None:
+            raise ServiceError("hint.none")
+        cat = self.work.cat(table)
+        view = self.work.view_of(table)
+        label = found.choice.label
+        for c in rules.choices(table.match, seat):  # the game's words for the choice
+            if c.key == found.choice.key:
+                label = c.label
+        text = cat.t(
+            "hint.text",
+            choice=view.render_line(label, cat),
+            share=round(100 * found.share),
+            worlds=found.worlds,
+        )
+        return Reply(fit_text(text, MAX_ALERT), alert=True)
+
     async def after_step(
         self,
         table: Table,
@@ -443,13 +474,15 @@ class Play:
 
     def _match_deltas(self, table: Table) -> list[StatDelta]:
         winners = set(self.work.game_of(table).winners(table.match))
+        # Issue 33: a match played where hints were on is counted as such (`/stats` says so).
+        hinted = {"hinted": 1} if table.settings.hints == "on" else {}
         return [
             StatDelta(
                 chat=table.key.chat_key,
                 user=s.user,
                 name=s.name,
                 game=table.game,
-                counters={"matches": 1, "wins": 1 if i in winners else 0},
+                counters={"matches": 1, "wins": 1 if i in winners else 0, **hinted},
             )
             for i, s in enumerate(table.seats)
             if not s.bot

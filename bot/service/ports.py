@@ -26,7 +26,8 @@ class Button:
     #: `token` is then empty.
     url: str = ""
     #: What it does, for an adapter that adds something beside it (a link to the private
-    #: chat): a table action ("join", "leave", "start", "view", "next") or a game's "choice".
+    #: chat): a table action ("join", "leave", "start", "view", "next", "hint") or a game's
+    #: "choice".
     #: An adapter reads this, never the label (which is in the table's language).
     kind: str = "choice"
 

@@ -106,8 +106,12 @@ class Queries:
                 public=True,
                 literals=(name,),
             )
+        text = view.render_stats(found.name, found.counters, cat)
+        hinted = found.counters.get("hinted", 0)
+        if hinted:  # issue 33: matches played at a table with hints on are marked
+            text = f"{text}\n{cat.t('stats.hinted', matches=hinted)}"
         return Reply(
-            view.render_stats(found.name, found.counters, cat),
+            text,
             public=True,
             literals=(found.name,),
         )

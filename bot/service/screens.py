@@ -109,6 +109,7 @@ class Screens:
                         rows.extend(self.choice_rows(table, deciders, cat))
                     label = cat.t(shows.view_label)
                     rows.append((Button(label, self._token(table, "view"), kind="view"),))
+                    rows.extend(self.hint_row(table, cat))
             elif not rules.winners(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
                 nxt = self.work.game_key(cat, table.game, "next.in")
@@ -156,10 +157,19 @@ class Screens:
         view = self.work.view_of(table)
         text = view.private_text(table.match, seat, cat)
         rows = () if view.public_choices else tuple(self.choice_rows(table, [seat], cat))
+        if rows:
+            rows = (*rows, *self.hint_row(table, cat))
         link = self.seat_link_row(table, table.seats[seat].user, cat)
         if link:
             rows = (*rows, link)
         return Screen(text, rows, literals=tuple(table.names), language=cat.language)
+
+    def hint_row(self, table: Table, cat: Catalog) -> list[tuple[Button, ...]]:
+        """The Hint button (issue 33) where the table has `hints=on` and its game gives hints:
+        a press answers the presser alone with what `strong` would choose for their seat."""
+        if table.settings.hints != "on" or not self.work.game_of(table).gives_hints:
+            return []
+        return [(Button(cat.t("button.hint"), self._token(table, "hint"), kind="hint"),)]
 
     def _page_link(self, table: Table) -> str | None:
         """The web table's public address for the table message (docs/web.md), while open."""
@@ -255,4 +265,5 @@ class Screens:
             next=cat.t(self.work.game_key(cat, game, nxt), delay=s.next_round_delay),
             bots=s.bots,
             level=s.level,
+            hints=s.hints,
         )

@@ -213,6 +213,12 @@ class TableService:
         """A seated player's private screen, for a popup or an ephemeral message."""
         return await self.play.private_view(tk, user)
 
+    @timed("hint")
+    async def hint(self, tk: TableKey, user: User) -> Reply:
+        """A seated person's hint at a table with `hints=on` (the terminal's `hint` word, the
+        web page's button): what `strong` would choose, for the sender only."""
+        return await self.play.hint(tk, user)
+
     @timed("press")
     async def press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
         """A button press: the token (as sent, or as the adapter already decoded it: it is
@@ -263,6 +269,8 @@ class TableService:
             return await self.lobby.started(tk, table, user)
         if action == "view":
             return await self.play.shown_to(tk, table, user)
+        if action == "hint":
+            return await self.play.hinted(tk, table, user)
         if action == "next":
             return await self.play.dealt(tk, table, user, token.seq)
         return await self.play.acted(tk, table, user, action, token.seq, token.arg)

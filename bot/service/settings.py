@@ -51,6 +51,8 @@ class TableSettings(BaseModel):
     )
     bots: int = Field(default=0, ge=0, le=19, json_schema_extra=words("bots"))
     level: Level = Field(default="normal", json_schema_extra=words("level"))
+    #: A Hint button for seated people (issue 33): what `strong` would choose, privately.
+    hints: Literal["off", "on"] = Field(default="off", json_schema_extra=words("hints", "hint"))
     games: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def of(self, game: str) -> dict[str, Any]:
@@ -67,7 +69,7 @@ class TableSettings(BaseModel):
 
 
 #: Generic fields people may type (`games` is not typed: it holds the games' own settings).
-GENERIC = ("game", "turn_timeout", "language", "next_round_delay", "bots", "level")
+GENERIC = ("game", "turn_timeout", "language", "next_round_delay", "bots", "level", "hints")
 
 #: The longest piece of what people typed that an error message repeats.
 MAX_ECHO = 40

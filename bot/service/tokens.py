@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 PREFIX = "g"
 #: Actions of the table itself; every other action is one of the game's choices.
-TABLE_ACTIONS = frozenset({"join", "leave", "start", "next", "view"})
+TABLE_ACTIONS = frozenset({"join", "leave", "start", "next", "view", "hint"})
 #: A game action: lower-case letters and underscores.
 ACTION_PATTERN = r"[a-z][a-z_]{0,11}"
 #: A choice's argument: a card, a number, a side ("top"), a seat.

@@ -269,3 +269,13 @@ async def test_the_thinking_processes_start_ahead_and_take_the_first_job() -> No
         assert await thinking._run(os.getpid) in workers
     finally:
         await thinking.close()
+
+
+async def test_the_oracle_is_no_table_level(harness: Harness) -> None:
+    """Issue 33: the omniscient seat of benchmarks/oracle.py measures the ceiling; it sees
+    every hidden card, so no table may choose it."""
+    svc = harness.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    bad = await svc.configure(CHANNEL, ALICE, ["level=oracle"])
+    assert not bad.ok and "easy, normal, strong" in bad.text
+    assert (await harness.table()).settings.level == "normal"

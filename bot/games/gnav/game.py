@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.games.gnav import search
 from bot.games.gnav.engine.errors import RuleError
 from bot.games.gnav.engine.events import EVERYONE, Event
 from bot.games.gnav.engine.match import NO_PIECE, Match
@@ -19,7 +20,15 @@ from bot.games.gnav.engine.profiles import get_profile
 from bot.games.gnav.engine.record import export_record
 from bot.games.gnav.settings import GnavSettings
 from bot.games.gnav.strategy import BotView, decide
-from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
+from bot.service.game import (
+    Choice,
+    GameRuleError,
+    GameRules,
+    GameView,
+    Hint,
+    LogLine,
+    Outcome,
+)
 from bot.service.i18n import Catalog
 from bot.service.parts import PARTS, join_parts, split_parts
 
@@ -49,6 +58,7 @@ class GnavRules(GameRules):
     name = "gnav"
     players = range(2, 21)
     settings_model = GnavSettings
+    gives_hints = True
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> Match:
         """A match with the table's profile and lives; the first dealer is drawn by `rng`."""
@@ -156,13 +166,23 @@ class GnavRules(GameRules):
         """A bot seat's choice at a table's level (issue 22), decided at once (a threshold):
         `easy` now and then (`EASY_SLIP`) takes the other of stay and swap where both are
         legal (a casual player's second-best); `strong` plays as `normal`, because sampling
-        has not been shown to beat the tuned thresholds (benchmarks/strategy.py)."""
+        has not been shown to beat the tuned thresholds (benchmarks/strategy.py; issue 33:
+        not even to reach part of an omniscient seat's small edge, bot/games/gnav/search.py)."""
         pick = self.bot_choice(match, seat, rng)
         if level == "easy" and rng.random() < EASY_SLIP:
             other = _SWAP if pick == _STAY else _STAY
             if other.action in match.legal_actions(seat):
                 return other
         return pick
+
+    def hint(self, match: Match, seat: int, rng: random.Random) -> Hint | None:
+        """Issue 33: what `strong` would choose for `seat` (bot/games/gnav/search.py, from what
+        the seat may know only) and the share of sampled deals on which it loses no life."""
+        found = search.hint(match, seat, rng)
+        if found is None:
+            return None
+        action, share, worlds = found
+        return Hint(_STAY if action == "stay" else _SWAP, share, worlds)
 
     def _collect(
         self, match: Match, events: list[Event], out: Outcome, asker: int | None = None

@@ -21,6 +21,17 @@ close calls); overruling them only past 2 standard errors of 128 deals (the defa
 0, 4 and 6 rounds in 2,000 (+0.0000, -0.0020 ± 0.0020, +0.0010 ± 0.0024), at a p99 of 67-131
 ms a decision. The thresholds were tuned as a best response on the same engine, so sampling
 finds nothing they get measurably wrong.
+
+The ceiling (issue 33): an omniscient seat (benchmarks/oracle.py: it sees every piece and the
+bag and looks ahead exactly against the `normal` seats) loses fewer lives than the `normal`
+seat in its place in 0.517-0.559 of duplicate rounds (2,000 per size, 2-10 players, both
+profiles, each interval ± 0.004-0.007): small, but not noise. Weighing the deals harder
+(`--slip 0.05`) and overruling past 1 standard error (`--margin 1`) still changes 3-6 rounds
+in 500 per size, 0.498-0.503 (± 0.003-0.005): nothing of the oracle's edge is reached from
+the seat's own knowledge, so `strong` stays `normal` (docs/performance.md, "Bot strength").
+
+`hint` (issue 33) answers a person learning with `strong`'s choice (today the thresholds')
+and the share of the deals sampled from their own knowledge on which it loses no life.
 """
 
 from __future__ import annotations
@@ -172,6 +183,44 @@ class Worlds:
             assert turn is not None
             m.act(turn, decide(BotView.from_match(m, turn)))
         return start - m.lives[k.seat]
+
+
+def outcomes(
+    k: Knowledge, seed: int, worlds: int, slip: float = SLIP
+) -> list[tuple[float, dict[str, int]]]:
+    """Up to `worlds` deals fitting the seat's knowledge: each deal's weight and the lives the
+    seat loses on it for each of its legal actions (every seat on `decide` afterwards)."""
+    w = Worlds(k, slip)
+    rng = random.Random(seed)
+    kept: list[tuple[float, dict[str, int]]] = []
+    for _ in range(worlds * ATTEMPTS):
+        if len(kept) >= worlds:
+            break
+        deal, bag = w.sample(rng)
+        seen = w.replay(deal, bag)
+        if seen is None:
+            continue
+        kept.append((seen[1], {a: w.outcome(deal, bag, a) for a in k.legal}))
+    return kept
+
+
+def hint(
+    match: Match, seat: int, rng: random.Random, worlds: int = WORLDS
+) -> tuple[Action, float, int] | None:
+    """Issue 33's hint for `seat`, from what it may know only (`Knowledge`): the action the
+    `strong` level takes (today the thresholds', `strategy.decide`), the weighted share of
+    sampled deals on which that action loses no life this round, and how many deals were
+    kept. None when the seat is not to act."""
+    if match.phase != "play" or match.turn != seat:
+        return None
+    k = Knowledge.from_match(match, seat)
+    action = decide(BotView.from_match(match, seat))
+    kept = outcomes(k, rng.getrandbits(63), worlds)
+    total = sum(x for x, _ in kept)
+    if total <= 0:
+        return action, 0.0, 0
+    safe = sum(x for x, lost in kept if lost[action] == 0)
+    return action, safe / total, len(kept)
 
 
 def evaluate(

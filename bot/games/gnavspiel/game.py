@@ -22,7 +22,15 @@ from bot.games.gnavspiel.engine import DECK, EVERYONE, Event, Match, RuleError, 
 from bot.games.gnavspiel.engine.record import export_record
 from bot.games.gnavspiel.settings import GnavspielSettings
 from bot.games.gnavspiel.strategy import choose
-from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
+from bot.service.game import (
+    Choice,
+    GameRuleError,
+    GameRules,
+    GameView,
+    Hint,
+    LogLine,
+    Outcome,
+)
 from bot.service.i18n import Catalog
 from bot.service.parts import PARTS, join_parts, split_parts
 
@@ -56,6 +64,7 @@ class GnavspielRules(GameRules):
     name = "gnavspiel"
     players = range(2, 7)
     settings_model = GnavspielSettings
+    gives_hints = True
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> GnavspielMatch:
         """A match with the table's chips, deals and variants; the first dealer drawn."""
@@ -158,6 +167,18 @@ class GnavspielRules(GameRules):
                 c = others[rng.randrange(len(others))]
                 return Choice(c.action, c.arg)
         return pick
+
+    def hint(self, t: GnavspielMatch, seat: int, rng: random.Random) -> Hint | None:
+        """Issue 33: what `strong` would choose for `seat`, from a snapshot holding only what
+        the seat may know (`search.think`, the strong bot's own), and the share of sampled
+        worlds in which that choice pays nothing this deal."""
+        if not t.m.choices(seat):
+            return None
+        pick, share, worlds = search.think(t.m, seat, rng).hint()
+        for c in self.choices(t, seat):
+            if (c.action, c.arg) == (pick.action, pick.arg):
+                return Hint(c, share, worlds)
+        return Hint(Choice(pick.action, pick.arg), share, worlds)  # pragma: no cover
 
     def forfeit(self, t: GnavspielMatch, seat: int) -> Outcome:
         """The seat leaves: from now on it acts by the timeout rule and declines a loan."""

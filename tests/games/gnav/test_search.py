@@ -9,7 +9,8 @@ from collections.abc import Mapping
 
 from bot.games.gnav.engine.match import Match
 from bot.games.gnav.engine.pieces import DRAGON, FULL_SET, NARR, Rank
-from bot.games.gnav.search import Knowledge, Worlds, decide_strong, evaluate
+from bot.games.gnav.game import GnavRules
+from bot.games.gnav.search import Knowledge, Worlds, decide_strong, evaluate, hint
 
 R = Rank
 
@@ -68,3 +69,22 @@ def test_a_knock_gives_the_narr_to_the_seat_that_knocked_n5() -> None:
     deal, _bag = Worlds(k).sample(random.Random(1))
     assert deal[2] == NARR and deal[3] == int(R.VI)
     assert sum(1 for r in deal.values() if r == NARR) == 1
+
+
+def test_the_hint_depends_only_on_the_seats_information_set_n8() -> None:
+    # Issue 33: the hint samples from the asker's knowledge only, so moving the other pieces
+    # and the bag round consistently with what is public never changes it (a fixed seed).
+    a = start({1: int(R.X), 2: int(R.IV), 3: int(R.VII), 0: int(R.II)}, [int(R.IX)])
+    b = start({1: int(R.II), 2: int(R.IV), 3: int(R.IX), 0: int(R.X)}, [int(R.VII)])
+    for m in (a, b):
+        m.act(1, "stay")
+    for seed in range(3):
+        found = hint(a, 2, random.Random(seed), worlds=16)
+        assert found is not None and found == hint(b, 2, random.Random(seed), worlds=16)
+        action, share, worlds = found
+        assert action in ("stay", "swap") and 0.0 <= share <= 1.0 and worlds == 16
+        rules = GnavRules()
+        ha, hb = (rules.hint(m, 2, random.Random(seed)) for m in (a, b))
+        assert ha == hb and ha is not None and ha.choice.action == action
+    # A seat not to act gets no hint.
+    assert hint(a, 3, random.Random(0)) is None

@@ -1,0 +1,100 @@
+"""Hints for people learning (issue 33): `hints=on` per table (off by default) shows a Hint
+button to seated people; a press answers the presser alone (a popup) with what `strong` would
+choose; a match played with hints on is marked in the statistics."""
+
+from __future__ import annotations
+
+from bot.service import tokens
+from bot.service.ports import Button
+from bot.service.table import User
+from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
+from tests.service.test_service import play_to_end, start_table
+
+
+def hint_buttons(rows: tuple[tuple[Button, ...], ...]) -> list[Button]:
+    """The Hint buttons among a screen's rows."""
+    return [b for row in rows for b in row if b.kind == "hint"]
+
+
+async def test_hints_are_a_table_setting_off_by_default(harness: Harness) -> None:
+    svc = harness.service
+    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await harness.table()).settings.hints == "off"
+    reply = await svc.configure(CHANNEL, ALICE, ["hints=on"])
+    assert reply.ok, reply.text
+    assert "hints on" in reply.text
+    assert (await harness.table()).settings.hints == "on"
+    bad = await svc.configure(CHANNEL, ALICE, ["hints=maybe"])
+    assert not bad.ok and "off, on" in bad.text
+
+
+async def test_no_hint_button_when_hints_are_off(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB)
+    assert hint_buttons(harness.notifier.last(CHANNEL.key).screen.buttons) == []
+    user = await harness.current()
+    reply = await harness.service.hint(CHANNEL, user)
+    assert not reply.ok and "Hints are off" in reply.text
+
+
+async def test_a_gnav_hint_answers_the_presser_alone(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["hints=on"])
+    (button,) = hint_buttons(harness.notifier.last(CHANNEL.key).screen.buttons)
+    assert button.label == "💡 Hint"
+    user = await harness.current()
+    posts = len(harness.notifier.posts(CHANNEL.key))
+    reply = await harness.service.press(CHANNEL, user, button.token)
+    assert reply.ok and reply.alert and not reply.public, reply.text
+    assert reply.text.startswith("Strong play: ")
+    assert "Stay" in reply.text or "Swap" in reply.text
+    assert "% of " in reply.text and "N1" not in reply.text
+    # Nothing was posted or changed: the answer is the presser's alone.
+    await harness.settle()
+    assert len(harness.notifier.posts(CHANNEL.key)) == posts
+    # The seat not to act has nothing to choose; a person not seated gets no hint.
+    other = ALICE if user.key == BOB.key else BOB
+    assert not (await harness.service.press(CHANNEL, other, button.token)).ok
+    stranger = await harness.service.press(CHANNEL, CARL, button.token)
+    assert not stranger.ok and "not seated" in stranger.text
+
+
+async def test_the_hint_speaks_the_tables_language(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["hints=on", "language=de"])
+    (button,) = hint_buttons(harness.notifier.last(CHANNEL.key).screen.buttons)
+    assert button.label == "💡 Tipp"
+    reply = await harness.service.hint(CHANNEL, await harness.current())
+    assert reply.ok and reply.text.startswith("Starker Zug: "), reply.text
+
+
+async def test_a_gnavspiel_hint_names_one_of_the_seats_choices(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["game=gnavspiel", "hints=on"])
+    (button,) = hint_buttons(harness.notifier.last(CHANNEL.key).screen.buttons)
+    decoded = tokens.decode(button.token)
+    assert decoded is not None and decoded.action == "hint"
+    table = await harness.table()
+    rules = harness.service.game_of(table)
+    (seat,) = rules.deciders(table.match)
+    user = User(table.seats[seat].user, table.seats[seat].name)
+    reply = await harness.service.press(CHANNEL, user, button.token)
+    assert reply.ok and reply.alert and reply.text.startswith("Strong play: "), reply.text
+    labels = [
+        harness.service.view_of(table).render_line(c.label, harness.service.texts(table))
+        for c in rules.choices(table.match, seat)
+    ]
+    assert any(f"Strong play: {label} (" in reply.text for label in labels), (labels, reply.text)
+
+
+async def test_a_match_with_hints_on_is_marked_in_the_statistics(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["hints=on", "lives=1"])
+    await play_to_end(harness)
+    found = await harness.repo.player_stats(CHANNEL.chat_key, ALICE.key, "gnav")
+    assert found is not None and found.counters["hinted"] == 1
+    stats = await harness.service.stats(CHANNEL, ALICE)
+    assert "Matches played with hints on: 1" in stats.text
+
+
+async def test_a_match_without_hints_is_not_marked(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, words=["lives=1"])
+    await play_to_end(harness)
+    found = await harness.repo.player_stats(CHANNEL.chat_key, ALICE.key, "gnav")
+    assert found is not None and "hinted" not in found.counters
+    assert "hints" not in (await harness.service.stats(CHANNEL, ALICE)).text
