@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.service.table import User
 from storage.memory import MemoryRepository
 from tests.adapters.test_discord_play import (
     answered,
@@ -23,7 +24,7 @@ from tests.adapters.test_discord_play import (
 )
 from tests.adapters.test_telegram_bench import Bench, StackedRandom
 from tests.fakes.telegram_api import FakeTelegram
-from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
+from tests.service.conftest import ALICE, BOB, CARL, CHANNEL, Harness
 from tests.service.test_service import start_table
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -87,6 +88,19 @@ async def test_the_page_offers_the_hint_among_the_seats_actions() -> None:
     # A spectator's page has nothing to press.
     spectator = await harness.service.page_view(table.table_id, None)
     assert spectator is not None and spectator.data["actions"] == []
+
+
+async def test_the_page_offers_the_hint_at_a_karnaval_table() -> None:
+    harness = Harness()
+    await start_table(harness, ALICE, BOB, CARL, words=["game=karnaval", "hints=on"])
+    table = await harness.table()
+    (seat,) = harness.service.game_of(table).deciders(table.match)
+    user = User(table.seats[seat].user, table.seats[seat].name)
+    page = await harness.service.page_view(table.table_id, user.key)
+    assert page is not None
+    actions = {a["label"]: a["token"] for a in page.data["actions"]}
+    reply = await harness.service.press(CHANNEL, user, actions["💡 Hint"])
+    assert reply.ok and reply.text.startswith(f"{STRONG}Bid "), reply.text
 
 
 def _terminal(tmp_path: Path, *args: str) -> str:
