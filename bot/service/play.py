@@ -147,10 +147,10 @@ class Play:
         view = self.work.view_of(table)
         label = found.choice.label
         for c in rules.choices(table.match, seat):  # the game's words for the choice
-            if c.key == found.choice.key:
+            if c.key == found.choice.key and not label[0]:  # unless the hint words it itself
                 label = c.label
         text = cat.t(
-            "hint.text",
+            self.work.game_key(cat, table.game, "hint.text"),  # a game's own measure of sure
             choice=view.render_line(label, cat),
             share=round(100 * found.share),
             worlds=found.worlds,

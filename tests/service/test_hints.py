@@ -98,3 +98,57 @@ async def test_a_match_without_hints_is_not_marked(harness: Harness) -> None:
     found = await harness.repo.player_stats(CHANNEL.chat_key, ALICE.key, "gnav")
     assert found is not None and "hinted" not in found.counters
     assert "hints" not in (await harness.service.stats(CHANNEL, ALICE)).text
+
+
+async def _karnaval_decider(harness: Harness) -> tuple[User, int]:
+    """The person whose turn it is at a Karnaval table (the first bid), and their seat."""
+    table = await harness.table()
+    (seat,) = harness.service.game_of(table).deciders(table.match)
+    return User(table.seats[seat].user, table.seats[seat].name), seat
+
+
+async def test_a_karnaval_hint_sits_by_the_seats_choices_and_answers_alone(
+    harness: Harness,
+) -> None:
+    await start_table(harness, ALICE, BOB, CARL, words=["game=karnaval", "hints=on"])
+    user, seat = await _karnaval_decider(harness)
+    # Karnaval's choices are private: the Hint is on the seat's own screen, by its choices.
+    private = await harness.service.private_view(CHANNEL, user)
+    (button,) = hint_buttons(private.buttons)
+    assert button.label == "💡 Hint"
+    posts = len(harness.notifier.posts(CHANNEL.key))
+    reply = await harness.service.press(CHANNEL, user, button.token)
+    assert reply.ok and reply.alert and not reply.public, reply.text
+    assert reply.text.startswith("Strong play: Bid "), reply.text
+    assert "you take exactly your bid in " in reply.text and "% of 32 deals" in reply.text
+    assert "K17" not in reply.text and "K6" not in reply.text
+    table = await harness.table()
+    rules = harness.service.game_of(table)
+    labels = [
+        harness.service.view_of(table).render_line(c.label, harness.service.texts(table))
+        for c in rules.choices(table.match, seat)
+    ]
+    assert any(f"Strong play: {label} (" in reply.text for label in labels), (labels, reply.text)
+    await harness.settle()
+    assert len(harness.notifier.posts(CHANNEL.key)) == posts  # nothing public
+    # A seated person whose turn it is not has nothing to choose.
+    other = next(u for u in (ALICE, BOB, CARL) if u.key != user.key)
+    idle = await harness.service.press(CHANNEL, other, button.token)
+    assert not idle.ok and "nothing to choose" in idle.text
+
+
+async def test_a_karnaval_hint_speaks_russian_with_vy(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, CARL, words=["game=karnaval", "hints=on", "language=ru"])
+    user, _seat = await _karnaval_decider(harness)
+    reply = await harness.service.hint(CHANNEL, user)
+    assert reply.ok and reply.text.startswith("Сильный ход: Заявка "), reply.text
+    assert "вы берёте ровно столько взяток" in reply.text, reply.text
+
+
+async def test_a_karnaval_table_gives_no_hint_by_default(harness: Harness) -> None:
+    await start_table(harness, ALICE, BOB, CARL, words=["game=karnaval"])
+    user, _seat = await _karnaval_decider(harness)
+    assert hint_buttons((await harness.service.private_view(CHANNEL, user)).buttons) == []
+    assert hint_buttons(harness.notifier.last(CHANNEL.key).screen.buttons) == []
+    reply = await harness.service.hint(CHANNEL, user)
+    assert not reply.ok and "Hints are off" in reply.text

@@ -15,7 +15,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -33,7 +33,15 @@ from bot.games.karnaval.engine.game import Deal, Play, barred_bid, draw_next
 from bot.games.karnaval.engine.record import export_record
 from bot.games.karnaval.settings import KarnavalSettings
 from bot.games.karnaval.sheet import sheet_png, sheet_text
-from bot.service.game import Choice, GameRuleError, GameRules, GameView, LogLine, Outcome
+from bot.service.game import (
+    Choice,
+    GameRuleError,
+    GameRules,
+    GameView,
+    Hint,
+    LogLine,
+    Outcome,
+)
 from bot.service.i18n import Catalog
 from bot.service.parts import PARTS, join_parts
 from bot.service.ports import Picture
@@ -113,6 +121,7 @@ class KarnavalRules(GameRules):
     name = "karnaval"
     players = range(3, 7)
     settings_model = KarnavalSettings
+    gives_hints = True
 
     def new_match(self, names: Sequence[str], settings: Any, rng: random.Random) -> KarnavalMatch:
         """A game; the first player is drawn with `rng` (K2, KC1, KC4)."""
@@ -215,6 +224,31 @@ class KarnavalRules(GameRules):
         if thought.quick():  # nothing to sample (one card to play, say): decided at once
             return _thought_choice(thought)
         return partial(_thought_choice, thought)
+
+    def hint(self, t: KarnavalMatch, seat: int, rng: random.Random) -> Hint | None:
+        """Issue 33: the move `strong` would make for `seat` (bot/games/karnaval/search.py, the
+        strong seat's own worlds, sampled from `SeatView`: the seat's hand and the public table
+        only), named as the seat's buttons name it, with the share of those worlds in which
+        the seat then takes exactly its bid."""
+        view = strategy.SeatView.from_match(t.k, seat)
+        found = search.hint_view(view, search.Quarter.from_match(t.k, seat), rng.getrandbits(63))
+        if found is None:
+            return None
+        d = t.k.current
+        choice = self._choice(found.step.action, found.step.arg, d.trump if d else None)
+        then, cards = found.then(view), found.to_give(view)
+        if then is not None:  # the card (or cards) and the word it needs next (K9-K14)
+            first = found.move[1]
+            choice = replace(
+                choice,
+                label=(
+                    f"karnaval.hint.{then}",
+                    {"card": card_text(first), "cards": cards_text(cards)},
+                ),
+            )
+        elif len(cards) == 2:  # two cards given to a Karnaval, one after the other (KC9)
+            choice = replace(choice, label=("karnaval.hint.give", {"cards": cards_text(cards)}))
+        return Hint(choice, found.exact, found.worlds)
 
     def forfeit(self, t: KarnavalMatch, seat: int) -> Outcome:
         """The seat cannot leave (the score sheet keeps its column): the bot strategy plays it

@@ -33,6 +33,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import TypeVar
 
 from bot.games.karnaval.engine.cards import JOKER, RANKS, SUITS
 from bot.games.karnaval.engine.game import Choice, Karnaval, needs_place, score
@@ -570,6 +571,8 @@ def _sim_from(view: SeatView, hands: list[list[int]], bids: list[int]) -> Sim:
 
 #: A whole move: ("play", card, word), ("pair", a, b), ("give", a, b, take) or ("bid", n).
 Move = tuple
+#: A move scored by `evaluate` (move, mean, worlds) or `_evaluate` (and its exact bids).
+_Scored = TypeVar("_Scored", tuple[Move, float, int], tuple[Move, float, int, int])
 
 
 def _moves(view: SeatView) -> list[Move]:
@@ -611,10 +614,7 @@ def _give_moves(view: SeatView) -> list[Move]:
     already, the pairs that keep it)."""
     trump = -1 if view.trump is None else SUITS.index(view.trump)
     hand = [code(c) for c in view.hand]
-    holding_cards = next(
-        (p.cards for p in reversed(view.trick) if p.choice == "take"), view.trick[0].cards
-    )
-    holding = tuple(code(c) for c in holding_cards)
+    holding = _holding(view)
     first = None
     if view.pending is not None and view.pending[0] == "give":
         first = code(view.pending[1])
@@ -641,6 +641,13 @@ def _give_moves(view: SeatView) -> list[Move]:
         if a == b and _pair_beats(a, (holding[0], holding[1]), trump):
             out.append(("give", name(a), name(b), True))
     return out
+
+
+def _holding(view: SeatView) -> tuple[int, int]:
+    """The two cards holding the Karnaval on the table: the last pair that took it, else the
+    pair led (K14)."""
+    cards = next((p.cards for p in reversed(view.trick) if p.choice == "take"), view.trick[0].cards)
+    return code(cards[0]), code(cards[1])
 
 
 def _step(view: SeatView, move: Move) -> Choice:
@@ -728,17 +735,27 @@ def evaluate(
     """Every candidate move with its mean worth over the worlds it was tried in, and their
     count. Every move meets the same worlds; after `HALVING` worlds the worse half of the moves
     still in play stops (successive halving), so the worlds go to the close calls."""
+    return [(mv, mean, count) for mv, mean, count, _exact in _evaluate(view, quarter, seed, budget)]
+
+
+def _evaluate(
+    view: SeatView, quarter: Quarter, seed: int, budget: Budget, alone: bool = False
+) -> list[tuple[Move, float, int, int]]:
+    """`evaluate`, each move also with the count of its worlds in which the seat took exactly
+    its bid (K17); `alone`: sample even a single move (a hint's share needs the worlds)."""
     moves = _bid_moves(view) if view.phase == "bid" else _moves(view)
     rng = random.Random(seed)
     totals = [0.0] * len(moves)
     counts = [0] * len(moves)
+    exact = [0] * len(moves)
     active = list(range(len(moves)))
     worlds = rollouts = 0
     start = time.perf_counter() if budget.seconds is not None else 0.0
     seat = view.seat
     my_bid = view.bid or 0
     sampler = Sampler(view)
-    while worlds < budget.samples and len(active) > 1:
+    fewest = 1 if alone else 2
+    while worlds < budget.samples and len(active) >= fewest:
         if worlds >= budget.min_samples:
             if rollouts >= budget.rollouts:
                 break
@@ -761,6 +778,7 @@ def evaluate(
                 sim.run()
                 totals[i] += quarter.value(mine, sim.taken[seat])
                 counts[i] += 1
+                exact[i] += sim.taken[seat] == mine
             continue
         bids = [0] * view.n
         for s, b in view.bids:
@@ -772,7 +790,8 @@ def evaluate(
             sim.run()
             totals[i] += quarter.value(my_bid, sim.taken[seat])
             counts[i] += 1
-    return [(mv, totals[i] / max(1, counts[i]), counts[i]) for i, mv in enumerate(moves)]
+            exact[i] += sim.taken[seat] == my_bid
+    return [(mv, totals[i] / max(1, counts[i]), counts[i], exact[i]) for i, mv in enumerate(moves)]
 
 
 def _trump(view: SeatView) -> int:
@@ -790,18 +809,79 @@ def choose_strong_view(
         return choices[0]
     budget = budget or Budget()
     scored = evaluate(view, quarter, seed, budget)
-    if len(scored) == 1:
-        pick = _step(view, scored[0][0])
-    else:
-        normal = choose_view(view)
-        # Ties (and near-ties within sampling noise) go to today's choice, then to order.
-        most = max(m[2] for m in scored)
-        best = max(
-            (m for m in scored if m[2] == most),
-            key=lambda m: (round(m[1], 6), _step(view, m[0]) == normal),
-        )
-        pick = _step(view, best[0])
+    pick = _step(view, _best(view, scored)[0])
     return pick if pick in choices else choose_view(view)
+
+
+def _best(view: SeatView, scored: list[_Scored]) -> _Scored:
+    """The move of `scored` strong plays: the best mean among those tried in the most worlds;
+    ties (and near-ties within sampling noise) go to today's choice, then to order."""
+    if len(scored) == 1:
+        return scored[0]
+    normal = choose_view(view)
+    most = max(m[2] for m in scored)
+    return max(
+        (m for m in scored if m[2] == most),
+        key=lambda m: (round(m[1], 6), _step(view, m[0]) == normal),
+    )
+
+
+#: A hint's thinking (issue 33): the strong seat's own count of worlds, with no clock, so the
+#: hint is a function of the seat's view and the seed (the purity test asks it twice).
+HINT_BUDGET = Budget()
+
+
+@dataclass(frozen=True, slots=True)
+class Hinted:
+    """What `strong` would do for a seat (issue 33's hint): the whole `move` (a bid; a card
+    with its word; a Karnaval led; the two cards given, taking it or not), the engine `step`
+    that starts it now (one of the seat's choices), the share of sampled worlds in which the
+    seat then takes exactly its bid (K17: what scores), and how many worlds were sampled."""
+
+    move: Move
+    step: Choice
+    exact: float
+    worlds: int
+
+    def then(self, view: SeatView) -> str | None:
+        """The question the move answers after `step`, as its button's key says it
+        (`declare_high`, `place_under`, `take_yes`...): None when `step` is the whole move."""
+        kind, step = self.move[0], self.step
+        if kind == "play" and self.move[2] is not None and step.action == "play":
+            word = self.move[2]
+            return ("declare_" if word in ("high", "low") else "place_") + word
+        if kind == "give" and step.action == "give" and self.move[1] == self.move[2]:
+            trump = _trump(view)
+            if _pair_beats(code(self.move[1]), _holding(view), trump):  # asked (K14)
+                return "take_" + ("yes" if self.move[3] else "no")
+        return None
+
+    def to_give(self, view: SeatView) -> tuple[str, ...]:
+        """The cards a give move still gives from `step` on (both, or the second)."""
+        if self.move[0] != "give" or self.step.action != "give":
+            return ()
+        return tuple(self.move[1:3]) if view.pending is None else (self.move[2],)
+
+
+def hint_view(
+    view: SeatView, quarter: Quarter, seed: int, budget: Budget = HINT_BUDGET
+) -> Hinted | None:
+    """The strong move for a seat's view and how often it makes the bid exactly, sampled from
+    that view only (the strong bot's worlds: `Sampler`); None when the seat has no choice."""
+    if not view.choices:
+        return None
+    scored = _evaluate(view, quarter, seed, budget, alone=True)
+    move, _mean, count, exact = _best(view, scored)
+    step = _step(view, move)
+    if step not in view.choices:  # pragma: no cover - every candidate move is legal
+        return None
+    return Hinted(move, step, exact / max(1, count), count)
+
+
+def hint(match: Karnaval, seat: int, rng: random.Random) -> Hinted | None:
+    """`hint_view` for `seat` of a live match, from `SeatView.from_match` (its own view)."""
+    view = SeatView.from_match(match, seat)
+    return hint_view(view, Quarter.from_match(match, seat), rng.getrandbits(63))
 
 
 def choose_strong(
