@@ -212,7 +212,7 @@ class GnavView(GameView):
                 "gnav.round.title",
                 round=len(match.history),
                 dealer=names[dealer],
-                profile=match.profile.name,
+                profile=cat.t(f"gnav.profile.{match.profile.name}"),
             )
         ]
         turn = match.turn

@@ -339,7 +339,7 @@ class KarnavalView(GameView):
                 taken=taken[s],
             )
             if d.scores is not None:  # the deal is over: what it scored (K17-K19)
-                text += " · " + cat.t("karnaval.status.points", points=d.scores[s])
+                text += " · " + cat.t("karnaval.status.points", count=d.scores[s])
             if s in t.leaving:
                 text += " · " + cat.t("karnaval.status.leaving")
             lines.append(text)
@@ -473,7 +473,7 @@ class KarnavalView(GameView):
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
-        sheet = web.sheet_of(t.k, names, t.sheet_memo, _sheet_words(cat))
+        sheet = web.sheet_of(t.k, names, t.sheet_memo, web.page_sheet_words(cat))
         return web.web_view(t.k, seat, names, cat, partial(card_text, cat=cat), sheet)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
