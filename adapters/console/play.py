@@ -41,9 +41,11 @@ TABLE = TableKey("console", "local")
 
 #: The terminal's own commands, in the order of the catalog's `console.words` groups; the
 #: game's words (`<game>.console.words`) name its choices, `view` (what the seat holds) and
-#: `sheet` (the whole score sheet, where the game keeps one). `export` may name a file.
-COMMANDS = ("rules", "help", "quit", "export")
+#: `sheet` (the whole score sheet, where the game keeps one). `export` may name a file;
+#: `table` prints the table's state (the chat's table message, without its log).
+COMMANDS = ("rules", "help", "quit", "export", "table")
 EXPORT = "export"
+TABLE_VIEW = "table"
 VIEW = "view"
 SHEET = "sheet"
 
@@ -515,6 +517,8 @@ async def _loop(
             )
             if brief and asked_seq == table.seq:
                 prompt = prompt.rsplit("\n", 1)[-1]
+            elif my_turn:
+                notifier.show_state()  # the table as it stands, before its question
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")
             prompted_seq = asked_seq = table.seq
@@ -561,6 +565,8 @@ async def _loop(
                 console.print(Text(reply.text))
         elif command == EXPORT:
             console.print(Text((await export(service, cat, named.strip()))[1]))
+        elif command == TABLE_VIEW:
+            notifier.show_state(asked=True)
         elif command == SHEET:
             console.print(Text((await service.sheet(TABLE)).text))
         else:
@@ -568,4 +574,4 @@ async def _loop(
             if reply.ok:
                 continue
             console.print(Text(reply.text))
-        prompted_seq, brief = -1, command in (VIEW, EXPORT)
+        prompted_seq, brief = -1, command in (VIEW, EXPORT, TABLE_VIEW)
