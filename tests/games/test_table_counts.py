@@ -61,7 +61,28 @@ def test_1_2_and_5_read_in_the_form_of_their_plural_category(language: str) -> N
             text = cat.t(key, count=n, mark="", name="Ann")
             assert text == entry.get(form, entry["other"]).format(count=n, mark="", name="Ann")
             assert str(n) in text, (language, key, n, text)
-    # English says its unit in the singular for 1 only.
+    # English says its unit in the singular for 1 only; European Portuguese, as the
+    # Portuguese catalogs are written, 0 in the plural (Brazil's rule would say "0 ponto").
+    if language == "pt":
+        assert cat.t("karnaval.status.points", count=0) == "0 pontos"
     if language == "en":
         assert cat.t("karnaval.status.points", count=1) == "1 point"
         assert cat.t("karnaval.status.points", count=2) == "2 points"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_sheets_column_words_are_shown_whole(language: str) -> None:
+    """The score sheet's `bid pts` under each player is not cut to "заявка о" or "bud poen":
+    the words fit the narrowest column (short names), as the sheet's title spells them out."""
+    from bot.games.karnaval.engine.record import replay_record
+    from bot.games.karnaval.sheet import sheet_text
+    from bot.games.karnaval.web import sheet_words
+    from tests.games.karnaval.vectors import VECTORS, load_json
+
+    match, _ = replay_record(load_json(VECTORS / "public" / "seed_example.json"))
+    sheet = match.sheet()
+    sheet["players"] = ["A", "B", "C"][: len(sheet["players"])]
+    words = sheet_words(_catalog(language))
+    sub = sheet_text(sheet, words=words).splitlines()[1]
+    for cell in sub.split("|")[1:]:
+        assert cell.split() == [words["bid"], words["points"]], (language, sub)

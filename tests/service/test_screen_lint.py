@@ -540,6 +540,27 @@ def test_a_card_is_named_in_the_tables_language(language: str) -> None:
     assert not RULE_ID.search(quarter) and len(quarter) > 3, quarter
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_gnavs_headers_name_its_rules_in_words(language: str) -> None:
+    """The lobby's title and each round's header say "Norwegian rules", «традиционные
+    правила», not the word typed for the setting (`rules=norsk`)."""
+    from bot.games.gnav.game import GnavSettings, GnavView
+
+    cat, view = _catalog(language), GnavView(GnavRules())
+    for profile in ("norsk", "tradisjonell"):
+        match = Match(["Ann", "Bo", "Cy"], lives=3, dealer=0, profile=profile)
+        hands = {0: 5, 1: 6, 2: 7}
+        bag = list(FULL_SET)
+        for rank in hands.values():
+            bag.remove(rank)
+        match.start_round(hands, bag)
+        header = view.render_status(match, ["Ann", "Bo", "Cy"], cat)[0]
+        title = view.lobby_title(GnavSettings(rules=profile), cat)
+        for text in (header, title):
+            assert not re.search(rf"(?<!\w){profile}(?!\w)", text), text
+            assert cat.t(f"gnav.profile.{profile}") in text, text
+
+
 def _labels(screen: Screen) -> list[str]:
     return [b.label for row in screen.buttons for b in row]
 
