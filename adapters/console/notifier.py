@@ -57,14 +57,15 @@ def private_lines(text: str, labels: Sequence[str] = ()) -> list[str]:
 
 def state_block(screen: Screen) -> list[str]:
     """The table message's state as the terminal's table view prints it: its lines without
-    the round log's entries it shows under the state (the terminal printed those as they
-    happened) and without their separator; a message that is no round's (a lobby, a deal's
-    reveal and score sheet) is its whole text."""
+    the round log's newest entries it shows under the state, after its separator (the
+    terminal printed those as they happened), but with what follows them (whose turn); a
+    message that is no round's (a lobby, a deal's reveal and score sheet) is its whole text."""
     lines = [line for line in screen.text.split("\n") if line.strip()]
-    if not screen.log:
-        return lines
+    if not screen.log or "—" not in lines:
+        return lines  # no newest events under the state (the state says them all)
+    cut = lines.index("—")
     logged = set(screen.log)
-    return [line for line in lines if line != "—" and line not in logged]
+    return lines[:cut] + [line for line in lines[cut + 1 :] if line not in logged]
 
 
 class ConsoleNotifier:
