@@ -538,6 +538,17 @@ def test_a_card_is_named_in_the_tables_language(language: str) -> None:
 
     quarter = page_sheet_words(cat)["quarter"].format(n=1)
     assert not RULE_ID.search(quarter) and len(quarter) > 3, quarter
+    # The rules and the lines name the cards as the cards themselves are named (German says
+    # Joker too, and Portuguese's "A" is an article).
+    english = {"nb": "[AJQK]", "ru": "[AJQK]|Joker", "pt": "[JQK]|Joker"}.get(language)
+    if english is None:
+        return
+    letters = re.compile(rf"(?<![\w{{])(?:{english})(?![\w}}])")
+    for key, value in all_games()["gnavspiel"].view.messages(language).items():
+        texts = value.values() if isinstance(value, dict) else [value]
+        if key.startswith(("gnavspiel.card.", "_")):
+            continue
+        assert not any(letters.search(t) for t in texts), (key, value)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
