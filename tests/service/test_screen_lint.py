@@ -572,6 +572,24 @@ def test_gnavs_headers_name_its_rules_in_words(language: str) -> None:
             assert cat.t(f"gnav.profile.{profile}") in text, text
 
 
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_a_hand_explains_the_trump_mark_only_when_it_holds_a_trump(language: str) -> None:
+    """A hand "Your hand (* trump): Q♠ · 8♣" explained a mark it does not show: a hand with
+    no trump reads "Your hand: Q♠ · 8♣"."""
+    legend = _catalog(language).t("karnaval.piece.hand", cards="")
+    plain = _catalog(language).t("karnaval.piece.hand_plain", cards="")
+    hands = [
+        line
+        for t in _run("karnaval", language).texts()
+        for line in t.split("\n")
+        if line.startswith((legend, plain))
+    ]
+    assert any(line.startswith(legend) for line in hands)
+    assert any(line.startswith(plain) and not line.startswith(legend) for line in hands)
+    for line in hands:
+        assert ("*" in line.removeprefix(legend)) == line.startswith(legend), line
+
+
 def _labels(screen: Screen) -> list[str]:
     return [b.label for row in screen.buttons for b in row]
 

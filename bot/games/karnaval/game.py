@@ -256,7 +256,7 @@ class KarnavalRules(GameRules):
                         {"card": c, "trump": trump is not None and suit_of(c) == trump}
                         for c in sorted_hand(e.cards, trump)
                     ]
-                    line: LogLine = ("karnaval.piece.hand", {"cards": hand_text(hand)})
+                    line: LogLine = (hand_key(hand), {"cards": hand_text(hand)})
                     out.private.append((e.audience, line))
                 continue
             out.log.extend(_event_lines(e, names))
@@ -452,7 +452,7 @@ class KarnavalView(GameView):
         if d is None or d.complete:
             return cat.t("karnaval.piece.none")
         view = k.view_for(seat)
-        text = cat.t("karnaval.piece.hand", cards=hand_text(view["hand"], cat) or "–")
+        text = cat.t(hand_key(view["hand"]), cards=hand_text(view["hand"], cat) or "–")
         pending = k.pending if seat in k.deciders() else None
         if pending is not None:
             # The first pick of a step of two (a card given to a Karnaval, a joker led...)
@@ -503,6 +503,11 @@ def _suit_row(card: str, trump: str | None) -> int:
         return CARD_ROW
     suit = suit_of(card)
     return CARD_ROW + (1 if suit == trump else 2 + SUITS.index(suit))
+
+
+def hand_key(hand: Sequence[Mapping[str, Any]]) -> str:
+    """The hand's line: with the legend of the trump mark (`*`) only when a trump is in it."""
+    return "karnaval.piece.hand" if any(c["trump"] for c in hand) else "karnaval.piece.hand_plain"
 
 
 def hand_text(hand: Sequence[Mapping[str, Any]], cat: Catalog | None = None) -> str:
