@@ -41,13 +41,13 @@ TABLE = TableKey("console", "local")
 
 #: The terminal's own commands, in the order of the catalog's `console.words` groups; the
 #: game's words (`<game>.console.words`) name its choices, `view` (what the seat holds) and
-#: `sheet` (the whole score sheet, where the game keeps one). `export` may name a file;
-#: `table` prints the table's state (the chat's table message, without its log).
-COMMANDS = ("rules", "help", "quit", "export", "table")
+#: `sheet` (the whole score sheet, where the game keeps one). `export` may name a file.
+COMMANDS = ("rules", "help", "quit", "export")
 EXPORT = "export"
-TABLE_VIEW = "table"
 VIEW = "view"
 SHEET = "sheet"
+#: The table's state again (`console.table_words`): the chat's table message, without its log.
+TABLE_VIEW = "table"
 
 #: Words of every language; `next` is what Enter between rounds means.
 _ALIASES = {"n": "next", "next": "next", "?": "help"}
@@ -72,6 +72,9 @@ def aliases(cat: Catalog, game: str = "") -> dict[str, str]:
             target, _, typed = group.partition(":")
             for word in typed.split():
                 words[word.casefold()] = target.strip()
+        if source.has("console.table_words"):  # the table's state (the terminal's own word)
+            for word in source.t("console.table_words").split():
+                words[word.casefold()] = TABLE_VIEW
     return words
 
 
@@ -542,6 +545,10 @@ async def _loop(
                 prompted_seq, brief = -1, True
             continue
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
+        if command == TABLE_VIEW:  # the table's state, then the question's last line again
+            notifier.show_state(asked=True)
+            prompted_seq, brief = -1, True
+            continue
         first, _, named = line.strip().partition(" ")
         if command is None and named and words.get(first.casefold()) == EXPORT:
             command = EXPORT  # `export FILE`
@@ -565,8 +572,6 @@ async def _loop(
                 console.print(Text(reply.text))
         elif command == EXPORT:
             console.print(Text((await export(service, cat, named.strip()))[1]))
-        elif command == TABLE_VIEW:
-            notifier.show_state(asked=True)
         elif command == SHEET:
             console.print(Text((await service.sheet(TABLE)).text))
         else:
@@ -574,4 +579,4 @@ async def _loop(
             if reply.ok:
                 continue
             console.print(Text(reply.text))
-        prompted_seq, brief = -1, command in (VIEW, EXPORT, TABLE_VIEW)
+        prompted_seq, brief = -1, command in (VIEW, EXPORT)
