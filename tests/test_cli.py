@@ -126,7 +126,7 @@ def test_piped_output_is_not_wrapped_at_80_columns(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert "Type: stay (s) · swap (w) · piece (p) · rules · help (h) · quit (q)." in lines
+    assert "Type: stay (s) · swap (w) · piece (p) · table · rules · help (h) · quit (q)." in lines
     assert any(len(line) > 80 for line in lines)
 
 

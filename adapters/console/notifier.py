@@ -15,6 +15,12 @@ before its reveal), or when the game loop has nothing more coming (`show_private
 names its place in the round's log (`Screen.log`: the entries up to the event it tells of) is
 printed right after that entry, and waits for it while it is still to come. A new message's
 lines that repeat the round's log just printed (`Screen.told`) are left out of it.
+
+The terminal's table view: the table message's compact state (the game's `render_status`,
+the block a chat shows, with whose turn it is and the time left, `state_block`) is printed
+when a new message is, again before the local player's question when it changed since it was
+last printed (`show_state`), and whenever the player types `table`; the log's entries are
+printed as they happen in between, so the same block is never printed twice in a row.
 """
 
 from __future__ import annotations
@@ -49,6 +55,19 @@ def private_lines(text: str, labels: Sequence[str] = ()) -> list[str]:
     return lines[:1] + [line for line in lines[1:] if not all(label in line for label in labels)]
 
 
+def state_block(screen: Screen) -> list[str]:
+    """The table message's state as the terminal's table view prints it: its lines without
+    the round log's newest entries it shows under the state, after its separator (the
+    terminal printed those as they happened), but with what follows them (whose turn); a
+    message that is no round's (a lobby, a deal's reveal and score sheet) is its whole text."""
+    lines = [line for line in screen.text.split("\n") if line.strip()]
+    if not screen.log or "—" not in lines:
+        return lines  # no newest events under the state (the state says them all)
+    cut = lines.index("—")
+    logged = set(screen.log)
+    return lines[:cut] + [line for line in lines[cut + 1 :] if line not in logged]
+
+
 class ConsoleNotifier:
     """Prints the table's messages; private messages go to the one local player."""
 
@@ -69,6 +88,10 @@ class ConsoleNotifier:
         self.private: Screen | None = None
         #: The round log's entries of the message printed last, as far as printed.
         self._printed: tuple[str, ...] = ()
+        #: The table message as it stands now (the newest post or edit of this process's).
+        self.table: Screen | None = None
+        #: The state block printed last (`state_block`), never printed twice in a row.
+        self._state: list[str] | None = None
 
     def _event(self) -> asyncio.Event:
         if self._pushed is None:
@@ -89,6 +112,8 @@ class ConsoleNotifier:
         self._count += 1
         ref = f"{self._run}.{self._count}"
         self._shown[ref] = screen.log
+        self.table = screen
+        self._state = state_block(screen)  # the new message prints it in full below
         told = self._printed  # the round's log printed last: one story, each line once
         self._printed = screen.log
         self.console.print()
@@ -134,6 +159,7 @@ class ConsoleNotifier:
         if message_ref not in self._shown:
             self._push()
             return True
+        self.table = screen
         before = self._shown[message_ref]
         added = screen.log[len(before) :] if screen.log[: len(before)] == before else ()
         for n, line in enumerate(added, len(before) + 1):
@@ -145,6 +171,20 @@ class ConsoleNotifier:
             self.show_private(waiting=False)  # what the new entries meant for the local player
         self._push()
         return True
+
+    def show_state(self, *, asked: bool = False) -> None:
+        """Print the table's state block (`state_block`): before a question only when it is
+        not the block printed last (the log's entries printed since say what changed); always
+        when the player `asked` for it (`table`: their word stands between the two)."""
+        if self.table is None:
+            return
+        block = state_block(self.table)
+        if block == self._state and not asked:
+            return
+        self.console.print()
+        for line in block:
+            self.console.print(Text(line))
+        self._state = block
 
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """Show a private message to the local player."""

@@ -49,6 +49,8 @@ EXPORT = "export"
 HINT = "hint"
 VIEW = "view"
 SHEET = "sheet"
+#: The table's state again (`console.table_words`): the chat's table message, without its log.
+TABLE_VIEW = "table"
 
 #: Words of every language; `next` is what Enter between rounds means.
 _ALIASES = {"n": "next", "next": "next", "?": "help"}
@@ -76,6 +78,9 @@ def aliases(cat: Catalog, game: str = "") -> dict[str, str]:
             target, _, typed = group.partition(":")
             for word in typed.split():
                 words[word.casefold()] = target.strip()
+        if source.has("console.table_words"):  # the table's state (the terminal's own word)
+            for word in source.t("console.table_words").split():
+                words[word.casefold()] = TABLE_VIEW
     return words
 
 
@@ -524,6 +529,8 @@ async def _loop(
             )
             if brief and asked_seq == table.seq:
                 prompt = prompt.rsplit("\n", 1)[-1]
+            elif my_turn:
+                notifier.show_state()  # the table as it stands, before its question
             reader.discard_typeahead()  # keys typed before the question are not its answer
             console.print(Text(prompt, style="bold"), end="")
             prompted_seq = asked_seq = table.seq
@@ -547,6 +554,10 @@ async def _loop(
                 prompted_seq, brief = -1, True
             continue
         command = "next" if not line and not my_turn else words.get(line.strip().casefold())
+        if command == TABLE_VIEW:  # the table's state, then the question's last line again
+            notifier.show_state(asked=True)
+            prompted_seq, brief = -1, True
+            continue
         first, _, named = line.strip().partition(" ")
         if command is None and named and words.get(first.casefold()) == EXPORT:
             command = EXPORT  # `export FILE`

@@ -149,9 +149,15 @@ class Catalog:
         return key in self.messages or (self.fallback is not None and self.fallback.has(key))
 
 
+#: The CLDR locale whose plural rule a catalog language follows: the Portuguese catalogs are
+#: written in European Portuguese ("ficheiro", "carrega"), where 0 takes the plural ("0
+#: pontos"); Babel's plain "pt" is Brazil's rule ("0 ponto").
+_PLURAL_LOCALE = {"pt": "pt_PT"}
+
+
 @cache
 def _plural_form(language: str, count: float) -> str:
-    return str(Locale.parse(language).plural_form(abs(count)))
+    return str(Locale.parse(_PLURAL_LOCALE.get(language, language)).plural_form(abs(count)))
 
 
 def game_texts(package: str, language: str) -> dict[str, Template]:
@@ -203,4 +209,4 @@ def placeholders(template: Template) -> set[str]:
 
 def plural_forms(language: str) -> set[str]:
     """The CLDR plural categories `language` uses (what its plural entries must give)."""
-    return set(Locale.parse(language).plural_form.tags) | {"other"}
+    return set(Locale.parse(_PLURAL_LOCALE.get(language, language)).plural_form.tags) | {"other"}

@@ -368,7 +368,7 @@ async def test_a_whole_karnaval_game_asks_each_question_once(
         )
         hands = tuple(
             cat.t(key, cards="").strip()
-            for key in ("karnaval.piece.hand", "karnaval.private.hand")
+            for key in ("karnaval.piece.hand", "karnaval.piece.hand_plain", "karnaval.private.hand")
             if cat.has(key)
         )
         questions = 0

@@ -124,7 +124,7 @@ def test_level_is_the_tables_and_a_saved_match_keeps_its_own(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("game", "held"),
     [
-        (("--game", "karnaval"), "🔒 Your hand (* trump): "),
+        (("--game", "karnaval"), "🔒 Your hand"),
         (("--players", "3"), "🔒 Round 1: you hold "),
         (("--profile", "gnavspiel", "--players", "3"), "🔒 Deal 1: your card is "),
     ],

@@ -8,7 +8,10 @@ edited, their frozen versions, other posts, private screens and private lines), 
 button labels; the replies to the person's commands (an alert, a refusal, the "my piece"
 popup); and the adapters' renderings where they are cheap: the Telegram keyboards
 (adapters/telegram/keyboards.py, with the private-chat link button), the Discord message text
-(adapters/discord/buttons.py) and the terminal's printed story (adapters/console/notifier.py).
+(adapters/discord/buttons.py), the terminal's printed story (adapters/console/notifier.py), the
+web page's view at each of the person's turns, at the end and as a spectator sees it
+(`page_view`: every string the page draws, `shown_words`) and the finished match's replay
+frames (`replay_frames`: every step's lines, seats, hands and sheet).
 
 Checked:
 
@@ -100,6 +103,8 @@ class Transcript:
     staged: list[Staged] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)
     console: list[str] = field(default_factory=list)
+    page: list[str] = field(default_factory=list)  # the web page's words, every view
+    replay: list[str] = field(default_factory=list)  # the replay frames' words
     names: dict[str, str] = field(default_factory=dict)  # user key -> seat name
     narr_offers: list[tuple[str, ...]] = field(default_factory=list)  # actions offered
 
@@ -114,6 +119,8 @@ class Transcript:
             yield render_text(s.screen.text, s.screen.blocks)
         yield from self.replies
         yield from self.console
+        yield from self.page
+        yield from self.replay
 
     def lines(self) -> set[str]:
         """Every distinct line of `texts`."""
@@ -212,6 +219,7 @@ async def whole_game(name: str, language: str, seed: int = 3) -> Transcript:
             continue
         if game == "gnav" and table.match.hands[seat] == NARR:
             out.narr_offers.append(tuple(c.action for c in view.choices))
+        out.page += await _page_words(svc, table.table_id, s.user)
         popup = await svc.private_view(CHANNEL, user)
         out.replies += [popup.text, *(b.label for row in popup.buttons for b in row)]
         choice = rng.choice(list(view.choices))
@@ -223,8 +231,44 @@ async def whole_game(name: str, language: str, seed: int = 3) -> Transcript:
     await harness.settle()
     table = await harness.table()
     out.names = {s.user: s.name for s in table.seats}
+    out.page += await _page_words(svc, table.table_id, ALICE.key)  # the match's end
+    out.page += await _page_words(svc, table.table_id, None)  # a spectator's
+    frames = await svc.replay_frames(table.table_id)
+    assert frames is not None and frames["steps"], f"{name}: no replay"
+    out.replay = sorted(set(shown_words(frames)))
     out.console = await _console(out)
     return out
+
+
+#: Keys of the page's and the replay's data that are ids, tokens or kinds, never drawn as text.
+_NOT_SHOWN = frozenset(
+    {"token", "table", "game", "status", "language", "role", "id", "tone", "arg", "row"}
+)
+#: A placeholder the page fills in itself (`{seconds}`, `{n}`).
+_PLACEHOLDER = re.compile(r"\{\w+\}")
+
+
+def shown_words(data: Any, key: str = "") -> Iterable[str]:
+    """Every string the web page or the replay page draws from `data` (a page view's data or
+    the replay's frames): texts, labels, titles, facts, the sheet, the page's own words; ids,
+    tokens and kinds (`_NOT_SHOWN`) are left out, and the page's placeholders blanked."""
+    if key in _NOT_SHOWN:
+        return
+    if isinstance(data, str):
+        yield _PLACEHOLDER.sub("", data)
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield from shown_words(v, k)
+    elif isinstance(data, list | tuple):
+        for v in data:
+            yield from shown_words(v, key)
+
+
+async def _page_words(svc: Any, table_id: str, viewer: str | None) -> list[str]:
+    """The words of the web page of `table_id` as `viewer` sees it now (None: a spectator)."""
+    view = await svc.page_view(table_id, viewer)
+    assert view is not None
+    return list(shown_words(view.data))
 
 
 async def _console(transcript: Transcript) -> list[str]:
@@ -479,6 +523,73 @@ def test_gnavspiel_asks_for_a_loan_after_the_chips_line(language: str) -> None:
         assert any(line.startswith(chips) for line in log[paid + 1 :]), log
 
 
+@pytest.mark.parametrize("language", [lang for lang in LANGUAGES if lang != "en"])
+def test_a_card_is_named_in_the_tables_language(language: str) -> None:
+    """Gnavspiel's cards on a Russian table read «Дама», not "Q" or "Joker" (the page's tile and
+    the reveal show the name alone); in Norwegian and Portuguese the faces are their own words,
+    not the English letters."""
+    cat = _catalog(language)
+    faces = {name: card_text(cat, name) for name in ("Joker", "A", "J", "Q", "K")}
+    if language == "ru":
+        assert not any(re.search("[A-Za-z]", n) for n in faces.values()), faces
+    assert all(faces[f] != f for f in ("A", "J", "Q", "K")), faces
+    # And the page's score sheet spells a quarter out ("K1" reads as a rule's number).
+    from bot.games.karnaval.web import page_sheet_words
+
+    quarter = page_sheet_words(cat)["quarter"].format(n=1)
+    assert not RULE_ID.search(quarter) and len(quarter) > 3, quarter
+    # The rules and the lines name the cards as the cards themselves are named (German says
+    # Joker too, and Portuguese's "A" is an article).
+    english = {"nb": "[AJQK]", "ru": "[AJQK]|Joker", "pt": "[JQK]|Joker"}.get(language)
+    if english is None:
+        return
+    letters = re.compile(rf"(?<![\w{{])(?:{english})(?![\w}}])")
+    for key, value in all_games()["gnavspiel"].view.messages(language).items():
+        texts = value.values() if isinstance(value, dict) else [value]
+        if key.startswith(("gnavspiel.card.", "_")):
+            continue
+        assert not any(letters.search(t) for t in texts), (key, value)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_gnavs_headers_name_its_rules_in_words(language: str) -> None:
+    """The lobby's title and each round's header say "Norwegian rules", «традиционные
+    правила», not the word typed for the setting (`rules=norsk`)."""
+    from bot.games.gnav.game import GnavSettings, GnavView
+
+    cat, view = _catalog(language), GnavView(GnavRules())
+    for profile in ("norsk", "tradisjonell"):
+        match = Match(["Ann", "Bo", "Cy"], lives=3, dealer=0, profile=profile)
+        hands = {0: 5, 1: 6, 2: 7}
+        bag = list(FULL_SET)
+        for rank in hands.values():
+            bag.remove(rank)
+        match.start_round(hands, bag)
+        header = view.render_status(match, ["Ann", "Bo", "Cy"], cat)[0]
+        title = view.lobby_title(GnavSettings(rules=profile), cat)
+        for text in (header, title):
+            assert not re.search(rf"(?<!\w){profile}(?!\w)", text), text
+            assert cat.t(f"gnav.profile.{profile}") in text, text
+
+
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_a_hand_explains_the_trump_mark_only_when_it_holds_a_trump(language: str) -> None:
+    """A hand "Your hand (* trump): Q♠ · 8♣" explained a mark it does not show: a hand with
+    no trump reads "Your hand: Q♠ · 8♣"."""
+    legend = _catalog(language).t("karnaval.piece.hand", cards="")
+    plain = _catalog(language).t("karnaval.piece.hand_plain", cards="")
+    hands = [
+        line
+        for t in _run("karnaval", language).texts()
+        for line in t.split("\n")
+        if line.startswith((legend, plain))
+    ]
+    assert any(line.startswith(legend) for line in hands)
+    assert any(line.startswith(plain) and not line.startswith(legend) for line in hands)
+    for line in hands:
+        assert ("*" in line.removeprefix(legend)) == line.startswith(legend), line
+
+
 def _labels(screen: Screen) -> list[str]:
     return [b.label for row in screen.buttons for b in row]
 
@@ -492,9 +603,13 @@ def _counts(names: Iterable[str], languages: Iterable[str]) -> None:
             ids = rule_ids(lines)
             english = english_lines(language, lines) + engine_words(language, lines)
             late = told_late(GAMES[name][0], transcript)
+            web = {x.strip() for t in (*transcript.page, *transcript.replay) for x in t.split("\n")}
+            web.discard("")
+            web_bad = len(rule_ids(web)) + len(english_lines(language, web))
+            web_bad += len(engine_words(language, web))
             print(
                 f"{name:18} {language}  rule ids {len(ids):3}  English {len(english):3}  "
-                f"told late {len(late):2}"
+                f"told late {len(late):2}  page+replay lines {len(web):4}, flagged {web_bad:3}"
             )
             for line in [*ids[:3], *(f"{e} ← {f!r}" for e, f in english[:3]), *late[:2]]:
                 print("      ", line)

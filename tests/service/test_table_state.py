@@ -64,7 +64,8 @@ async def test_a_karnaval_table_message_stays_within_15_lines_through_a_12_card_
     end = w.versions[refs[0]][-1].text
     bids, taken = dict(d.bids), d.taken(players)
     for s in range(players):
-        seat = f"{table.names[s]} · bid {bids[s]} · took {taken[s]} · {d.scores[s]} pts"
+        points = f"{d.scores[s]} point" + ("" if abs(d.scores[s]) == 1 else "s")
+        seat = f"{table.names[s]} · bid {bids[s]} · took {taken[s]} · {points}"
         assert seat in end.splitlines(), (seat, end)
     assert "Last trick → " in end
     assert sum(1 for line in end.splitlines() if " plays " in line) <= 2

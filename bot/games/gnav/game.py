@@ -232,7 +232,7 @@ class GnavView(GameView):
                 "gnav.round.title",
                 round=len(match.history),
                 dealer=names[dealer],
-                profile=match.profile.name,
+                profile=cat.t(f"gnav.profile.{match.profile.name}"),
             )
         ]
         turn = match.turn
@@ -345,7 +345,8 @@ class GnavView(GameView):
 
     def lobby_title(self, settings: GnavSettings, cat: Catalog) -> str:
         """The lobby's first line: the profile and the lives."""
-        return cat.t("gnav.lobby.title", profile=settings.rules, lives=settings.lives)
+        profile = cat.t(f"gnav.profile.{settings.rules}")
+        return cat.t("gnav.lobby.title", profile=profile, lives=settings.lives)
 
     def top_key(self, counters: Mapping[str, int]) -> tuple[Any, ...]:
         """Most wins, then fewest lives lost per round, then most matches."""

@@ -290,7 +290,7 @@ class KarnavalRules(GameRules):
                         {"card": c, "trump": trump is not None and suit_of(c) == trump}
                         for c in sorted_hand(e.cards, trump)
                     ]
-                    line: LogLine = ("karnaval.piece.hand", {"cards": hand_text(hand)})
+                    line: LogLine = (hand_key(hand), {"cards": hand_text(hand)})
                     out.private.append((e.audience, line))
                 continue
             out.log.extend(_event_lines(e, names))
@@ -373,7 +373,7 @@ class KarnavalView(GameView):
                 taken=taken[s],
             )
             if d.scores is not None:  # the deal is over: what it scored (K17-K19)
-                text += " · " + cat.t("karnaval.status.points", points=d.scores[s])
+                text += " · " + cat.t("karnaval.status.points", count=d.scores[s])
             if s in t.leaving:
                 text += " · " + cat.t("karnaval.status.leaving")
             lines.append(text)
@@ -486,7 +486,7 @@ class KarnavalView(GameView):
         if d is None or d.complete:
             return cat.t("karnaval.piece.none")
         view = k.view_for(seat)
-        text = cat.t("karnaval.piece.hand", cards=hand_text(view["hand"], cat) or "–")
+        text = cat.t(hand_key(view["hand"]), cards=hand_text(view["hand"], cat) or "–")
         pending = k.pending if seat in k.deciders() else None
         if pending is not None:
             # The first pick of a step of two (a card given to a Karnaval, a joker led...)
@@ -507,7 +507,7 @@ class KarnavalView(GameView):
     ) -> dict[str, Any]:
         """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
-        sheet = web.sheet_of(t.k, names, t.sheet_memo, _sheet_words(cat))
+        sheet = web.sheet_of(t.k, names, t.sheet_memo, web.page_sheet_words(cat))
         return web.web_view(t.k, seat, names, cat, partial(card_text, cat=cat), sheet)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
@@ -537,6 +537,11 @@ def _suit_row(card: str, trump: str | None) -> int:
         return CARD_ROW
     suit = suit_of(card)
     return CARD_ROW + (1 if suit == trump else 2 + SUITS.index(suit))
+
+
+def hand_key(hand: Sequence[Mapping[str, Any]]) -> str:
+    """The hand's line: with the legend of the trump mark (`*`) only when a trump is in it."""
+    return "karnaval.piece.hand" if any(c["trump"] for c in hand) else "karnaval.piece.hand_plain"
 
 
 def hand_text(hand: Sequence[Mapping[str, Any]], cat: Catalog | None = None) -> str:

@@ -106,7 +106,7 @@ def web_view(
                     for c in sorted_hand(d.held[seat], trump_suit)
                 ],
             }
-    out["sheet"] = sheet if sheet is not None else _sheet(k, names, sheet_words(cat))
+    out["sheet"] = sheet if sheet is not None else _sheet(k, names, page_sheet_words(cat))
     return out
 
 
@@ -117,6 +117,12 @@ def sheet_words(cat: Catalog) -> dict[str, str]:
     words["total"] = cat.t("karnaval.sheet.total")
     words["quarter"] = cat.template("karnaval.sheet.quarter")
     return words
+
+
+def page_sheet_words(cat: Catalog) -> dict[str, str]:
+    """The sheet's words on the page, which has room for a quarter's whole word ("Quarter
+    1", not the chat grid's "Q1": Norwegian's "K1" would read as a rule's number)."""
+    return {**sheet_words(cat), "quarter": cat.template("karnaval.web.quarter")}
 
 
 def sheet_of(
