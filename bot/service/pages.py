@@ -146,6 +146,10 @@ class Pages:
             "version": table.row_version or 0,
             "language": table.settings.language,
             "text": screen.text,
+            # The round's whole log, one entry a line: the page's log box shows it (the table
+            # message's text shows the state and only the newest events; the page draws the
+            # state at the table). Empty outside a round: the box shows `text` then.
+            "log": list(screen.log),
             "blocks": list(screen.blocks),
             "seats": [
                 {

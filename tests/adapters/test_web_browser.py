@@ -160,12 +160,19 @@ async def _settled(w: World, group: Any, pages: list[Any]) -> str:
         return msg if msg is not None and (msg.text or "") == text else None
 
     await w.tg.wait_for(agrees, timeout=30, what="the group's table message as the pages show")
-    # What the page shows on screen is that text, line by line.
+    # The page's log box shows the round's whole log (the table message shows the state and
+    # only its newest events), line by line; outside a round, the message's text. The
+    # message's newest events are the log's own lines.
     shown = await pages[0].eval_on_selector_all(
         ".lines p, .lines pre", "e => e.map(x => x.innerText)"
     )
-    for line in (x for x in text.split("\n") if x.strip()):
+    log = list(await pages[0].evaluate("window.gnavView.log || []"))
+    for line in (x for x in (log or text.split("\n")) if x.strip()):
         assert any(line in s for s in shown), line
+    if log and "\n—\n" in text:
+        events = text.split("\n—\n", 1)[1].split("\n")
+        for line in (x for x in events if x.strip() and not x.startswith("▶")):
+            assert line in log, (line, log[-5:])
     return text
 
 

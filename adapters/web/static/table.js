@@ -353,7 +353,10 @@ export function render(root, view, ctx) {
   const logTitle = $('h2', '', words.log || '');
   logTitle.id = 'log-title';
   info.append(logTitle);
-  const log = linesEl(view.text, view.blocks, names);
+  // The round's whole log where there is one (the text is the table message: state first).
+  const log = view.log && view.log.length
+    ? linesEl(view.log.join('\n'), [], names)
+    : linesEl(view.text, view.blocks, names);
   log.classList.add('log');
   log.setAttribute('role', 'log');
   log.setAttribute('aria-labelledby', 'log-title');
