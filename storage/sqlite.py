@@ -336,14 +336,6 @@ class _Write:
     future: asyncio.Future[None]
 
 
-#: Longest a rider write waits for a transaction to ride with (seconds).
-RIDER_WAIT = 0.05
-
-
-def _nothing(conn: sqlite3.Connection) -> None:
-    """A write that writes nothing: wakes the writer for the riders waiting."""
-
-
 def _read_reason(exc: BaseException) -> str | None:
     """Why a failed read means the SQLite store is away (one line), or None."""
     if _away_kind(exc) is None:
@@ -390,10 +382,6 @@ class SqliteRepository:
         self._executor = executor
         self._max_batch = max_batch
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()  # None: stop
-        #: Writes that ride with the next transaction instead of starting their own (marking
-        #: messages delivered): a transaction is an fsync, and they can wait a moment.
-        self._riders: list[_Write] = []
-        self._rider_timer: asyncio.TimerHandle | None = None
         self._closing = False
         #: The exclusive lock file of `open(exclusive=True)`, held until `close`.
         self._lock_file: Any = None
@@ -695,7 +683,10 @@ class SqliteRepository:
             conn.executemany(_UPSERT_REF, ref_params)
 
         if ids or ref_params:
-            await self._submit_rider(apply)
+            # Its own write, not one waiting for the next commit: the outbox marks each
+            # message before its lane sends the next (it groups the lanes' markings itself,
+            # and the writer commits them with whatever else is queued).
+            await self._submit(apply, compound=False)
 
     async def claim_stale_messages(self, claim: Claim, limit: int = 100) -> list[OutBatch]:
         """Claim the outboxes of tables whose undelivered messages nobody holds."""
@@ -836,33 +827,6 @@ class SqliteRepository:
         self._queue.put_nowait(_Write(apply, compound, future))
         await future
 
-    async def _submit_rider(self, apply: WriteFn) -> None:
-        """Queue a write to ride with the next transaction (or, when none comes within
-        `RIDER_WAIT` seconds, its own), and wait until it has committed."""
-        if self._closing:
-            raise RuntimeError(f"SqliteRepository {self.path} is closed")
-        if self._writer_task.done():
-            raise RuntimeError(f"the writer of {self.path} has stopped")
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
-        self._riders.append(_Write(apply, False, future))
-        if self._rider_timer is None:
-            self._rider_timer = loop.call_later(RIDER_WAIT, self._wake_for_riders)
-        await future
-
-    def _wake_for_riders(self) -> None:
-        self._rider_timer = None
-        if self._riders:
-            wake = asyncio.get_running_loop().create_future()
-            self._queue.put_nowait(_Write(_nothing, False, wake))
-
-    def _take_riders(self) -> list[_Write]:
-        riders, self._riders = self._riders, []
-        if self._rider_timer is not None:
-            self._rider_timer.cancel()
-            self._rider_timer = None
-        return riders
-
     async def _write_loop(self) -> None:
         """Take every queued write, commit them in one transaction, then answer each caller."""
         loop = asyncio.get_running_loop()
@@ -880,7 +844,6 @@ class SqliteRepository:
                     stopping = True
                     break
                 batch.append(item)
-            batch.extend(self._take_riders())
             # A caller cancelled before its write began: it was never acknowledged, skip it.
             batch = [w for w in batch if not w.future.done()]
             if not batch:
@@ -905,10 +868,7 @@ class SqliteRepository:
                 for write in batch:
                     if write.future.done():
                         continue
-                    if write.apply is _nothing:  # a wake-up nobody awaits
-                        write.future.set_result(None)
-                    else:
-                        write.future.set_exception(error)
+                    write.future.set_exception(error)
                 continue
             self.writes += outcomes.count(None)
             for write, outcome in zip(batch, outcomes, strict=True):

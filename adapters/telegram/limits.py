@@ -70,7 +70,10 @@ class LaneLimits:
     wall-clock times of different hosts).
 
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
-    keeps them for posts, so a round's end, its last state and its result, goes out at once);
+    keeps them for posts, so a deal's end goes out at once: its last state and its result,
+    which, at the end of a Karnaval quarter, is the score sheet's picture and a text too long
+    for its caption, three calls; with two kept, such an end waited for calls to leave the
+    window, more than 10 s when the next deal's message had taken two soon before);
     edits are also spread evenly (one per `group_window / group` s at most, and the room
     left spread over the time until the window's calls leave it: `_Lane.wait`), so the
     budget is never spent in a burst that would leave the group without a call for most of a
@@ -83,7 +86,7 @@ class LaneLimits:
     overall: int = 30
     overall_window: float = 1.0
     margin: float = 0.02
-    reserve: int = 2
+    reserve: int = 3
 
 
 class SharedCalls(Protocol):

@@ -6,7 +6,10 @@ service's commit takes them (`take`) and stores them in the same transaction as 
 (`Repository.save_table(messages=...)`), claiming them for this process. Only then are they
 delivered: one task per table sends them in order through the `Notifier` and marks them done
 (`Repository.finish_messages`, which also claims whatever else the table has waiting, from any
-process). Messages whose deliverer died are claimed again once its lease ran out or its
+process). Each message is marked before its lane sends the next (`flush`: one marking write at
+a time, carrying what every lane sent meanwhile; the last of a batch is marked by the finish),
+so a process killed at any moment has at most the message whose send was in flight, per lane,
+sent again. Messages whose deliverer died are claimed again once its lease ran out or its
 heartbeat ended (`sweep`; `bury_dead` ends the heartbeat of a process known gone at once: of
 this host, its process id no longer runs; on PostgreSQL, its session with the store ended),
 so whatever was committed goes out once the bot is back: at most once more, never lost.
@@ -29,12 +32,10 @@ process sends its rendering from the command; anyone else (another process, this
 restart) renders the committed table when delivering.
 
 Where this process is the store's only one (SQLite, locked for `run`) nothing of a table
-reaches the store but through its own commits, so three things need no write of their own:
-edits of an open table and a restored table's notice are delivered from memory (`unstored`,
-`deliver`: the start after a crash shows every open table anew), and delivered messages of
-all tables are marked done together, in the next write (`flush`), with the references of
-table messages posted. A crash before that write sends them once more, as a crash before a
-per-table marking would.
+reaches the store but through its own commits, so edits of an open table and a restored
+table's notice need no row: they are delivered from memory (`unstored`, `deliver`: the start
+after a crash shows every open table anew). Delivered messages of all tables are then marked
+together (`flush`, with the references of table messages posted), in no finish of their own.
 """
 
 from __future__ import annotations
@@ -93,6 +94,12 @@ LEASE = 15.0
 def _at(shot: TableShot, version: int) -> TableShot:
     """`shot` committed with the table's stored `version`."""
     return TableShot(shot.table_id, shot.message, version, shot.note, shot.buttons)
+
+
+def _retrieved(write: asyncio.Future[bool]) -> None:
+    """Take a marking write's failure as seen (its callers hear it; one cancelled does not)."""
+    if not write.cancelled():
+        write.exception()
 
 
 def process_id() -> str:
@@ -162,6 +169,8 @@ class _PrivateLane:
 
     waiting: deque[tuple[str, OutMessage]] = field(default_factory=deque)
     task: asyncio.Task[None] | None = None
+    #: Marking a message sent failed: nothing more goes until a marking succeeds (`flush`).
+    blocked: bool = False
 
 
 class Outbox:
@@ -205,6 +214,11 @@ class Outbox:
         #: whatever a claim of the store hands back before the marking succeeds.
         self._sent: set[int] = set()
         self._flushing: asyncio.Task[None] | None = None
+        #: The marking write: the one under way, the next (what is kept now rides with it),
+        #: and the task that writes them one after the other (`flush`).
+        self._writing: asyncio.Future[bool] | None = None
+        self._next_write: asyncio.Future[bool] | None = None
+        self._writer: asyncio.Task[None] | None = None
         #: Seconds from commit to send of the newest messages sent (benchmarks: 10,000 kept).
         self.lags: Samples = Samples()
         #: How far behind the game each channel message went out (benchmarks).
@@ -319,7 +333,9 @@ class Outbox:
         if m.kind == "tell" and m.user is not None:
             lane = self._private.setdefault(m.user, _PrivateLane())
             lane.waiting.append((channel, m))
-            if lane.task is None or lane.task.done():
+            if lane.blocked:
+                self._flush_later()  # resumed once its sent message is marked
+            elif lane.task is None or lane.task.done():
                 lane.task = asyncio.get_running_loop().create_task(self._tell_all(m.user, lane))
             if not self.in_memory(channel):
                 q.finish = True  # the table's deliverer renews the claim and takes what waits
@@ -331,8 +347,7 @@ class Outbox:
         if q.blocked:
             # Resumed once what it sent is marked (`flush`): try that now (a commit just
             # succeeded, so the store may well be back).
-            if self._flushing is None or self._flushing.done():
-                self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
+            self._flush_later()
             return
         if (q.messages or q.finish) and (q.task is None or q.task.done()):
             q.task = asyncio.get_running_loop().create_task(self._drain(channel, q))
@@ -386,8 +401,9 @@ class Outbox:
                 self.lags.append(max(0.0, now - r.created_at))
                 self.metrics.delivered("private", self.lags.last)
             done = [r.id for r in run if r.id]
-            if done:
-                self._mark_soon(channel, done, False)
+            if done and not await self._mark_now(channel, done, False):
+                lane.blocked = True  # `_resume` goes on once the marking succeeded
+                return
         if self._private.get(user) is lane and not lane.waiting:
             del self._private[user]
 
@@ -475,10 +491,11 @@ class Outbox:
             q.finish = False
             pending = list(q.messages)
             q.messages.clear()
-            done: list[int] = []
-            posted = False
+            done: list[int] = []  # handled, not yet marked
+            posted = False  # a table message posted since the last marking
             for i, m in enumerate(pending):
                 later = pending[i + 1 :]
+                sent = False
                 if await self.policy.due(
                     channel, q.view, m, later, lambda: list(q.messages), q.arrived
                 ):
@@ -486,16 +503,28 @@ class Outbox:
                         posted |= await self.policy.send(channel, q.view, m)
                     except Exception:  # a platform failure must not stop the table's queue
                         log.exception("sending to %s failed", channel)
+                    sent = True
                     self.lags.append(max(0.0, self.clock.now() - m.created_at))
                     self.metrics.delivered("channel", self.lags.last)
                     self.policy.sent(q.view, m)
                 if m.id:  # a message with a row (those delivered from memory have none)
                     done.append(m.id)
                     self._sent.add(m.id)
+                if sent and later and (done or posted):
+                    # Marked before the lane sends anything more (one write with every lane
+                    # marking meanwhile): a crash sends again at most the message in flight.
+                    if not await self._mark_now(channel, done, posted):
+                        q.messages.extendleft(reversed(later))
+                        q.blocked = True  # `_resume` goes on once the marking succeeded
+                        q.more = q.takeover = False
+                        return
+                    done, posted = [], False
             if self.alone and not q.more and not q.takeover:
                 # Nothing of the table waits in the store but through this process's own
-                # commits: marked with every other table's in the next write.
-                self._mark_soon(channel, done, posted)
+                # commits: marked (with every lane's marking meanwhile) before the next send.
+                if (done or posted) and not await self._mark_now(channel, done, posted):
+                    q.blocked = True
+                    return
                 continue
             earlier = self._unacked_of(channel)
             # A reference kept to store lazily goes with this finish (the newest one).
@@ -535,6 +564,25 @@ class Outbox:
             if nxt is not None:
                 self._take(channel, q, nxt.messages)
 
+    async def _mark_now(self, channel: str, done: list[int], posted: bool) -> bool:
+        """Mark sent messages of `channel` (and store the table message's reference, when one
+        was posted) in the next marking write, shared with every lane marking meanwhile, and
+        wait for it. False when it failed: they stay kept for a later write (`flush`)."""
+        if done:
+            self._unacked.setdefault(channel, []).extend(done)
+            self._sent.update(done)
+        if posted:
+            self._refs[channel] = self._queues[channel].view.ref
+        try:
+            return await self.flush()
+        except Exception:  # StoreLost: the service stops; the next start delivers the rest
+            return False
+
+    def _flush_later(self) -> None:
+        """Try marking what is kept unmarked soon (a task), unless that is under way."""
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
+
     def _mark_soon(self, channel: str, done: list[int], posted: bool) -> None:
         """Keep delivered messages (and the table message's reference, when one was posted)
         to mark in the next bulk write, which every table's deliveries share."""
@@ -546,8 +594,7 @@ class Outbox:
             self._refs[channel] = q.view.ref
         if not (self._unacked or self._refs):
             return  # nothing to mark (an edit delivered from memory has no row)
-        if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.get_running_loop().create_task(self._flush_soon())
+        self._flush_later()
 
     async def _flush_soon(self) -> None:
         """Mark what was delivered once this turn's deliveries are done, and again while more
@@ -567,7 +614,44 @@ class Outbox:
 
     async def flush(self) -> bool:
         """Mark every delivered message kept unmarked as done and store the references
-        kept, in one write. False when the store refused (they stay kept, for the next)."""
+        kept, in one write, and wait for it. False when the store refused (they stay kept,
+        for the next).
+
+        One marking write is under way at a time: what is kept while it runs goes with the
+        next, which every lane asking meanwhile shares (a group commit of the markings)."""
+        if not self._unacked and not self._refs:
+            if self._writing is not None:  # what was kept before is being written
+                return await asyncio.shield(self._writing)
+            return True
+        loop = asyncio.get_running_loop()
+        if self._next_write is None:
+            self._next_write = loop.create_future()
+            self._next_write.add_done_callback(_retrieved)
+        write = self._next_write
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write_markings())
+        return await asyncio.shield(write)
+
+    async def _write_markings(self) -> None:
+        """Write the markings asked for, one write at a time, each with all kept by then."""
+        while self._next_write is not None:
+            await asyncio.sleep(0)  # the lanes finishing this turn join the write
+            write, self._next_write = self._next_write, None
+            self._writing = write
+            try:
+                ok = await self._write_kept()
+            except asyncio.CancelledError:
+                write.cancel()
+                raise
+            except BaseException as exc:  # StoreLost: every caller hears it
+                write.set_exception(exc)
+            else:
+                write.set_result(ok)
+            finally:
+                self._writing = None
+
+    async def _write_kept(self) -> bool:
+        """One write marking what is kept unmarked (see `flush`)."""
         if not self._unacked and not self._refs:
             return True
         taken, self._unacked = self._unacked, {}
@@ -589,13 +673,20 @@ class Outbox:
         return True
 
     def _resume(self) -> None:
-        """What a table's failed marking held back goes on (its sent messages are marked):
-        the deliverer finishes the table, claiming what else waits."""
+        """What a failed marking held back goes on (its sent messages are marked): a table's
+        deliverer finishes the table, claiming what else waits; a private lane goes on."""
         for channel, q in self._queues.items():
             if q.blocked and channel not in self._unacked:
                 q.blocked = False
                 q.finish = True
                 self._start(channel, q)
+        for user, lane in list(self._private.items()):
+            if lane.blocked and not self._unacked:
+                lane.blocked = False
+                if not lane.waiting:
+                    del self._private[user]
+                elif lane.task is None or lane.task.done():
+                    lane.task = asyncio.get_running_loop().create_task(self._tell_all(user, lane))
 
     async def drain(self) -> None:
         """Wait until every queue is empty and every delivery is marked (tests, shutdown)."""
@@ -604,6 +695,8 @@ class Outbox:
             tasks += [p.task for p in self._private.values() if p.task and not p.task.done()]
             if self._flushing is not None and not self._flushing.done():
                 tasks.append(self._flushing)
+            if self._writer is not None and not self._writer.done():
+                tasks.append(self._writer)
             if not tasks:
                 with contextlib.suppress(Exception):
                     await self.flush()  # a failure is logged: they are marked by a later flush

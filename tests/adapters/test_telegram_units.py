@@ -4,12 +4,16 @@ private-message outcomes and the rate limiter's budget for reads."""
 from __future__ import annotations
 
 import asyncio
+import json
+import selectors
 from collections.abc import AsyncIterator
 from string import Formatter
 from typing import Any
 
 import pytest
 from telegram import User as TgUser
+from telegram.ext import ExtBot
+from telegram.request import BaseRequest
 
 from adapters.telegram import texts
 from adapters.telegram.handlers import _person, fit
@@ -25,7 +29,8 @@ from adapters.telegram.notifier import TelegramNotifier
 from adapters.telegram.platform import StoreCalls, TelegramLimits
 from bot.service import tokens
 from bot.service.i18n import LANGUAGES
-from bot.service.ports import Button, Delivery, Screen
+from bot.service.outbox import Outbox
+from bot.service.ports import Button, Delivery, OutMessage, Picture, Screen
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
 from tests.adapters.test_telegram_bench import Bench
@@ -334,3 +339,183 @@ def test_people_carry_their_app_language_when_the_bot_speaks_it() -> None:
     assert person("de") == "de" and person("de-CH") == "de"
     assert _person(TgUser(7, "Kari", False, last_name="Nordmann")).name == "Kari Nordmann"
     assert _person(TgUser(7, "Kari", False)).key == "telegram:7"
+
+
+class _VirtualLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock moves only when it would wait: a timer's wait takes no
+    time, so a minute of Telegram's window passes at once, and the same way every run."""
+
+    def __init__(self) -> None:
+        super().__init__(selectors.DefaultSelector())
+        self._now = 0.0
+        select = self._selector.select  # type: ignore[attr-defined]
+
+        def advance(timeout: float | None = None) -> Any:
+            if timeout is not None and timeout > 0:
+                self._now += timeout  # the wait passes at once
+            return select(0)
+
+        self._selector.select = advance  # type: ignore[attr-defined]
+
+    def time(self) -> float:
+        """The virtual time."""
+        return self._now
+
+
+class _LocalBotApi(BaseRequest):
+    """The Bot API answered in this process (no network): each call is written down with
+    the loop's time, and answered as Telegram answers it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, str, str]] = []  # (time, method, text or caption)
+        self._next = 0
+
+    @property
+    def read_timeout(self) -> float | None:
+        """No timeout: nothing travels."""
+        return None
+
+    async def initialize(self) -> None:
+        """Nothing to open."""
+
+    async def shutdown(self) -> None:
+        """Nothing to close."""
+
+    async def do_request(self, url: str, method: str, request_data: Any = None, **_: Any) -> Any:
+        """Answer `url`'s method."""
+        name = url.rsplit("/", 1)[-1]
+        params = request_data.parameters if request_data is not None else {}
+        now = asyncio.get_running_loop().time()
+        if name == "getMe":
+            result: Any = {"id": 1, "is_bot": True, "first_name": "Gnav", "username": "gnav_bot"}
+        else:
+            self.calls.append((now, name, str(params.get("text") or params.get("caption") or "")))
+            self._next += 1
+            chat = {"id": int(params.get("chat_id", 0)), "type": "supergroup", "title": "t"}
+            result = {"message_id": self._next, "date": 0, "chat": chat}
+            if name == "sendPhoto":
+                result["photo"] = [{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}]
+        return 200, json.dumps({"ok": True, "result": result}).encode()
+
+
+async def _deals(
+    limits: LaneLimits, deals: tuple[tuple[float, bool], ...], delay: float
+) -> tuple[list[tuple[float, str, str]], list[float]]:
+    """A group's table on Telegram's limits, through the real `Lanes`, `TelegramNotifier`
+    and outbox (the Bot API answered locally, the loop's clock virtual): for each of `deals`
+    (its length, whether it ends a quarter), moves every half second, each an edit of the
+    table message, then its end: the deal's last state and its result, a new table message
+    (a quarter's carries the score sheet's picture, with a text too long for a caption: a
+    photo and a text); `delay` s later the next deal's message, freezing the result. The
+    calls made (time, method, text), and when each deal ended."""
+    lanes = Lanes(limits)
+    api = _LocalBotApi()
+    bot = ExtBot("1:local", request=api, get_updates_request=api, rate_limiter=lanes)
+    await bot.initialize()
+    notifier = TelegramNotifier(lanes=lanes)
+
+    async def migrated(old: int, new: int) -> int:
+        return 0
+
+    notifier.attach(bot, migrated)
+    loop = asyncio.get_running_loop()
+
+    class _Clock:
+        def now(self) -> float:
+            return loop.time()
+
+    async def posted(channel: str, ref: str) -> None:
+        """The table message's reference (nothing keeps it here)."""
+
+    async def told(user: str, delivery: Delivery) -> None:
+        raise AssertionError("no private message here")
+
+    async def render(channel: str, shot: Any) -> Screen | None:
+        raise AssertionError("screens only here")
+
+    outbox = Outbox(
+        notifier,  # type: ignore[arg-type]
+        posted,
+        told,
+        render_shot=render,
+        repo=MemoryRepository(),
+        clock=_Clock(),
+    )
+    channel = "telegram:-100"
+    sheet = Picture("karnaval-sheet-q1.png", b"\x89PNG", "sheet")
+
+    def msg(kind: str, text: str, freeze: str | None = None, image: Picture | None = None) -> Any:
+        button = ((Button("Play", "tok"),),)
+        return OutMessage(
+            kind,
+            Screen(text, button, image=image),
+            freeze=None if freeze is None else Screen(freeze),
+            created_at=loop.time(),
+        )
+
+    outbox.deliver(channel, [msg("post_table", "deal 1")])
+    ends: list[float] = []
+    for deal, (length, picture) in enumerate(deals, 1):
+        start = loop.time()
+        while loop.time() - start < length:
+            await asyncio.sleep(0.5)
+            outbox.deliver(channel, [msg("edit", f"deal {deal} move at {loop.time():.1f}")])
+        result = f"deal {deal} result " + "x" * (1100 if picture else 10)  # > a caption
+        outbox.deliver(
+            channel,
+            [
+                msg("edit", f"deal {deal} last state"),
+                msg("post_table", result, image=sheet if picture else None),
+            ],
+        )
+        ends.append(loop.time())
+        await asyncio.sleep(delay)  # the next deal's delay
+        outbox.deliver(
+            channel, [msg("post_table", f"deal {deal + 1}", freeze=f"deal {deal} result frozen")]
+        )
+    await outbox.drain()
+    notifier.close()
+    return api.calls, ends
+
+
+def _late(calls: list[tuple[float, str, str]], deal: int, end: float, picture: bool) -> float:
+    """Seconds from deal `deal`'s last move (at `end`) until its last state and its whole
+    result (the picture too) had gone."""
+    last = [t for t, _, text in calls if text == f"deal {deal} last state"]
+    result = [t for t, _, text in calls if text.startswith(f"deal {deal} result x")]
+    photo = [t for t, name, _ in calls if name == "sendPhoto" and t >= end][:1] if picture else []
+    assert len(last) == len(result) == 1 and len(photo) == picture, calls
+    return max(last + result + photo) - end
+
+
+@pytest.mark.parametrize("reserve", [None, 2])
+def test_a_deals_last_state_and_result_reach_the_group_within_10_s_when_its_minute_is_spent(
+    reserve: int | None,
+) -> None:
+    """Issue 31, point 5: a deal's last state and result reach the group within 10 s of its
+    last move on Telegram: the calls a group's window keeps from the table message's edits
+    (`LaneLimits.reserve`) hold the whole of a deal's end, also a quarter's, whose result is
+    the score sheet's picture and a text (three calls). On a virtual clock, so every wait is
+    exact: a 55 s deal whose edits spent the group's minute ends a quarter, the next deal's
+    message follows 6 s later and takes two calls, and that deal, 3 s long, ends a quarter
+    too. With the former reserve of 2 (the case `reserve=2`) its end waited 10.8 s for calls
+    to leave the window; now 8 s."""
+    limits = LaneLimits() if reserve is None else LaneLimits(reserve=reserve)
+    deals = ((55.0, True), (3.0, True))
+    loop = _VirtualLoop()
+    try:
+        calls, ends = loop.run_until_complete(_deals(limits, deals, delay=6.0))
+    finally:
+        loop.close()
+    late = [
+        _late(calls, n, end, pic)
+        for n, (end, (_, pic)) in enumerate(zip(ends, deals, strict=True), 1)
+    ]
+    if reserve is None:
+        assert max(late) <= 10.0, late
+    else:
+        assert max(late) > 10.0, late  # what the fix changed
+    # Telegram's limit is kept all the same: never more than 20 calls in its minute.
+    times = [t for t, _, _ in calls]
+    for t in times:
+        assert sum(1 for u in times if t - 60 < u <= t) <= 20

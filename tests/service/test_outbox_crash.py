@@ -1,9 +1,12 @@
 """The outbox survives SIGKILL between commit and send: a child process playing with a slow
 platform is killed at a random point; every message it committed and had not sent goes out
-after the restart, private pieces in their newest version only."""
+after the restart, private pieces in their newest version only. A process killed right after
+its N-th send sends again, once restarted, at most that one (each message is marked sent
+before its lane sends the next), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -12,15 +15,20 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.ports import Repository
 from bot.service.service import TableService
 from bot.service.table import TableKey
+from storage.postgres import PostgresRepository
 from storage.sqlite import SqliteRepository
 from tests.service.fakes import RecordingNotifier
+from tests.service.marking_child import POSTS, result
+from tests.storage.conftest import PG_DSN, fresh_pg_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,3 +111,66 @@ async def test_sigkill_between_commit_and_send_loses_no_message(tmp_path: Path, 
     newest = posted[-1].screen
     assert newest.text.endswith(service.render(table).text)
     assert any("restarted" in text for text in public)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def store_args(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[list[str]]:
+    """How the child and the restarted process open one store: SQLite or PostgreSQL."""
+    if request.param == "sqlite":
+        yield ["sqlite", str(tmp_path / "gnav.sqlite3")]
+        return
+    async with fresh_pg_schema() as schema:
+        yield ["postgres", PG_DSN, schema]
+
+
+async def _open(args: list[str]) -> Repository:
+    if args[0] == "sqlite":
+        return await SqliteRepository.open(args[1])
+    return await PostgresRepository.open(args[1], schema=args[2], max_size=5)
+
+
+@pytest.mark.parametrize("kill_after", [3, 23])
+async def test_a_process_killed_right_after_a_send_sends_again_at_most_that_one(
+    tmp_path: Path, store_args: list[str], kill_after: int
+) -> None:
+    """The child commits 30 group posts at once (more than a claim's batch) and dies by
+    SIGKILL right after its `kill_after`-th post returns from the platform (its own
+    platform kills it, on that event). The restarted process sends again at most one of
+    those: the one whose send was in flight; and every post of the run went out."""
+    log = tmp_path / "sent.jsonl"
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.service.marking_child",
+        str(log),
+        str(kill_after),
+        *store_args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        out, err = await asyncio.wait_for(child.communicate(), 60)
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    assert child.returncode == -signal.SIGKILL, (out + err).decode()
+    before = [text for kind, _, text in map(json.loads, log.read_text().splitlines())]
+    first = [t for t in before if t.startswith("result ")]
+    assert first == [result(i) for i in range(kill_after)]
+
+    repo = await _open(store_args)
+    notifier = AnyRefNotifier()
+    try:
+        service = TableService(repo, notifier, bot_delay=60.0, games=all_games())
+        await service.resume()
+        await service.outbox.drain()
+        again = [m.history[0].text for m in notifier.messages.values()]
+        await service.shutdown()
+    finally:
+        await repo.close()
+    resent = [t for t in again if t in first]
+    assert len(resent) <= 1, resent
+    assert set(first) | set(again) >= {result(i) for i in range(POSTS)}  # nothing lost
