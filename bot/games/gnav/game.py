@@ -333,7 +333,12 @@ class GnavView(GameView):
         from bot.games.gnav.engine.record import replay_record
 
         return web.replay_steps(
-            record, cat, self, replay_record, hands=lambda m: web.gnav_hands(m, piece_name)
+            record,
+            cat,
+            self,
+            replay_record,
+            hands=lambda m: web.gnav_hands(m, piece_name),
+            opening=_opening_lines,
         )
 
     def rules_text(self, cat: Catalog, settings: GnavSettings) -> str:
@@ -381,6 +386,16 @@ def _refusal(match: Match, seat: int, action: str, exc: RuleError) -> GameRuleEr
     else:
         key = "gnav.rule.other"
     return GameRuleError(rule, key, params, exc.message)
+
+
+def _opening_lines(match: Match) -> list[LogLine]:
+    """The round's public lines so far (for a replay cut at the deal: the Narr's knock, N5,
+    and who sits out), as the table logged them."""
+    log = match.log
+    if log is None:
+        return []
+    names = match.seats
+    return [line for e in log.events if (line := _event_line(e, names)) is not None]
 
 
 def _event_line(e: Event, names: Sequence[str], asker: int | None = None) -> LogLine | None:

@@ -58,13 +58,16 @@ def replay_steps(
     fold: Callable[[Any], tuple[Any, Any]],
     wrap: Callable[[Any], Any] = lambda m: m,
     hands: Callable[[Any], list[list[dict[str, Any]]]] | None = None,
+    opening: Callable[[Any], list[Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The steps of a record of rounds of `[player, verb]` actions: the record cut at each
     round's start and folded by `fold` (the engine's `replay_record`), then each action made
     by the game's rules (`view.rules`), so each step's lines are the round's log as the table
     showed it, in the table's language; `wrap` makes the folded match what `view` renders;
     `hands` gives every seat's piece or card now as tiles (the record is public: each is
-    shown from the deal on, and where it went). `deal` numbers each step's round."""
+    shown from the deal on, and where it went); `opening` gives the deal's own public log
+    lines (a Narr's knock, the ante) from the folded match, as the table said them before
+    anyone acted. `deal` numbers each step's round."""
     rounds = record.get("rounds") or []
     seats: Sequence[str] = record.get("seats") or []
     steps: list[dict[str, Any]] = []
@@ -77,7 +80,7 @@ def replay_steps(
         except ValueError:  # the engines' RecordError: a record this page cannot cut
             return steps
         table = wrap(match)
-        story: list[str] = []
+        story = [view.render_line(line, cat) for line in (opening(table) if opening else [])]
         for a in range(len(actions) + 1):
             if a:
                 name, verb = actions[a - 1]

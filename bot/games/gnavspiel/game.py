@@ -406,6 +406,7 @@ class GnavspielView(GameView):
             replay_record,
             GnavspielMatch,
             hands=lambda t: web.hands(t.m, text),
+            opening=_opening_lines,
         )
 
     def rules_text(self, cat: Catalog, settings: Any) -> str:
@@ -452,6 +453,15 @@ _EXCHANGES = ("accept", "refuse", "stop", "stand", "draw", "taboo", "take_back")
 _STOCK = ("draw", "taboo", "take_back")
 #: An offer, its answer and the offerer stopping after a refusal (G4).
 _OFFER = ("offer", "accept", "refuse", "stand", "stop")
+
+
+def _opening_lines(t: GnavspielMatch) -> list[LogLine]:
+    """The deal's public lines so far (for a replay cut at the deal: the ante, a knock, G2),
+    as the table logged them."""
+    log = t.m.log
+    if log is None:
+        return []
+    return [line for e in log.events if (line := _event_line(e, t.m.seats)) is not None]
 
 
 def _event_line(e: Event, names: Sequence[str]) -> LogLine | None:
