@@ -37,6 +37,7 @@ and the share of the deals sampled from their own knowledge on which it loses no
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.games.gnav.engine.events import Event
@@ -185,23 +186,34 @@ class Worlds:
         return start - m.lives[k.seat]
 
 
+def _fitting(
+    w: Worlds, seed: int, worlds: int
+) -> Iterator[tuple[dict[int, int], list[int], float]]:
+    """Up to `worlds` sampled deals that replay to what the seat saw, each with its weight
+    (at most `worlds * ATTEMPTS` tries, from `random.Random(seed)`)."""
+    rng = random.Random(seed)
+    kept = 0
+    for _ in range(worlds * ATTEMPTS):
+        if kept >= worlds:
+            return
+        deal, bag = w.sample(rng)
+        seen = w.replay(deal, bag)
+        if seen is None:
+            continue
+        kept += 1
+        yield deal, bag, seen[1]
+
+
 def outcomes(
     k: Knowledge, seed: int, worlds: int, slip: float = SLIP
 ) -> list[tuple[float, dict[str, int]]]:
     """Up to `worlds` deals fitting the seat's knowledge: each deal's weight and the lives the
     seat loses on it for each of its legal actions (every seat on `decide` afterwards)."""
     w = Worlds(k, slip)
-    rng = random.Random(seed)
-    kept: list[tuple[float, dict[str, int]]] = []
-    for _ in range(worlds * ATTEMPTS):
-        if len(kept) >= worlds:
-            break
-        deal, bag = w.sample(rng)
-        seen = w.replay(deal, bag)
-        if seen is None:
-            continue
-        kept.append((seen[1], {a: w.outcome(deal, bag, a) for a in k.legal}))
-    return kept
+    return [
+        (weight, {a: w.outcome(deal, bag, a) for a in k.legal})
+        for deal, bag, weight in _fitting(w, seed, worlds)
+    ]
 
 
 def hint(
@@ -229,16 +241,10 @@ def evaluate(
     """Over the kept deals (both actions meet the same deals): the weighted mean of the lives
     lost swapping less those lost staying, its standard error, and the deals' total weight."""
     w = Worlds(k, slip)
-    rng = random.Random(seed)
-    diffs: list[tuple[float, int]] = []
-    for _ in range(worlds * ATTEMPTS):
-        if len(diffs) >= worlds:
-            break
-        deal, bag = w.sample(rng)
-        seen = w.replay(deal, bag)
-        if seen is None:
-            continue
-        diffs.append((seen[1], w.outcome(deal, bag, "swap") - w.outcome(deal, bag, "stay")))
+    diffs = [
+        (weight, w.outcome(deal, bag, "swap") - w.outcome(deal, bag, "stay"))
+        for deal, bag, weight in _fitting(w, seed, worlds)
+    ]
     total = sum(x for x, _ in diffs)
     if total <= 0:
         return 0.0, 0.0, 0.0
