@@ -24,6 +24,7 @@ from bot.games.gnav.engine.match import Match as GnavMatch
 from bot.games.gnav.strategy import BotView, decide
 from bot.games.gnavspiel.engine.match import Choice
 from bot.games.gnavspiel.engine.match import Match as SpielMatch
+from bot.games.gnavspiel.search import pays_after
 from bot.games.gnavspiel.strategy import choose
 
 
@@ -55,16 +56,11 @@ def gnav_oracle(match: GnavMatch, seat: int) -> str:
 def _spiel_pays(match: SpielMatch, seat: int, first: Choice) -> int:
     """Chips `seat` pays at this deal's reveal (G7) after `first`, the others on `choose`
     and `seat` on the oracle (a copy is played)."""
-    m = copy.deepcopy(match)
-    pick, who = first, seat
-    while True:
-        events = m.act(who, pick.action, pick.arg)
-        if any(e.kind == "reveal" for e in events):
-            return sum(1 for e in events if e.kind == "pay" and e.seats[0] == seat)
-        if m.phase != "play" or not m.deciders():
-            return 0
-        who = m.deciders()[0]
-        pick = gnavspiel_oracle(m, who) if who == seat else choose(m, who)
+
+    def play(m: SpielMatch, who: int) -> Choice:
+        return gnavspiel_oracle(m, who) if who == seat else choose(m, who)
+
+    return pays_after(copy.deepcopy(match), seat, first, play)
 
 
 def gnavspiel_oracle(match: SpielMatch, seat: int) -> Choice:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.games.gnavspiel.engine.cards import DECK, JOKER
@@ -160,9 +161,11 @@ def _weighted_world(
     return w, weight
 
 
-def _pays(m: Match, seat: int, first: Choice) -> int:
+def pays_after(
+    m: Match, seat: int, first: Choice, play: Callable[[Match, int], Choice] = choose
+) -> int:
     """Chips `seat` pays at this deal's reveal (G7) after `first`, every seat then playing
-    today's strategy."""
+    `play` (today's strategy unless told otherwise); `m` is played on."""
     pick, who = first, seat
     for _ in range(64):
         events = m.act(who, pick.action, pick.arg)
@@ -171,7 +174,7 @@ def _pays(m: Match, seat: int, first: Choice) -> int:
         if m.phase != "play" or not m.deciders():
             return 0
         who = m.deciders()[0]
-        pick = choose(m, who)
+        pick = play(m, who)
     return 0
 
 
@@ -217,7 +220,7 @@ def sampled(
         done += 1
         weights += weight
         for c in choices:
-            paid = _pays(copy.deepcopy(world), seat, c)
+            paid = pays_after(copy.deepcopy(world), seat, c)
             totals[c] += weight * paid
             safe[c] += weight * (paid == 0)
     n = weights or 1.0
