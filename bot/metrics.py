@@ -48,6 +48,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from bot.listen import listen
 from bot.service.metrics import LANES
 
 log = logging.getLogger(__name__)
@@ -168,13 +169,7 @@ class Metrics:
         """Serve `/metrics` on `host:port` of its own (0: a free port); returns the port."""
         app = web.Application()
         app.router.add_get("/metrics", self.page)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else port
+        self._runner, self.port = await listen(app, host, port)
         return self.port
 
     async def close(self) -> None:

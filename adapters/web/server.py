@@ -27,6 +27,7 @@ from aiohttp import WSMsgType, web
 from adapters.web.auth import SecretHolder, Viewer, check_init_data
 from adapters.web.files import STATIC, static_text
 from adapters.web.hub import Hub, Page, payload
+from bot.listen import listen
 from bot.service import tokens
 from bot.service.table import TableKey, User
 
@@ -105,13 +106,7 @@ class WebServer:
 
     async def start(self, host: str, port: int) -> int:
         """Listen on `host:port` (0: a free port); returns the port."""
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else port
+        self._runner, self.port = await listen(self.app, host, port)
         self.hub.start_watch()
         return self.port
 
