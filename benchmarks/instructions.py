@@ -195,7 +195,7 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
 
 def _table_id(service: Any, key: Any) -> str:
     """The stored id of the table at `key` (the benchmark may look inside what it measures)."""
-    return str(service.work.cached[key.key].table_id)
+    return str(service.uow.cached[key.key].table_id)
 
 
 def child(kind: str, commands: int) -> None:

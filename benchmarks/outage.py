@@ -185,7 +185,7 @@ async def person(service: TableService, lobbies: int, load: Load, stop: asyncio.
     shown: dict[str, tuple[str, int]] = {}  # lobby key -> (table id, version) last shown
     while not stop.is_set():
         key = TableKey("bench", f"lobby{(n // 2) % lobbies}")
-        cached = service.work.cached.get(key.key)
+        cached = service.uow.cached.get(key.key)
         if cached is not None:
             shown[key.key] = (cached.table_id, cached.seq)
         if n % 2 == 0 or key.key not in shown:

@@ -74,8 +74,8 @@ from typing import Any
 
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
-from bot.service.core import UnitOfWork
 from bot.service.game import Choice, GameRules
+from bot.service.options import ServiceSettings
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -198,12 +198,12 @@ async def setup_tables(
 def open_tables(service: TableService) -> int:
     """Measured tables still playing (the benchmark may look inside the service it measures)."""
     return sum(
-        1 for k, t in service.work.cached.items() if t.status != "closed" and ":think" not in k
+        1 for k, t in service.uow.cached.items() if t.status != "closed" and ":think" not in k
     )
 
 
-class SpreadDelay(UnitOfWork):
-    """The unit of work with each bot's delay drawn around the mean (0.5-1.5x), so tables that
+class SpreadDelay(ServiceSettings):
+    """The service settings with each bot's delay drawn around the mean (0.5-1.5x), so tables that
     started together do not act in step (`--bot-delay`)."""
 
     mean_delay = 0.0
@@ -223,7 +223,7 @@ async def play_all(service: TimedService) -> tuple[int, float]:
     """Run deadlines until every table has finished; returns (commands, seconds)."""
     start = time.perf_counter()
     idle_since = time.perf_counter()
-    paced = service.work.bot_delay > 0
+    paced = service.settings.bot_delay > 0
     deadlines = service.timers.deadlines
     wake = deadlines.wake = asyncio.Event()  # set when a thought is done (as `Timers.run`)
     while True:
@@ -237,7 +237,7 @@ async def play_all(service: TimedService) -> tuple[int, float]:
                 await asyncio.sleep(0)
                 continue
             # Bots due later: wait for the next deadline, or a thought done before it.
-            due = deadlines.heap[0][0] - service.work.clock.now() if deadlines.heap else 0.05
+            due = deadlines.heap[0][0] - service.clock.now() if deadlines.heap else 0.05
             wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), max(0.0, min(due, 0.05)))
@@ -372,8 +372,8 @@ async def play(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         thinking=thinking,
     )
     if args.bot_delay:
-        service.work.__class__ = SpreadDelay
-        service.work.bot_delay = args.bot_delay
+        service.settings.__class__ = SpreadDelay
+        service.settings.bot_delay = args.bot_delay
     await setup_tables(service, args.tables, "t", args.players)
     if args.thinking:
         level = "strong" if paced else args.thinking_level

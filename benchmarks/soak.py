@@ -79,7 +79,7 @@ async def start_match(service: TableService, key: TableKey, game: str) -> None:
 
 def closed(service: TableService, key: TableKey) -> bool:
     """Whether the table of `key` finished (the benchmark may look inside the service)."""
-    table = service.work.cached.get(key.key)
+    table = service.uow.cached.get(key.key)
     return table is None or table.status == "closed"
 
 

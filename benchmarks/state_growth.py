@@ -97,7 +97,7 @@ async def one_match(folder: Path, label: str, settings: list[str], seed: int) ->
         table = await service.table_state(key)
         assert table is not None
         if table.match is not None:
-            number = service.work.view_of(table).round_number(table.match)
+            number = service.games_of.view_of(table).round_number(table.match)
             by_round.setdefault(number, []).extend(repo.saves[before:])
         if table.status != "playing":
             break

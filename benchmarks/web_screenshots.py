@@ -47,7 +47,7 @@ def _small(path: Path) -> Path:
 async def _settle(service: TableService) -> None:
     while await service.tick():
         pass
-    await service.work.thinking.wait()
+    await service.thinking.wait()
     while await service.tick():
         pass
 

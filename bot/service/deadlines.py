@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 import heapq
 
-from bot.service.core import UnitOfWork
+from bot.service.game import Games
+from bot.service.options import ServiceSettings
 from bot.service.table import Table
 
 
 class Deadlines:
     """Arms a table's next deadline and queues it."""
 
-    def __init__(self, work: UnitOfWork) -> None:
-        self.work = work
+    def __init__(self, games: Games, settings: ServiceSettings) -> None:
+        self.games = games
+        self.settings = settings
         #: (deadline, table key), earliest first; stale entries are skipped when due.
         self.heap: list[tuple[float, str]] = []
         #: Set to wake the main loop when a deadline is queued (made by `Timers.run`).
@@ -22,17 +24,17 @@ class Deadlines:
 
     def arm(self, table: Table, keep: bool = False) -> None:
         """Set the table's next deadline from its state (stored with it)."""
-        now = self.work.clock.now()
+        now = self.settings.clock.now()
         if keep and table.deadline is not None and table.deadline_kind != "lobby":
             return
         if table.status == "lobby":
-            table.deadline, table.deadline_kind = now + self.work.lobby_idle, "lobby"
+            table.deadline, table.deadline_kind = now + self.settings.lobby_idle, "lobby"
         elif table.status == "playing":
             match = table.match
-            deciders = self.work.game_of(table).deciders(match)
+            deciders = self.games.rules_of(table).deciders(match)
             if deciders:
                 if any(table.seats[s].bot for s in deciders):
-                    table.deadline, table.deadline_kind = now + self.work.bot_delay, "bot"
+                    table.deadline, table.deadline_kind = now + self.settings.bot_delay, "bot"
                 else:
                     deadline = now + table.settings.turn_timeout
                     table.deadline, table.deadline_kind = deadline, "turn"

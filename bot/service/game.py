@@ -27,12 +27,13 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel
 
 from bot.service.i18n import Catalog, Template, game_texts
 from bot.service.ports import Picture
+from bot.service.settings import TableSettings, game_settings
 
 #: A line of the round's log: a catalog key and its parameters (rendered per language).
 LogLine = tuple[str, dict[str, Any]]
@@ -353,3 +354,43 @@ class Game:
     def name(self) -> str:
         """The game's registered name (its rules')."""
         return self.rules.name
+
+
+class _Playing(Protocol):
+    """A table, or a view of one: the name of the game it plays."""
+
+    @property
+    def game(self) -> str: ...
+
+
+class Games:
+    """The games tables may play, by name: their rules (a table's stored `game` picks them)
+    and their views (how a match looks); the first registered is the default."""
+
+    def __init__(self, games: Mapping[str, Game]) -> None:
+        if not games:
+            raise ValueError("the service needs at least one game")
+        self.rules: dict[str, GameRules] = {name: g.rules for name, g in games.items()}
+        self.views: dict[str, GameView] = {name: g.view for name, g in games.items()}
+        #: The game of a new table when the channel chose none: the first registered.
+        self.default = next(iter(self.rules))
+
+    def rules_of(self, table: _Playing) -> GameRules:
+        """The rules of the game `table` plays."""
+        return self.rules[table.game]
+
+    def view_of(self, table: _Playing) -> GameView:
+        """The view of the game `table` plays (how its match looks)."""
+        return self.views[table.game]
+
+    def named(self, settings: TableSettings) -> str:
+        """The registered game `settings` choose (the default when none or an unknown one)."""
+        return settings.game if settings.game in self.rules else self.default
+
+    def own_settings(self, game: str, settings: TableSettings) -> Any:
+        """`game`'s own settings (its `settings_model`) at a table with `settings`."""
+        return game_settings(settings, game, self.rules[game].settings_model)
+
+    def settings_models(self) -> dict[str, Any]:
+        """Every registered game's own settings model, by name."""
+        return {name: g.settings_model for name, g in self.rules.items()}

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from bot.service.ports import Clock, StoreUnavailable
+from bot.service.ports import Clock, StoreLost, StoreUnavailable
 
 log = logging.getLogger("gnav_bot.store")
 
@@ -56,6 +57,43 @@ class StoreHealth:
         self.down_seconds = 0.0
         self._pause = first
         self._next_try = 0.0
+        #: Set once the store went away under the bot (StoreLost): every command is refused
+        #: from then on, and `on_lost` (the runner's stop) is called once.
+        self.store_lost: StoreLost | None = None
+        self.on_lost: Callable[[], None] | None = None
+        #: Called when the store answers again after an outage (the main loop's wake-up).
+        self.on_back: Callable[[], None] | None = None
+
+    def lost(self, exc: StoreLost) -> None:
+        """The store is gone: log it once, refuse commands from now on, stop the bot."""
+        if self.store_lost is not None:
+            return
+        self.store_lost = exc
+        log.error("%s: refusing every command and stopping", exc)
+        if self.on_lost is not None:
+            self.on_lost()
+
+    def away(self, exc: StoreUnavailable, what: str, count: int = 1) -> None:
+        """A write failed because the store is away: counted and (once) logged; an outage
+        longer than the bot was told to wait stops it (as a lost store does)."""
+        self.failed(exc, what, count)
+        self.give_up_if_too_long()
+
+    def give_up_if_too_long(self) -> None:
+        """An outage under way longer than `give_up_after`: stop the bot (as when the store
+        is lost; its exit status says it gave up). Checked at each failure and by the main
+        loop."""
+        if self.store_lost is not None or not self.too_long():
+            return
+        self.gave_up = True
+        lasted = self.give_up_after or 0.0
+        self.lost(StoreLost(f"the store stayed unavailable for {lasted:.0f} s: {self.reason}"))
+
+    def answered(self) -> None:
+        """A write succeeded: an outage under way is over (logged once), and the main loop
+        handles what waited at once."""
+        if self.reason is not None and self.succeeded() and self.on_back is not None:
+            self.on_back()
 
     @property
     def available(self) -> bool:

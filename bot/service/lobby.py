@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.service.core import (
+from bot.service.deadlines import Deadlines
+from bot.service.game import Games
+from bot.service.names import clean_name, unique_name
+from bot.service.options import ServiceSettings
+from bot.service.play import Play
+from bot.service.players import Players
+from bot.service.ports import FinishedMatch
+from bot.service.replies import (
     Reply,
     ServiceError,
-    UnitOfWork,
     active_table,
     authorise,
     lobby_table,
     new_id,
 )
-from bot.service.deadlines import Deadlines
-from bot.service.names import clean_name, unique_name
-from bot.service.play import Play
-from bot.service.ports import FinishedMatch
 from bot.service.screens import Screens
 from bot.service.settings import (
     SettingsForm,
@@ -24,22 +26,38 @@ from bot.service.settings import (
     echo,
     parse_changes,
 )
-from bot.service.table import BOT_PREFIX, Seat, Table, TableKey, User
+from bot.service.table import BOT_PREFIX, Seat, Table, User
+from bot.service.texts import Catalogs, game_key
+from bot.service.uow import Session, UnitOfWork
 
 
 class Lobby:
     """Commands that open, fill, configure, start and close a table."""
 
     def __init__(
-        self, work: UnitOfWork, screens: Screens, deadlines: Deadlines, play: Play
+        self,
+        uow: UnitOfWork,
+        *,
+        games: Games,
+        catalogs: Catalogs,
+        players: Players,
+        settings: ServiceSettings,
+        screens: Screens,
+        deadlines: Deadlines,
+        play: Play,
     ) -> None:
-        self.work = work
+        self.uow = uow
+        self.repo = uow.repo
+        self.games = games
+        self.catalogs = catalogs
+        self.players = players
+        self.settings = settings
         self.screens = screens
         self.deadlines = deadlines
         self.play = play
 
-    async def open(
-        self, tk: TableKey, user: User, *, sit: bool = True, game: str | None = None
+    async def opened(
+        self, s: Session, user: User, sit: bool = True, game: str | None = None
     ) -> Reply:
         """Open a table in the channel, or show the current one.
 
@@ -48,26 +66,22 @@ class Lobby:
         registered game the new table plays instead of the channel's setting (`/karnaval`);
         the channel's stored settings stay as they are.
         """
-        return await self.work.run(tk, user, self._open, sit, game)
-
-    async def _open(
-        self, tk: TableKey, table: Table | None, user: User, sit: bool, game: str | None
-    ) -> Reply:
-        now = self.work.clock.now()
-        if game is not None and game not in self.work.games:
+        tk, table = s.key, s.table
+        now = self.settings.clock.now()
+        if game is not None and game not in self.games.rules:
             raise ServiceError(
-                "open.unknown_game", game=echo(game), known=", ".join(self.work.games)
+                "open.unknown_game", game=echo(game), known=", ".join(self.games.rules)
             )
         if table is not None and table.status != "closed":
             self.screens.repost(table, self.screens.render(table, buttons=False))
-            return Reply(self.work.cat(table).t("open.shown"))
-        settings = await self.work.channel_settings(tk)
+            return Reply(s.texts.t("open.shown"))
+        settings = await self.uow.channel_settings(tk)
         if game is not None:
             settings = settings.model_copy(update={"game": game})
         fresh = Table(
             key=tk,
             table_id=new_id(10),  # in every button token: long enough never to clash
-            game=self.work.game_named(settings),
+            game=self.games.named(settings),
             settings=settings,
             status="lobby",
             host=user.key,
@@ -77,30 +91,28 @@ class Lobby:
             message_ref=None,
         )
         fresh.seq = (table.seq + 1) if table else 0
-        await self.work.remember(user)
+        await self.players.remember(user)
         self.deadlines.arm(fresh)
-        await self.work.save(fresh)
+        s.stage(fresh)
         self.screens.repost(fresh, None)  # the old table's message already shows how it ended
         self.deadlines.schedule(fresh)
-        cat = self.work.cat(fresh)
-        return Reply(cat.t(self.work.game_key(cat, fresh.game, "open.opened")))
+        cat = s.texts
+        return Reply(cat.t(game_key(cat, fresh.game, "open.opened")))
 
-    async def join(self, tk: TableKey, user: User) -> Reply:
-        """Sit down at the table's lobby."""
-        return await self.work.run(tk, user, self.joined)
-
-    async def joined(self, tk: TableKey, table: Table | None, user: User) -> Reply:
+    async def joined(self, s: Session, user: User) -> Reply:
+        """Sit down at the table's lobby (or take a seat back during a match)."""
+        table = s.table
         if table is not None and table.status == "playing":
             return await self._take_back(table, user)
         table = lobby_table(table)
-        cat = self.work.cat(table)
+        cat = self.catalogs.cat(table)
         if table.seat_of(user.key) is not None:
             raise ServiceError("join.already")
-        most = self.work.game_of(table).players[-1]
+        most = self.games.rules_of(table).players[-1]
         if len(table.seats) >= most:
             raise ServiceError("join.full", max=most)
         name = unique_name(clean_name(user.name), table.names)
-        await self.work.remember(user)  # know its private reachability before the first deal
+        await self.players.remember(user)  # know its private reachability before the first deal
         table.seats.append(Seat(user.key, name))
         if table.host is None:
             table.host = user.key
@@ -114,22 +126,19 @@ class Lobby:
         if seat is None:
             raise ServiceError("error.started")
         taken = table.seats[seat]
-        outcome = self.work.game_of(table).rejoin(table.match, seat) if taken.left else None
+        outcome = self.games.rules_of(table).rejoin(table.match, seat) if taken.left else None
         if outcome is None:  # nothing to take back: still playing it, or out of the match
             raise ServiceError("join.already" if taken.in_match else "error.started")
         taken.left = False
         taken.timeouts = 0
         table.log.extend(outcome.log)
         await self.play.after_step(table, outcome)
-        return Reply(self.work.cat(table).t("join.back"))
+        return Reply(self.catalogs.cat(table).t("join.back"))
 
-    async def leave(self, tk: TableKey, user: User) -> Reply:
+    async def left(self, s: Session, user: User) -> Reply:
         """Leave the lobby, or forfeit the match under way."""
-        return await self.work.run(tk, user, self.left)
-
-    async def left(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = active_table(table)
-        cat = self.work.cat(table)
+        table = active_table(s.table)
+        cat = self.catalogs.cat(table)
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
@@ -139,13 +148,10 @@ class Lobby:
         await self.play.forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
         return Reply(cat.t("leave.forfeit"))
 
-    async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
+    async def kicked(self, s: Session, user: User, who: str) -> Reply:
         """The host or a channel admin removes a seat (by name or user key)."""
-        return await self.work.run(tk, user, self._kick, who)
-
-    async def _kick(self, tk: TableKey, table: Table | None, user: User, who: str) -> Reply:
-        table = active_table(table)
-        cat = self.work.cat(table)
+        table = active_table(s.table)
+        cat = self.catalogs.cat(table)
         authorise(table, user)
         seat = _find_seat(table, who)
         if seat is None:
@@ -157,41 +163,38 @@ class Lobby:
         await self.play.forfeit(table, seat, note=("note.kicked", {"p": name}))
         return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
 
-    async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
+    async def configured(self, s: Session, user: User, words: Sequence[str]) -> Reply:
         """Show or change the table's settings (`lives=5 timeout=90 rules=tradisjonell`)."""
-        return await self.work.run(tk, user, self._configure, list(words))
-
-    async def _configure(
-        self, tk: TableKey, table: Table | None, user: User, words: list[str]
-    ) -> Reply:
+        tk, table = s.key, s.table
+        words = list(words)
         active = table is not None and table.status != "closed"
-        current = table.settings if active and table else await self.work.channel_settings(tk)
-        cat = self.work.cat(table if active else None, current, tk.platform)
-        game = table.game if active and table is not None else self.work.game_named(current)
+        current = table.settings if active and table else await self.uow.channel_settings(tk)
+        cat = self.catalogs.cat(table if active else None, current, tk.platform)
+        game = table.game if active and table is not None else self.games.named(current)
         if not words:
             return Reply(self.screens.settings_text(current, game, cat), public=True)
         # Anyone may read the settings; changing them is for the host of the open table or a
         # channel admin (with no table open, for an admin only: the next table inherits them).
         if active and table is not None:
             if user.key != table.host and not user.admin:
-                raise ServiceError("settings.error.not_host", host=self.work.host_name(table))
+                raise ServiceError("settings.error.not_host", host=self._host_name(table))
         elif not user.admin:
             raise ServiceError("settings.error.admin_only")
         changes = parse_changes(words)
         playing = active and table is not None and table.status == "playing"
         if playing:
             form = SettingsForm.of(
-                game, self.work.games[game].settings_model, tuple(self.work.games)
+                game, self.games.rules[game].settings_model, tuple(self.games.rules)
             )
             named = [form.find(c.typed) for c in changes]
             if any(s is not None and s.name != "language" for s in named):
                 raise ServiceError("settings.error.in_match")
-        new = apply_changes(current, changes, game=game, models=self.work.settings_models())
+        new = apply_changes(current, changes, game=game, models=self.games.settings_models())
         if active and table is not None and table.status == "lobby":
-            rules = self.work.games[new.game]
+            rules = self.games.rules[new.game]
             if len(table.seats) > rules.players[-1]:
                 raise ServiceError("settings.error.too_many", game=new.game, max=rules.players[-1])
-        await self.work.repo.save_settings(tk.key, new.model_dump())
+        await self.repo.save_settings(tk.key, new.model_dump())
         game = new.game
         if active and table is not None:
             if table.status == "lobby":
@@ -199,21 +202,18 @@ class Lobby:
             table.settings = new
             table.seq += 1
             self.deadlines.arm(table, keep=True)
-            await self.work.save(table)
+            self.uow.save(table)
             self.screens.show(table)
             self.deadlines.schedule(table)
-        cat = self.work.catalog(new.language, tk.platform)
+        cat = self.catalogs.catalog(new.language, tk.platform)
         return Reply(self.screens.settings_text(new, game, cat), public=True)
 
-    async def start(self, tk: TableKey, user: User) -> Reply:
+    async def started(self, s: Session, user: User) -> Reply:
         """Start the match: bot seats are added, the first dealer drawn, the first deal made."""
-        return await self.work.run(tk, user, self.started)
-
-    async def started(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = lobby_table(table)
-        cat = self.work.cat(table)
+        table = lobby_table(s.table)
+        cat = self.catalogs.cat(table)
         authorise(table, user)
-        players = self.work.game_of(table).players
+        players = self.games.rules_of(table).players
         bots = min(table.settings.bots, players[-1] - len(table.seats))
         for i in range(1, bots + 1):
             name = unique_name(cat.t("bot.name", n=i), table.names)
@@ -225,27 +225,31 @@ class Lobby:
         table.status = "playing"
         for seat in table.seats:
             seat.left = seat.out = False
-        own = self.work.own_settings(table.game, table.settings)
-        table.match = self.work.game_of(table).new_match(table.names, own, self.work.rng)
+        own = self.games.own_settings(table.game, table.settings)
+        table.match = self.games.rules_of(table).new_match(table.names, own, self.settings.rng)
         table.match_id = new_id(10)
-        outcome = self.work.game_of(table).start_round(table.match, self.work.rng)
+        outcome = self.games.rules_of(table).start_round(table.match, self.settings.rng)
         table.log = list(outcome.log)
         await self.play.after_step(table, outcome, freeze=lobby_freeze, new_round=True)
         return Reply(cat.t("start.done"))
 
-    async def stop(self, tk: TableKey, user: User) -> Reply:
+    async def stopped(self, s: Session, user: User) -> Reply:
         """The host or a channel admin stops the table (the match so far is kept for export)."""
-        return await self.work.run(tk, user, self._stop)
-
-    async def _stop(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = active_table(table)
-        cat = self.work.cat(table)
+        table = active_table(s.table)
+        cat = self.catalogs.cat(table)
         authorise(table, user)
         finished = None
         if table.match is not None:
             finished = self.play.finished_match(table, winners=[])
         await self.close(table, "stopped", finished)
         return Reply(cat.t("stop.done"), public=True)
+
+    def _host_name(self, table: Table) -> str:
+        """How the host is called at the table (or was last seen), for refusals naming them."""
+        for seat in table.seats:
+            if seat.user == table.host:
+                return seat.name
+        return self.players.name(table.host or "")
 
     async def _unseat_from_lobby(self, table: Table, seat: int) -> None:
         """Free a lobby seat; the host's role passes on; an empty lobby closes."""
@@ -264,13 +268,13 @@ class Lobby:
         table.closed_reason = reason
         table.deadline = table.deadline_kind = None
         table.seq += 1
-        await self.work.save(table, finished=finished)
+        self.uow.save(table, finished=finished)
         self.screens.show(table)
 
     async def _commit_lobby(self, table: Table) -> None:
         table.seq += 1
         self.deadlines.arm(table)
-        await self.work.save(table)
+        self.uow.save(table)
         self.screens.show(table)
         self.deadlines.schedule(table)
 

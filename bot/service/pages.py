@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service import tokens
-from bot.service.core import UnitOfWork
-from bot.service.game import GameView
+from bot.service.game import Games, GameView
 from bot.service.i18n import Catalog
+from bot.service.options import ServiceSettings
 from bot.service.ports import Screen
 from bot.service.screens import Screens
 from bot.service.table import Table
+from bot.service.texts import Catalogs
+from bot.service.uow import UnitOfWork
 
 #: Table actions a proven viewer may press on the page (the chat's "view" button is the page).
 PAGE_TABLE_ACTIONS = frozenset({"join", "leave", "start", "next", "hint"})
@@ -40,11 +42,20 @@ class PageView:
 class Pages:
     """Builds the web table's per-viewer views."""
 
-    def __init__(self, work: UnitOfWork, screens: Screens) -> None:
-        self.work = work
+    def __init__(
+        self,
+        uow: UnitOfWork,
+        games: Games,
+        catalogs: Catalogs,
+        settings: ServiceSettings,
+        screens: Screens,
+    ) -> None:
+        self.uow = uow
+        self.repo = uow.repo
+        self.games = games
+        self.catalogs = catalogs
+        self.settings = settings
         self.screens = screens
-        #: Where each table id was last found (checked again at every load).
-        self._keys: dict[str, str] = {}
         #: The page's own words per language and platform.
         self._page_words: dict[tuple[str, str], dict[str, str]] = {}
 
@@ -70,45 +81,43 @@ class Pages:
         key = await self._key_by_id(table_id)
         if key is None:
             return None
-        async with self.work.lock(key):
-            table = await self.work.load(key)
+        async with self.uow.lock(key):
+            table = await self.uow.load(key)
             if table is None or table.table_id != table_id:
-                row = await self.work.repo.load_table_by_id(table_id)
+                row = await self.repo.load_table_by_id(table_id)
                 if row is None:
                     return None
-                table = Table.from_row(row, self.work.games)  # a closed table, not cached
+                table = Table.from_row(row, self.games.rules)  # a closed table, not cached
             screen = self.screens.render(table)  # the public table message, once
             return {viewer: self._page(table, viewer, screen) for viewer in viewers}
 
     async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
         """The finished match of the table `table_id` as the replay page's frames (the game's
         optional `web_replay` folds its record); None when there is none."""
-        row = await self.work.repo.load_table_by_id(table_id)
+        row = await self.repo.load_table_by_id(table_id)
         if row is None:
             return None
-        table = Table.from_row(row, self.work.games)
-        found = await self.work.repo.last_finished_match(row.key)
+        table = Table.from_row(row, self.games.rules)
+        found = await self.repo.last_finished_match(row.key)
         if found is None or table.match_id is None or found.match_id != table.match_id:
             return None
-        view = self.work.view_of(table)
-        return replay_frames(view, found.record, self.work.cat(table), table_id=table_id)
+        view = self.games.view_of(table)
+        return replay_frames(view, found.record, self.catalogs.cat(table), table_id=table_id)
 
     async def _key_by_id(self, table_id: str) -> str | None:
-        known = self._keys.get(table_id)
+        """Where the table `table_id` lives: found through the unit of work's index (no scan
+        of the cache), else by the store."""
+        known = self.uow.index.key_of(table_id)
         if known is not None:
-            cached = self.work.cached.get(known)
+            cached = self.uow.cached.get(known)
             if cached is not None and cached.table_id == table_id:
                 return known
-        for cached in self.work.cached.values():
-            if cached.table_id == table_id and cached.status != "closed":
-                self._keys[table_id] = cached.key.key
-                return cached.key.key
-        row = await self.work.repo.load_table_by_id(table_id)
+        row = await self.repo.load_table_by_id(table_id)
         return None if row is None else row.key
 
     def _page(self, table: Table, viewer: str | None, screen: Screen) -> PageView:
-        rules = self.work.game_of(table)
-        cat = self.work.cat(table)
+        rules = self.games.rules_of(table)
+        cat = self.catalogs.cat(table)
         seat = table.seat_of(viewer) if viewer is not None else None
         match = table.match
         playing = match is not None and table.status == "playing"
@@ -125,11 +134,11 @@ class Pages:
         choices: list[dict[str, Any]] = []
         if seat is not None and seat in deciders:
             version = table.seats[seat].seq
-            for c in self.work.choices(table, seat):
+            for c in table.choices_for(rules, seat):
                 choices.append(
                     {
                         "token": tokens.encode(table.table_id, version, c.action, c.arg),
-                        "label": self.work.view_of(table).render_line(c.label, cat),
+                        "label": self.games.view_of(table).render_line(c.label, cat),
                         "role": c.role,
                         "row": c.row,
                         "arg": c.arg,
@@ -137,7 +146,7 @@ class Pages:
                 )
         shapes: dict[str, Any] = {}
         if match is not None:
-            shapes = self.work.view_of(table).web_view(match, seat, table.names, cat)
+            shapes = self.games.view_of(table).web_view(match, seat, table.names, cat)
         deadline = table.deadline if table.deadline_kind == "turn" and in_round else None
         data: dict[str, Any] = {
             "table": table.table_id,
@@ -163,7 +172,7 @@ class Pages:
             ],
             "you": seat,
             "deadline": deadline,
-            "now": self.work.clock.now(),
+            "now": self.settings.clock.now(),
             "choices": choices,
             "actions": actions,
             "shapes": shapes,

@@ -6,24 +6,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from bot.service.core import (
-    MAX_ALERT,
-    MAX_TEXT,
-    Reply,
-    ServiceError,
-    UnitOfWork,
-    fit_text,
-    playing_table,
-)
 from bot.service.deadlines import Deadlines
-from bot.service.game import LogLine, Outcome
+from bot.service.game import Games, LogLine, Outcome
+from bot.service.options import ServiceSettings
+from bot.service.outbox import Outbox
+from bot.service.players import Players
 from bot.service.ports import (
     FinishedMatch,
+    Notifier,
     Screen,
     StatDelta,
 )
+from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError, fit_text, playing_table
 from bot.service.screens import Screens
-from bot.service.table import ACTED, Table, TableKey, User
+from bot.service.table import ACTED, Table, User
+from bot.service.texts import Catalogs, game_key
+from bot.service.uow import Session, UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -34,14 +32,32 @@ MAX_PLAYOUT_STEPS = 10_000
 class Play:
     """Commands of a match under way and what follows each step."""
 
-    def __init__(self, work: UnitOfWork, screens: Screens, deadlines: Deadlines) -> None:
-        self.work = work
+    def __init__(
+        self,
+        uow: UnitOfWork,
+        *,
+        games: Games,
+        catalogs: Catalogs,
+        players: Players,
+        settings: ServiceSettings,
+        screens: Screens,
+        deadlines: Deadlines,
+        outbox: Outbox,
+        notifier: Notifier,
+    ) -> None:
+        self.uow = uow
+        self.games = games
+        self.catalogs = catalogs
+        self.players = players
+        self.settings = settings
         self.screens = screens
         self.deadlines = deadlines
+        self.outbox = outbox
+        self.notifier = notifier
 
-    async def act(
+    async def acted(
         self,
-        tk: TableKey,
+        s: Session,
         user: User,
         action: str,
         seq: int | None = None,
@@ -49,24 +65,13 @@ class Play:
     ) -> Reply:
         """One of the game's choices for the user's seat (`seq`: the pressed button's version,
         the seat's own; None when typed, as in the terminal)."""
-        return await self.work.run(tk, user, self.acted, action, seq, arg)
-
-    async def acted(
-        self,
-        tk: TableKey,
-        table: Table | None,
-        user: User,
-        action: str,
-        seq: int | None,
-        arg: str | None,
-    ) -> Reply:
-        table = playing_table(table)
-        cat = self.work.cat(table)
+        table = playing_table(s.table)
+        cat = s.texts
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
         match = table.match
-        rules = self.work.game_of(table)
+        rules = s.rules
         deciders = rules.deciders(match)
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
@@ -80,43 +85,37 @@ class Play:
             raise ServiceError("error.between_rounds")
         if seat not in deciders:
             raise ServiceError("error.not_your_turn", name=table.seats[deciders[0]].name)
-        if not any(c.key == (action, arg) for c in self.work.choices(table, seat)):
+        if not any(c.key == (action, arg) for c in table.choices_for(rules, seat)):
             raise ServiceError("error.unknown_action", action=action[:40])
         outcome = rules.act(match, seat, action, arg)
         table.seats[seat].timeouts = 0
         table.seats[seat].mark = ACTED
         table.log.extend(outcome.log)
         await self.after_step(table, outcome)
-        key = self.work.game_key(cat, table.game, f"act.{action}")  # `gnav.act.stay`
+        key = game_key(cat, table.game, f"act.{action}")  # `gnav.act.stay`
         return Reply(cat.t(key) if cat.has(key) else cat.t("act.done"))
 
-    async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
+    async def dealt(self, s: Session, user: User, seq: int | None = None) -> Reply:
         """Deal the next round now instead of waiting for the delay."""
-        return await self.work.run(tk, user, self.dealt, seq)
-
-    async def dealt(self, tk: TableKey, table: Table | None, user: User, seq: int | None) -> Reply:
-        table = playing_table(table)
-        cat = self.work.cat(table)
+        table = playing_table(s.table)
+        cat = s.texts
         if seq is not None and seq != table.seq:
             raise ServiceError("error.stale")
         if table.seat_of(user.key) is None and not user.admin:
             raise ServiceError("error.not_seated")
-        if self.work.game_of(table).deciders(table.match):
+        if s.rules.deciders(table.match):
             raise ServiceError("next.already")
         await self.deal(table)
         return Reply(cat.t("next.done"))
 
-    async def private_view(self, tk: TableKey, user: User) -> Reply:
+    async def shown_to(self, s: Session, user: User) -> Reply:
         """A seated player's piece, for a popup or an ephemeral message (always works)."""
-        return await self.work.run(tk, user, self.shown_to)
-
-    async def shown_to(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        table = playing_table(table)
+        table = playing_table(s.table)
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
-        view = self.work.view_of(table)
-        cat = self.work.cat(table)
+        view = s.view
+        cat = s.texts
         if view.public_choices:
             # The choices are on the table message: this is only what the seat may see.
             text = view.private_text(table.match, seat, cat)
@@ -126,31 +125,28 @@ class Play:
         # A popup (Telegram) shows the text only; where the platform can, the buttons too.
         return Reply(screen.text, alert=True, buttons=screen.buttons)
 
-    async def hint(self, tk: TableKey, user: User) -> Reply:
-        """A seated person's hint (issue 33): what `strong` would choose now, privately."""
-        return await self.work.run(tk, user, self.hinted)
-
-    async def hinted(self, tk: TableKey, table: Table | None, user: User) -> Reply:
-        """The hint for `user`'s seat, at a table with `hints=on`: sampled by the game from
-        that seat's own knowledge only (`GameRules.hint`); a popup or an ephemeral answer."""
-        table = playing_table(table)
-        rules = self.work.game_of(table)
+    async def hinted(self, s: Session, user: User) -> Reply:
+        """The hint for `user`'s seat, at a table with `hints=on` (issue 33): what `strong`
+        would choose now, sampled by the game from that seat's own knowledge only
+        (`GameRules.hint`); a popup or an ephemeral answer."""
+        table = playing_table(s.table)
+        rules = s.rules
         if table.settings.hints != "on" or not rules.gives_hints:
             raise ServiceError("hint.off")
         seat = table.seat_of(user.key)
         if seat is None:
             raise ServiceError("error.not_seated")
-        found = rules.hint(table.match, seat, self.work.rng)
+        found = rules.hint(table.match, seat, self.settings.rng)
         if found is None:
             raise ServiceError("hint.none")
-        cat = self.work.cat(table)
-        view = self.work.view_of(table)
+        cat = s.texts
+        view = s.view
         label = found.choice.label
         for c in rules.choices(table.match, seat):  # the game's words for the choice
             if c.key == found.choice.key and not label[0]:  # unless the hint words it itself
                 label = c.label
         text = cat.t(
-            self.work.game_key(cat, table.game, "hint.text"),  # a game's own measure of sure
+            game_key(cat, table.game, "hint.text"),  # a game's own measure of sure
             choice=view.render_line(label, cat),
             share=round(100 * found.share),
             worlds=found.worlds,
@@ -166,7 +162,7 @@ class Play:
     ) -> None:
         """Settle automatic moves, commit, then tell people (in that order)."""
         outcomes = list(steps)
-        rules = self.work.game_of(table)
+        rules = self.games.rules_of(table)
         if not any(o.round_over for o in outcomes):
             outcomes.extend(self._settle(table))
         for o in outcomes:
@@ -191,7 +187,7 @@ class Play:
         table.seq += 1
         moved = self._refresh_choices(table)
         self.deadlines.arm(table)
-        await self.work.save(table, stats=stats, finished=finished)
+        self.uow.save(table, stats=stats, finished=finished)
         # Committed: now people may be told: the public event first, then what it means for
         # each player: a seat whose own choices changed gets its whole private screen (which
         # says what it holds too), the others the game's private lines. A deal is the
@@ -207,7 +203,7 @@ class Play:
             # The round's last moves in its message, what they meant for each player ("from
             # the bag you now hold XII"), and only then the reveal in a new message.
             assert round_freeze is not None  # rendered above for a round that ended
-            self.work.outbox.edit_table(table.key.key, round_freeze)
+            self.outbox.edit_table(table.key.key, round_freeze)
             self._tell_outcomes(table, outcomes, skip=choosing)
             outcomes = []
             self.screens.repost(table, None, keep=True)  # the next deal freezes it
@@ -227,8 +223,8 @@ class Play:
         """No person is left in the match, only bots: they play it to its end at once, the
         whole is committed once, then the table shows where the people left and one message
         the result (never a replay round by round)."""
-        rules = self.work.game_of(table)
-        view = self.work.view_of(table)
+        rules = self.games.rules_of(table)
+        view = self.games.view_of(table)
         match = table.match
         table.status = "closed"
         table.closed_reason = "humans_out"
@@ -239,16 +235,16 @@ class Play:
                 break
             deciders = rules.deciders(match)
             if not deciders:  # between rounds: the next one
-                table.put_out(rules.start_round(match, self.work.rng))
+                table.put_out(rules.start_round(match, self.settings.rng))
                 continue
             seat = deciders[0]
             if table.seats[seat].bot:
-                choice = rules.bot_choice(match, seat, self.work.rng)
+                choice = rules.bot_choice(match, seat, self.settings.rng)
             else:  # a person leaving at the end of the round: the timeout choice
                 choice = rules.timeout_choice(match, seat)
             table.put_out(rules.act(match, seat, choice.action, choice.arg))
         # The round's log where people left it: where the last steps' private lines belong.
-        story = list(self.screens.round_log(table, self.work.cat(table)))
+        story = list(self.screens.round_log(table, self.catalogs.cat(table)))
         table.log = []
         winners = rules.winners(match)
         if winners:
@@ -258,33 +254,33 @@ class Play:
         table.seq += 1
         self._refresh_choices(table)
         self.deadlines.arm(table)
-        await self.work.save(table, stats=stats, finished=finished)
-        cat = self.work.cat(table)
+        self.uow.save(table, stats=stats, finished=finished)
+        cat = self.catalogs.cat(table)
         more = view.round_number(match) - rounds_before
         names = ", ".join(table.seats[i].name for i in winners)
         # A game words its rounds its own way (`<game>.result.*`: "deals" in the card games).
         if not winners:
-            result = cat.t(self.work.game_key(cat, table.game, "result.unfinished"), count=more)
+            result = cat.t(game_key(cat, table.game, "result.unfinished"), count=more)
         else:
             key = "result.bots_winner" if len(winners) == 1 else "result.bots_winners"
-            key = self.work.game_key(cat, table.game, key)
+            key = game_key(cat, table.game, key)
             result = cat.t(key, count=more, names=names)
         key = table.key.key
         if round_freeze is None:
-            self.work.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
+            self.outbox.edit_table(key, left_screen)  # a seat left: its message, no buttons
             self._tell_outcomes(table, outcomes, round_no=rounds_before, story=story)
         else:
             # The round's last moves, what they meant for each player, then its reveal.
-            self.work.outbox.edit_table(key, round_freeze)
+            self.outbox.edit_table(key, round_freeze)
             self._tell_outcomes(table, outcomes, round_no=rounds_before, story=story)
             table.message_no += 1
-            self.work.outbox.post_table(key, left_screen, None)
+            self.outbox.post_table(key, left_screen, None)
         # Then the game's own account of the end, when it has one (`result_lines`).
         final = list(view.result_lines(match, table.names, cat)) if winners else []
         text = "\n".join([result, *final, cat.t("closed.finished")])
         # The end's picture, when the game draws one (`render_picture`), goes with it.
         picture = view.render_picture(match, table.names, cat) if winners else None
-        self.work.outbox.post(
+        self.outbox.post(
             key,
             Screen(
                 fit_text(text, MAX_TEXT),
@@ -304,13 +300,13 @@ class Play:
         and a press of another seat's current button is told apart from an old one.
         """
         match = table.match
-        rules = self.work.game_of(table)
+        rules = self.games.rules_of(table)
         deciders = set(rules.deciders(match)) if table.status == "playing" else set()
         moved = []
         for i, seat in enumerate(table.seats):
             mark = ""
             if i in deciders:
-                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in self.work.choices(table, i))
+                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in table.choices_for(rules, i))
             if mark != seat.mark:
                 seat.mark = mark
                 seat.seq = table.seq
@@ -322,7 +318,7 @@ class Play:
         plays them to the end) take their timeout choice at once (no waiting)."""
         outcomes = []
         match = table.match
-        rules = self.work.game_of(table)
+        rules = self.games.rules_of(table)
         while True:
             leaving = [s for s in rules.deciders(match) if table.seats[s].left]
             if not leaving:
@@ -337,7 +333,7 @@ class Play:
 
     async def deal(self, table: Table) -> None:
         freeze = self.screens.frozen(table)  # the reveal, as its message was posted
-        outcome = self.work.game_of(table).start_round(table.match, self.work.rng)
+        outcome = self.games.rules_of(table).start_round(table.match, self.settings.rng)
         table.log = list(outcome.log)
         await self.after_step(table, outcome, freeze=freeze, new_round=True)
 
@@ -346,16 +342,16 @@ class Play:
             raise ServiceError("error.already_out")
         table.log.append(note)
         table.seats[seat].left = True
-        outcome = self.work.game_of(table).forfeit(table.match, seat)
+        outcome = self.games.rules_of(table).forfeit(table.match, seat)
         table.log.extend(outcome.log)
         await self.after_step(table, outcome)
 
     def _choosing(self, table: Table, moved: Iterable[int]) -> set[int]:
         """The people among `moved` (seats whose choices just changed) who now choose
         privately: a game with private choices, a seat that decides, not a bot."""
-        if self.work.view_of(table).public_choices or table.status != "playing":
+        if self.games.view_of(table).public_choices or table.status != "playing":
             return set()
-        deciders = set(self.work.game_of(table).deciders(table.match))
+        deciders = set(self.games.rules_of(table).deciders(table.match))
         return {s for s in moved if s in deciders and not table.seats[s].bot}
 
     def _tell_choices(self, table: Table, seats: set[int]) -> None:
@@ -363,19 +359,16 @@ class Play:
         reach them; the others pull it in the chat (the view button, or inline mode)."""
         if not seats:
             return  # nobody's choices changed (a game whose choices are on the table message)
-        cat = self.work.cat(table)
+        cat = self.catalogs.cat(table)
         # A notifier may refresh a private view a player pulled in the chat (Discord's
         # ephemeral "My hand"): such a player is told too, though not reachable by DM.
-        refreshes = getattr(self.work.notifier, "refreshes", None)
+        refreshes = getattr(self.notifier, "refreshes", None)
         for seat in sorted(seats):
             s = table.seats[seat]
-            info = self.work.players.get(s.user)
-            refused = info is not None and info.get("reachable") is False
+            refused = self.players.refused(s.user)
             if refused and (refreshes is None or not refreshes(s.user)):
                 continue  # never retry a player the platform refused for good
-            self.work.outbox.tell(
-                table.key.key, s.user, self.screens.private_screen(table, seat, cat)
-            )
+            self.outbox.tell(table.key.key, s.user, self.screens.private_screen(table, seat, cat))
 
     def _tell_outcomes(
         self,
@@ -393,7 +386,7 @@ class Play:
         if not any(o.private for o in steps):
             return  # no step has a private line (most steps of most games)
         if story is None:
-            story = self.screens.round_log(table, self.work.cat(table))
+            story = self.screens.round_log(table, self.catalogs.cat(table))
         start = len(story or ()) - sum(len(o.log) for o in steps)
         for o in steps:
             self._tell_private(table, o, round_no=round_no, skip=skip, before=story, at=start)
@@ -414,19 +407,18 @@ class Play:
         for a platform that prints one story (the terminal)."""
         if not outcome.private:
             return
-        view = self.work.view_of(table)
+        view = self.games.view_of(table)
         if round_no is None:
             round_no = view.round_number(table.match)
-        cat = self.work.cat(table)
+        cat = self.catalogs.cat(table)
         for i, (seat, line) in enumerate(outcome.private):
             s = table.seats[seat]
             if s.bot or seat in skip:
                 continue
-            info = self.work.players.get(s.user)
-            if info is not None and info.get("reachable") is False:
+            if self.players.refused(s.user):
                 continue  # never retry a player the platform refused for good
             text = cat.t(
-                self.work.game_key(cat, table.game, "private.header"),  # a game's name for rounds
+                game_key(cat, table.game, "private.header"),  # a game's name for rounds
                 round=round_no,
                 table=table.key.key,
             )
@@ -437,7 +429,7 @@ class Play:
             # Every private message carries the player's own signed web link (docs/web.md),
             # from the deal's first one on: a game whose choices are public sends no other.
             link = self.screens.seat_link_row(table, s.user, cat)
-            self.work.outbox.tell(
+            self.outbox.tell(
                 table.key.key,
                 s.user,
                 Screen(
@@ -473,7 +465,7 @@ class Play:
         return out
 
     def _match_deltas(self, table: Table) -> list[StatDelta]:
-        winners = set(self.work.game_of(table).winners(table.match))
+        winners = set(self.games.rules_of(table).winners(table.match))
         # Issue 33: a match played where hints were on is counted as such (`/stats` says so).
         hinted = {"hinted": 1} if table.settings.hints == "on" else {}
         return [
@@ -495,7 +487,7 @@ class Play:
             chat=table.key.chat_key,
             table_key=table.key.key,
             game=table.game,
-            record=self.work.game_of(table).record(table.match),
+            record=self.games.rules_of(table).record(table.match),
             winners=[table.seats[i].name for i in winners],
-            finished_at=self.work.clock.now(),
+            finished_at=self.settings.clock.now(),
         )

@@ -4,37 +4,51 @@ from __future__ import annotations
 
 import json
 
-from bot.service.core import MAX_ALERT, MAX_TEXT, Reply, UnitOfWork, fit_text
-from bot.service.game import GameView, PrivateChoice
+from bot.service.game import Games, GameView, PrivateChoice
 from bot.service.names import clean_name
+from bot.service.options import ServiceSettings
 from bot.service.ports import PlayerStats
+from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, fit_text
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey, User
+from bot.service.texts import Catalogs, game_key
+from bot.service.uow import UnitOfWork
 from bot.service.views import Phase, SeatView, TableView
 
 
 class Queries:
     """Commands that only read."""
 
-    def __init__(self, work: UnitOfWork, screens: Screens) -> None:
-        self.work = work
+    def __init__(
+        self,
+        uow: UnitOfWork,
+        games: Games,
+        catalogs: Catalogs,
+        settings: ServiceSettings,
+        screens: Screens,
+    ) -> None:
+        self.uow = uow
+        self.repo = uow.repo
+        self.games = games
+        self.catalogs = catalogs
+        self.settings = settings
         self.screens = screens
 
     async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
         """The table in a channel as `viewer` (a user key) may see it, frozen: public facts
         and the viewer's own choices; None when the channel has no table."""
-        async with self.work.lock(tk.key):
-            table = await self.work.load(tk.key)
+        async with self.uow.lock(tk.key):
+            table = await self.uow.load(tk.key)
             return None if table is None else self._view(table, viewer)
 
     async def table_state(self, tk: TableKey) -> Table | None:
         """The live table itself, hidden hands included: for tests, benchmarks and tools of
         the composition root, never for adapters (they get `status`)."""
-        async with self.work.lock(tk.key):
-            return await self.work.load(tk.key)
+        async with self.uow.lock(tk.key):
+            return await self.uow.load(tk.key)
 
     def _view(self, table: Table, viewer: str | None) -> TableView:
-        rules = self.work.game_of(table)
+        rules = self.games.rules_of(table)
         match = table.match
         phase: Phase
         deciders: tuple[int, ...] = ()
@@ -47,9 +61,9 @@ class Queries:
         else:
             phase = "between"
         seat = table.seat_of(viewer) if viewer is not None else None
-        choices = self.work.choices(table, seat) if seat in deciders else ()
-        cat = self.work.cat(table)
-        view = self.work.view_of(table)
+        choices = table.choices_for(rules, seat) if seat in deciders else ()
+        cat = self.catalogs.cat(table)
+        view = self.games.view_of(table)
         labels = tuple(view.render_line(c.label, cat) for c in choices)
         return TableView(
             key=table.key,
@@ -73,16 +87,16 @@ class Queries:
         """Every choice `user` may make now, at any table they sit at (Telegram's inline mode
         lists them for a person the bot cannot message privately). Tables this process holds."""
         found: list[PrivateChoice] = []
-        for key in list(self.work.cached):
-            async with self.work.lock(key):
-                table = self.work.cached.get(key)
+        for key in list(self.uow.cached):
+            async with self.uow.lock(key):
+                table = self.uow.cached.get(key)
                 if table is None or table.status != "playing":
                     continue
                 seat = table.seat_of(user.key)
-                if seat is None or seat not in self.work.game_of(table).deciders(table.match):
+                if seat is None or seat not in self.games.rules_of(table).deciders(table.match):
                     continue
-                cat = self.work.cat(table)
-                view = self.work.view_of(table)
+                cat = self.catalogs.cat(table)
+                view = self.games.view_of(table)
                 hand = fit_text(view.private_text(table.match, seat, cat), MAX_ALERT)
                 for row in self.screens.choice_rows(table, [seat], cat):
                     found.extend(
@@ -92,17 +106,14 @@ class Queries:
 
     async def stats(self, tk: TableKey, user: User) -> Reply:
         """A player's statistics in this chat."""
-        refused = await self.work.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        settings = await self.work.current_settings(tk)
-        cat = self.work.catalog(settings.language, tk.platform)
-        view = self.work.channel_game(tk, settings)
-        found = await self.work.repo.player_stats(tk.chat_key, user.key, view.name)
+        settings = await self.uow.current_settings(tk)
+        cat = self.catalogs.catalog(settings.language, tk.platform)
+        view = self.uow.channel_game(tk, settings)
+        found = await self.repo.player_stats(tk.chat_key, user.key, view.name)
         if found is None:
             name = clean_name(user.name)
             return Reply(
-                cat.t(self.work.game_key(cat, view.name, "stats.none"), name=name),
+                cat.t(game_key(cat, view.name, "stats.none"), name=name),
                 public=True,
                 literals=(name,),
             )
@@ -118,17 +129,14 @@ class Queries:
 
     async def top(self, tk: TableKey, limit: int = 10) -> Reply:
         """The chat's best players."""
-        refused = await self.work.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        settings = await self.work.current_settings(tk)
-        cat = self.work.catalog(settings.language, tk.platform)
-        view = self.work.channel_game(tk, settings)
-        stats = await self.work.repo.chat_stats(tk.chat_key, view.name)
+        settings = await self.uow.current_settings(tk)
+        cat = self.catalogs.catalog(settings.language, tk.platform)
+        view = self.uow.channel_game(tk, settings)
+        stats = await self.repo.chat_stats(tk.chat_key, view.name)
         rows = self._ranked(view, stats)[:limit]
         if not rows:
-            return Reply(cat.t(self.work.game_key(cat, view.name, "top.none")), public=True)
-        lines = [cat.t(self.work.game_key(cat, view.name, "top.title"))]
+            return Reply(cat.t(game_key(cat, view.name, "top.none")), public=True)
+        lines = [cat.t(game_key(cat, view.name, "top.title"))]
         for i, r in enumerate(rows, 1):
             lines.append(view.render_top_line(i, r.name, r.counters, cat))
         return Reply("\n".join(lines), public=True, literals=tuple(r.name for r in rows))
@@ -142,27 +150,24 @@ class Queries:
 
     async def export(self, tk: TableKey) -> Reply:
         """The match record (MATCH_RECORD.md) of the current or last match, as a JSON file."""
-        refused = await self.work.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        settings = await self.work.current_settings(tk)
-        cat = self.work.catalog(settings.language, tk.platform)
-        async with self.work.lock(tk.key):
-            table = await self.work.load(tk.key)
+        settings = await self.uow.current_settings(tk)
+        cat = self.catalogs.catalog(settings.language, tk.platform)
+        async with self.uow.lock(tk.key):
+            table = await self.uow.load(tk.key)
             record = None
             match_id = None
             if table is not None and table.match is not None:
                 # Never the round under way: its deal would show everyone's hidden piece.
-                record = self.work.game_of(table).record(table.match, public=True)
+                record = self.games.rules_of(table).record(table.match, public=True)
                 match_id = table.match_id
         if record is None:
-            found = await self.work.repo.last_finished_match(tk.key)
+            found = await self.repo.last_finished_match(tk.key)
             if found is None:
                 return Reply(cat.t("export.none"), ok=False)
             record, match_id = found.record, found.match_id
         body = json.dumps(record, ensure_ascii=False, indent=1).encode()
         text = cat.t("export.done")
-        links = self.work.links
+        links = self.settings.links
         if links is not None and table is not None and table.status == "closed":
             # A finished match: its replay on the web table (docs/web.md, "Replays").
             link = links.replay_link(table.table_id)
@@ -173,17 +178,14 @@ class Queries:
     async def sheet(self, tk: TableKey) -> Reply:
         """The whole score sheet of the current or last match here, as its game keeps it
         (`render_sheet`); a line saying there is none where the game keeps none."""
-        refused = await self.work.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        settings = await self.work.current_settings(tk)
-        cat = self.work.catalog(settings.language, tk.platform)
-        async with self.work.lock(tk.key):
-            table = await self.work.load(tk.key)
+        settings = await self.uow.current_settings(tk)
+        cat = self.catalogs.catalog(settings.language, tk.platform)
+        async with self.uow.lock(tk.key):
+            table = await self.uow.load(tk.key)
             sheet = None
             if table is not None and table.match is not None:
-                view = self.work.view_of(table)
-                sheet = view.render_sheet(table.match, table.names, self.work.cat(table))
+                view = self.games.view_of(table)
+                sheet = view.render_sheet(table.match, table.names, self.catalogs.cat(table))
         if table is None or sheet is None:
             return Reply(cat.t("sheet.none"), ok=False)
         return Reply(sheet, public=True, literals=tuple(table.names), blocks=(sheet,))
@@ -192,20 +194,17 @@ class Queries:
         """The whole log of the round under way here (or of the last one), in the table's
         language, newest last: the table message shows the state and only the newest
         events (issue 30). A log longer than one message loses its oldest lines ("…")."""
-        refused = await self.work.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        settings = await self.work.current_settings(tk)
-        cat = self.work.catalog(settings.language, tk.platform)
-        async with self.work.lock(tk.key):
-            table = await self.work.load(tk.key)
+        settings = await self.uow.current_settings(tk)
+        cat = self.catalogs.catalog(settings.language, tk.platform)
+        async with self.uow.lock(tk.key):
+            table = await self.uow.load(tk.key)
             lines: list[str] = []
             if table is not None and table.match is not None and table.log:
-                cat = self.work.cat(table)
+                cat = self.catalogs.cat(table)
                 lines = list(self.screens.round_log(table, cat))
         if table is None or not lines:
             return Reply(cat.t("log.none"), ok=False)
-        title = cat.t(self.work.game_key(cat, table.game, "log.title"))
+        title = cat.t(game_key(cat, table.game, "log.title"))
         size = len(title) + sum(len(line) + 1 for line in lines)
         cut = 0
         while size + 2 > MAX_TEXT and cut < len(lines) - 1:
@@ -217,17 +216,17 @@ class Queries:
 
     async def rules_help(self, tk: TableKey) -> Reply:
         """The rules of the game the table plays (with its own settings)."""
-        settings = await self.work.current_settings(tk)
-        table = self.work.cached.get(tk.key)
+        settings = await self.uow.current_settings(tk)
+        table = self.uow.cached.get(tk.key)
         game = (
             table.game
             if table is not None and table.status != "closed"
-            else self.work.game_named(settings)
+            else self.games.named(settings)
         )
-        own = self.work.own_settings(game, settings)
+        own = self.games.own_settings(game, settings)
         return Reply(
-            self.work.views[game].rules_text(
-                self.work.catalog(settings.language, tk.platform), own
+            self.games.views[game].rules_text(
+                self.catalogs.catalog(settings.language, tk.platform), own
             ),
             public=True,
         )
@@ -235,14 +234,14 @@ class Queries:
     async def help(self, tk: TableKey) -> Reply:
         """How to play with the bot, then the table's game's own lines (its catalog's
         `<game>.help`, e.g. what a timed-out choice counts as), when it has any."""
-        settings = await self.work.current_settings(tk)
-        table = self.work.cached.get(tk.key)
+        settings = await self.uow.current_settings(tk)
+        table = self.uow.cached.get(tk.key)
         game = (
             table.game
             if table is not None and table.status != "closed"
-            else self.work.game_named(settings)
+            else self.games.named(settings)
         )
-        cat = self.work.catalog(settings.language, tk.platform)
+        cat = self.catalogs.catalog(settings.language, tk.platform)
         text = cat.t("help.text")
         if cat.has(f"{game}.help"):
             text += "\n" + cat.t(f"{game}.help")

@@ -4,26 +4,49 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from bot.service import tokens
-from bot.service.core import MAX_TEXT, UnitOfWork, fit_lines
+from bot.service.game import Games
 from bot.service.i18n import Catalog
+from bot.service.options import ServiceSettings
 from bot.service.ports import (
     Button,
     Picture,
     Screen,
     TableShot,
 )
+from bot.service.replies import MAX_TEXT, fit_lines
 from bot.service.settings import TableSettings, settings_lines
 from bot.service.table import Table
+from bot.service.texts import Catalogs, game_key
+
+
+class Queueing(Protocol):
+    """What the screens ask of the outbox: table messages queued (`bot/service/outbox.py`)."""
+
+    def edit_table(
+        self, channel: str, screen: Screen | TableShot | tuple[TableShot, Screen]
+    ) -> None: ...
+    def post_table(
+        self,
+        channel: str,
+        screen: Screen | TableShot | tuple[TableShot, Screen],
+        freeze: Screen | TableShot | None,
+    ) -> None: ...
 
 
 class Screens:
     """Renders tables and private screens, and queues table messages (posted anew or edited
     in place)."""
 
-    def __init__(self, work: UnitOfWork) -> None:
-        self.work = work
+    def __init__(
+        self, games: Games, catalogs: Catalogs, settings: ServiceSettings, outbox: Queueing
+    ) -> None:
+        self.games = games
+        self.catalogs = catalogs
+        self.settings = settings
+        self.outbox = outbox
 
     def _token(self, table: Table, action: str) -> str:
         return tokens.encode(table.table_id, table.seq, action)
@@ -40,7 +63,7 @@ class Screens:
 
         `view` "round" shows the round's log even after its reveal (the frozen round message).
         """
-        cat = self.work.cat(table)
+        cat = self.catalogs.cat(table)
         lines: list[str] = []
         if note:
             lines.append(note)
@@ -52,8 +75,8 @@ class Screens:
         s = table.settings
         names = table.names
         if table.status == "lobby":
-            shows = self.work.view_of(table)
-            lines.append(shows.lobby_title(self.work.own_settings(table.game, s), cat))
+            shows = self.games.view_of(table)
+            lines.append(shows.lobby_title(self.games.own_settings(table.game, s), cat))
             level = cat.t(f"level.{s.level}")
             lines.append(cat.t("lobby.settings", timeout=s.turn_timeout, bots=s.bots, level=level))
             for i, seat in enumerate(table.seats, 1):
@@ -63,8 +86,8 @@ class Screens:
                 cat.t(
                     "lobby.hint",
                     seated=len(table.seats),
-                    min=self.work.game_of(table).players[0],
-                    max=self.work.game_of(table).players[-1],
+                    min=self.games.rules_of(table).players[0],
+                    max=self.games.rules_of(table).players[-1],
                 )
             )
             rows.append(
@@ -80,8 +103,8 @@ class Screens:
             )
         elif table.match is not None:
             match = table.match
-            rules = self.work.game_of(table)
-            shows = self.work.view_of(table)
+            rules = self.games.rules_of(table)
+            shows = self.games.view_of(table)
             deciders = rules.deciders(match)
             in_round = bool(deciders)
             if in_round or view == "round":
@@ -102,7 +125,7 @@ class Screens:
                 pass  # the frozen message of a round that has ended
             elif in_round:
                 who = ", ".join(names[d] for d in deciders)
-                turn = self.work.game_key(cat, table.game, "turn.now")  # a game's own wording
+                turn = game_key(cat, table.game, "turn.now")  # a game's own wording
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if buttons:  # a frozen message has none
                     if shows.public_choices:
@@ -112,10 +135,10 @@ class Screens:
                     rows.extend(self.hint_row(table, cat))
             elif not rules.winners(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
-                nxt = self.work.game_key(cat, table.game, "next.in")
+                nxt = game_key(cat, table.game, "next.in")
                 lines.append(cat.t(nxt, seconds=s.next_round_delay))
                 if buttons:
-                    label = cat.t(self.work.game_key(cat, table.game, "button.next"))
+                    label = cat.t(game_key(cat, table.game, "button.next"))
                     rows.append(
                         (Button(label, self._token(table, "next"), "primary", kind="next"),)
                     )
@@ -140,10 +163,10 @@ class Screens:
     ) -> list[tuple[Button, ...]]:
         """The buttons of `seats`' choices, each carrying its seat's own version."""
         grouped: dict[tuple[int, int], list[Button]] = {}
-        view = self.work.view_of(table)
+        view = self.games.view_of(table)
         for seat in seats:
             version = table.seats[seat].seq
-            for c in self.work.choices(table, seat):
+            for c in table.choices_for(self.games.rules_of(table), seat):
                 token = tokens.encode(table.table_id, version, c.action, c.arg)
                 grouped.setdefault((seat, c.row), []).append(
                     Button(view.render_line(c.label, cat), token, c.role)  # the game's words
@@ -154,7 +177,7 @@ class Screens:
         """What one seat sees privately: the game's text and, for a game whose choices are
         private, the seat's choices as buttons carrying the seat's own version; and the
         player's own link to the web table, when it is served."""
-        view = self.work.view_of(table)
+        view = self.games.view_of(table)
         text = view.private_text(table.match, seat, cat)
         rows = () if view.public_choices else tuple(self.choice_rows(table, [seat], cat))
         if rows:
@@ -167,20 +190,20 @@ class Screens:
     def hint_row(self, table: Table, cat: Catalog) -> list[tuple[Button, ...]]:
         """The Hint button (issue 33) where the table has `hints=on` and its game gives hints:
         a press answers the presser alone with what `strong` would choose for their seat."""
-        if table.settings.hints != "on" or not self.work.game_of(table).gives_hints:
+        if table.settings.hints != "on" or not self.games.rules_of(table).gives_hints:
             return []
         return [(Button(cat.t("button.hint"), self._token(table, "hint"), kind="hint"),)]
 
     def _page_link(self, table: Table) -> str | None:
         """The web table's public address for the table message (docs/web.md), while open."""
-        links = self.work.links
+        links = self.settings.links
         if links is None or table.status == "closed":
             return None
         return links.table_link(table.table_id, table.key.platform)
 
     def seat_link_row(self, table: Table, user: str, cat: Catalog) -> tuple[Button, ...]:
         """A player's own signed web-table link as a button row (empty without the web)."""
-        links = self.work.links
+        links = self.settings.links
         link = None if links is None else links.seat_link(table.table_id, user)
         return () if link is None else (Button(cat.t("button.web_own"), "", url=link),)
 
@@ -189,7 +212,7 @@ class Screens:
         then the newest few entries of the round's log (`GameView.recent_events`), never the
         whole log: it grows with every move, the state says what happened; the whole log is
         the `log` command's and the record's (and `Screen.log` carries it, for a terminal)."""
-        view = self.work.view_of(table)
+        view = self.games.view_of(table)
         lines = view.render_status(table.match, names, cat)
         recent = self.round_log(table, cat)[-view.recent_events :] if view.recent_events else []
         # What the state says already (a game's last exchange is made of log lines) goes once.
@@ -206,7 +229,7 @@ class Screens:
         if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
             cache.clear()
             table.rendered_for = (id(table.log), cat.language)
-        view = self.work.view_of(table)
+        view = self.games.view_of(table)
         for line in table.log[len(cache) :]:
             cache.append(view.render_line(line, cat))
         return cache
@@ -224,10 +247,10 @@ class Screens:
         must not stand in for it)."""
         screen = self.render(table)
         if table.status == "closed":
-            self.work.outbox.edit_table(table.key.key, screen)
+            self.outbox.edit_table(table.key.key, screen)
         else:
             shot = TableShot(table.table_id, table.message_no)
-            self.work.outbox.edit_table(table.key.key, (shot, screen))
+            self.outbox.edit_table(table.key.key, (shot, screen))
 
     def repost(
         self, table: Table, freeze: Screen | None, note: str | None = None, *, keep: bool = False
@@ -240,7 +263,7 @@ class Screens:
         screen = self.render(table, note=note)
         if keep and note is None:
             table.kept_screen = ((table.row_version or 0) + 1, table.seq, screen)
-        self.work.outbox.post_table(table.key.key, screen, freeze)
+        self.outbox.post_table(table.key.key, screen, freeze)
 
     def frozen(self, table: Table) -> Screen:
         """The table message without buttons, as the table is now: the message posted for
@@ -254,7 +277,7 @@ class Screens:
     def settings_text(self, s: TableSettings, game: str, cat: Catalog) -> str:
         """The settings of a table of `game`: the game's own (none: no empty field), then the
         generic ones; a delay of 0 reads "at once", in the game's word for a round."""
-        own = settings_lines(s, game, self.work.games[game].settings_model)
+        own = settings_lines(s, game, self.games.rules[game].settings_model)
         nxt = "settings.next" if s.next_round_delay else "settings.next_now"
         return cat.t(
             "settings.shown",
@@ -262,7 +285,7 @@ class Screens:
             own="".join(f"{word} {value} · " for word, value in own),
             timeout=s.turn_timeout,
             language=s.language,
-            next=cat.t(self.work.game_key(cat, game, nxt), delay=s.next_round_delay),
+            next=cat.t(game_key(cat, game, nxt), delay=s.next_round_delay),
             bots=s.bots,
             level=s.level,
             hints=s.hints,

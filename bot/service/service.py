@@ -1,55 +1,78 @@
-"""The table service: one facade over the parts that run a channel's table.
+"""The table service: builds the parts that run a channel's table once, and runs every
+command through one dispatcher (`handle`).
 
-Every command is one unit of work (core.py): its table's lock taken once, the table loaded
+Every command is one unit of work (uow.py): its table's lock taken once, the table loaded
 once, authorised, the game asked, then the table, record, statistics and messages committed
 in one transaction; and then, only then, what people are told is delivered. Tables are
 independent and proceed in parallel. Deadlines are stored with the table, so a restart
 re-arms them (with a fresh turn: nobody pays for time the bot was down).
 
-The parts are objects of their own, each handed the parts it uses (docs/design.md):
-
-- `core.py`: `UnitOfWork`, the table cache and locks, load and commit, catalogs, players;
-- `screens.py`: `Screens`, the table message and private screens;
-- `deadlines.py`: `Deadlines`, a table's next deadline, queued;
-- `play.py`: `Play`, choices, the steps after them, private messages, statistics;
-- `lobby.py`: `Lobby`, open, join, leave, kick, settings, start, stop;
-- `timers.py`: `Timers`, the main loop firing due deadlines;
-- `queries.py`: `Queries`, status, stats, top, export, rules, help;
-- `lifecycle.py`: `Lifecycle`, resume after a start, chat migration, shutdown;
-- `pages.py`: `Pages`, the web table's per-viewer views (docs/web.md).
+The parts are objects of their own, each handed what it uses (docs/design.md): the unit of
+work (`uow.py`), the games (`game.py`), catalogs (`texts.py`), players (`players.py`), the
+store's health (`health.py`), the service's settings (`options.py`), the screens, the
+deadlines and the outbox; and the jobs side by side: `Lobby`, `Play`, `Timers`, `Queries`,
+`Lifecycle` and `Pages`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
 
 from bot.service import tokens
-from bot.service.core import (
-    MAX_ALERT,
-    MAX_TEXT,
-    Reply,
-    ServiceError,
-    ServiceOptions,
-    UnitOfWork,
+from bot.service.commands import (
+    Act,
+    AskHint,
+    Command,
+    Configure,
+    Export,
+    Help,
+    Join,
+    Kick,
+    Leave,
+    Log,
+    NextRound,
+    Open,
+    Press,
+    PrivateView,
+    Rules,
+    Sheet,
+    Start,
+    Stats,
+    Stop,
+    Top,
 )
 from bot.service.deadlines import Deadlines
-from bot.service.game import Game, GameRules, GameView, PrivateChoice
+from bot.service.game import Game, GameRules, Games, GameView, PrivateChoice
+from bot.service.health import StoreHealth
 from bot.service.i18n import Catalog
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobby
-from bot.service.metrics import NO_METRICS, Recorder, timed
+from bot.service.metrics import NO_METRICS, Recorder
+from bot.service.options import ServiceOptions, ServiceSettings
+from bot.service.outbox import Outbox
 from bot.service.pages import Pages, PageView
 from bot.service.play import Play
-from bot.service.ports import Notifier, PageLinks, Repository, Screen, StoreLost
+from bot.service.players import Players
+from bot.service.ports import Notifier, PageLinks, Repository, Screen, StoreLost, TableShot
 from bot.service.queries import Queries
+from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError
+from bot.service.running import Runner
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey, User
+from bot.service.texts import Catalogs
+from bot.service.thinking import Thinking
 from bot.service.timers import Timers
+from bot.service.uow import Session, UnitOfWork
 from bot.service.views import TableView
 
 __all__ = ["MAX_ALERT", "MAX_TEXT", "Reply", "ServiceError", "ServiceOptions", "TableService"]
+
+#: What a press's action asks for, on the session of the table its token names: the game's
+#: choices are every other action (`Play.acted`).
+PressHandler = Callable[[Session, User, tokens.Token], Awaitable[Reply]]
 
 
 class TableService:
@@ -63,234 +86,274 @@ class TableService:
         games: Mapping[str, Game],
         **options: Unpack[ServiceOptions],
     ) -> None:
-        self.work = UnitOfWork(repo, notifier, games=games, **options)
-        self.screens = Screens(self.work)
-        self.work.render_table = self.screens.render_table
-        self.deadlines = Deadlines(self.work)
-        self.play = Play(self.work, self.screens, self.deadlines)
-        self.lobby = Lobby(self.work, self.screens, self.deadlines, self.play)
-        self.timers = Timers(self.work, self.deadlines, self.play, self.lobby)
-        self.queries = Queries(self.work, self.screens)
-        self.pages = Pages(self.work, self.screens)
-        self.lifecycle = Lifecycle(self.work, self.screens, self.deadlines)
-        # What the composition root and tests read of the service.
-        self.repo = self.work.repo
-        self.games = self.work.games
-        self.outbox = self.work.outbox
-        self.clock = self.work.clock
+        thinking = options.pop("thinking", None) or Thinking()
+        owner = options.pop("owner", None)
+        give_up = options.pop("store_give_up", None)
+        self.settings = settings = ServiceSettings(**options)
+        self.repo = repo
+        self.clock = settings.clock
         #: Whether the store answers now, and the outage under way (`/healthz` serves its
         #: `snapshot()`; `gave_up`: the bot stopped because the store stayed away too long).
-        self.health = self.work.health
+        self.health = health = StoreHealth(settings.clock, give_up_after=give_up)
+        self.games_of = found = Games(games)
+        self.games = found.rules
+        self.catalogs = catalogs = Catalogs(
+            [v.messages for v in found.views.values()], settings.lobby_idle
+        )
+        self.players = players = Players(repo)
+        self.thinking = thinking
+        self.outbox = outbox = Outbox(
+            notifier,
+            self._posted,
+            players.told,
+            render_shot=self._render_shot,
+            repo=repo,
+            clock=settings.clock,
+            owner=owner,
+        )
+        self.uow = uow = UnitOfWork(
+            repo, outbox, games=found, catalogs=catalogs, health=health, clock=settings.clock
+        )
+        self.runner = Runner(uow, catalogs, health)
+        self.screens = screens = Screens(found, catalogs, settings, outbox)
+        self.deadlines = deadlines = Deadlines(found, settings)
+        self.play = Play(
+            uow,
+            games=found,
+            catalogs=catalogs,
+            settings=settings,
+            players=players,
+            screens=screens,
+            deadlines=deadlines,
+            outbox=outbox,
+            notifier=notifier,
+        )
+        self.lobby = Lobby(
+            uow,
+            games=found,
+            catalogs=catalogs,
+            settings=settings,
+            players=players,
+            screens=screens,
+            deadlines=deadlines,
+            play=self.play,
+        )
+        self.timers = Timers(
+            uow,
+            games=found,
+            catalogs=catalogs,
+            settings=settings,
+            health=health,
+            outbox=outbox,
+            thinking=thinking,
+            deadlines=deadlines,
+            play=self.play,
+            lobby=self.lobby,
+        )
+        self.queries = Queries(uow, found, catalogs, settings, screens)
+        self.pages = Pages(uow, found, catalogs, settings, screens)
+        self.lifecycle = Lifecycle(
+            uow,
+            games=found,
+            catalogs=catalogs,
+            settings=settings,
+            health=health,
+            outbox=outbox,
+            screens=screens,
+            deadlines=deadlines,
+        )
         #: Where commands, deliveries and thinking are recorded (`use_metrics`).
         self.metrics: Recorder = NO_METRICS
+        run = self.runner.run
+        lobby, play, queries = self.lobby, self.play, self.queries
+        #: The one table of handlers: each command's type -> its handler.
+        self._handlers: dict[type[Command], Callable[[Any], Awaitable[Reply]]] = {
+            Open: lambda c: run(c.tk, c.user, lobby.opened, c.sit, c.game),
+            Join: lambda c: run(c.tk, c.user, lobby.joined),
+            Leave: lambda c: run(c.tk, c.user, lobby.left),
+            Kick: lambda c: run(c.tk, c.user, lobby.kicked, c.who),
+            Configure: lambda c: run(c.tk, c.user, lobby.configured, c.words),
+            Start: lambda c: run(c.tk, c.user, lobby.started),
+            Stop: lambda c: run(c.tk, c.user, lobby.stopped),
+            Act: lambda c: run(c.tk, c.user, play.acted, c.action, c.seq, c.arg),
+            NextRound: lambda c: run(c.tk, c.user, play.dealt, c.seq),
+            PrivateView: lambda c: run(c.tk, c.user, play.shown_to),
+            AskHint: lambda c: run(c.tk, c.user, play.hinted),
+            Press: self._press,
+            Stats: lambda c: self._read(c.tk, c.user, queries.stats(c.tk, c.user)),
+            Top: lambda c: self._read(c.tk, None, queries.top(c.tk, c.limit)),
+            Export: lambda c: self._read(c.tk, None, queries.export(c.tk)),
+            Sheet: lambda c: self._read(c.tk, None, queries.sheet(c.tk)),
+            Log: lambda c: self._read(c.tk, None, queries.log(c.tk)),
+            Rules: lambda c: self.runner.answered_when_away(c.tk, None, queries.rules_help(c.tk)),
+            Help: lambda c: self.runner.answered_when_away(c.tk, None, queries.help(c.tk)),
+        }
+        #: What a press's action asks for (any other action is one of the game's choices).
+        self._presses: dict[str, PressHandler] = {
+            "join": lambda s, user, token: lobby.joined(s, user),
+            "leave": lambda s, user, token: lobby.left(s, user),
+            "start": lambda s, user, token: lobby.started(s, user),
+            "view": lambda s, user, token: play.shown_to(s, user),
+            "hint": lambda s, user, token: play.hinted(s, user),
+            "next": lambda s, user, token: play.dealt(s, user, token.seq),
+        }
+
+    async def handle(self, command: Command) -> Reply:
+        """Run `command` (a value of bot/service/commands.py) through its handler; its
+        latency and answer are recorded under its kind."""
+        start = time.perf_counter()
+        ok: bool | None = None
+        try:
+            reply = await self._handlers[type(command)](command)
+            ok = reply.ok
+            return reply
+        finally:
+            self.metrics.command(command.kind, ok, time.perf_counter() - start)
+
+    async def _read(self, tk: TableKey, user: User | None, query: Awaitable[Reply]) -> Reply:
+        """A query that reads the store outside a unit of work: refused once the store is
+        lost, the clear line while it is away."""
+        refused = self.runner.refused_when_lost(tk)
+        if refused is not None:
+            query.close()  # type: ignore[attr-defined]
+            return refused
+        return await self.runner.answered_when_away(tk, user, query)
+
+    async def _press(self, c: Press) -> Reply:
+        """A button press: the token (as sent, or as the adapter already decoded it: it is
+        decoded once) names the table (found by its id, wherever it was pressed), a version
+        and the action; the command then runs in one unit of work on that table."""
+        decoded = tokens.decode(c.token) if isinstance(c.token, str) else c.token
+        # While the store is away the refusal speaks the language of the table the token
+        # names (pressed in a private chat too), known without the store.
+        table_id = decoded.table_id if decoded is not None else None
+        found = self._pressed_at(c.tk, c.user, decoded)
+        return await self.runner.answered_when_away(c.tk, c.user, found, table_id)
+
+    async def _pressed_at(self, tk: TableKey, user: User, decoded: tokens.Token | None) -> Reply:
+        refused = self.runner.refused_when_lost(tk)
+        if refused is not None:
+            return refused
+        if decoded is None:
+            settings = await self.uow.channel_settings(tk)
+            cat = self.catalogs.catalog(settings.language, tk.platform)
+            return Reply(cat.t("error.bad_button"), ok=False)
+        found = await self.uow.key_of(decoded.table_id, tk)
+        if found is None:
+            settings = await self.uow.channel_settings(tk)
+            cat = self.catalogs.catalog(settings.language, tk.platform)
+            return Reply(cat.t("error.stale"), ok=False)
+        if found != tk:
+            # Pressed elsewhere (a private chat, an inline result): rights that belong to the
+            # other chat (admin) do not carry over.
+            tk, user = found, replace(user, admin=False)
+        return await self.runner.run(tk, user, self._pressed, decoded)
+
+    async def _pressed(self, s: Session, user: User, token: tokens.Token) -> Reply:
+        """The command a press asks for, on the table it was found at (loaded once)."""
+        table = s.table
+        if table is None or table.table_id != token.table_id or table.status == "closed":
+            raise ServiceError("error.stale")
+        handler = self._presses.get(token.action)
+        if handler is not None:
+            return await handler(s, user, token)
+        return await self.play.acted(s, user, token.action, token.seq, token.arg)
+
+    async def _posted(self, channel: str, ref: str) -> None:
+        await self.uow.posted(channel, ref)
+
+    async def _render_shot(self, key: str, shot: TableShot) -> Screen | None:
+        return await self.uow.render_shot(key, shot, self.screens.render_table)
 
     def use_metrics(self, recorder: Recorder) -> None:
         """Record commands (per kind), deliveries (per lane) and bot seats' thinking into
         `recorder` (the composition root's `bot.metrics.Metrics`)."""
         self.metrics = recorder
         self.outbox.metrics = recorder
-        self.work.thinking.metrics = recorder
+        self.thinking.metrics = recorder
 
     # -- settings of the service, read and changed by adapters and the composition root ----
 
     @property
     def bot_delay(self) -> float:
         """Seconds a bot seat waits before it acts."""
-        return self.work.bot_delay
+        return self.settings.bot_delay
 
     @bot_delay.setter
     def bot_delay(self, value: float) -> None:
-        self.work.bot_delay = value
+        self.settings.bot_delay = value
 
     @property
     def store_lost(self) -> StoreLost | None:
         """Set once the store went away: every command is refused from then on."""
-        return self.work.store_lost
+        return self.health.store_lost
 
     @property
     def on_store_lost(self) -> Callable[[], None] | None:
         """Called once when the store goes away (the runner's stop)."""
-        return self.work.on_store_lost
+        return self.health.on_lost
 
     @on_store_lost.setter
     def on_store_lost(self, value: Callable[[], None] | None) -> None:
-        self.work.on_store_lost = value
+        self.health.on_lost = value
 
     @property
     def command_prefix(self) -> dict[str, str]:
         """How each platform writes a sub-command in help texts."""
-        return self.work.command_prefix
+        return self.catalogs.command_prefix
 
     def set_command_prefix(self, platform: str, prefix: str) -> None:
         """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
-        self.work.set_command_prefix(platform, prefix)
+        self.catalogs.set_command_prefix(platform, prefix)
 
     @property
     def default_game(self) -> str:
         """The game of a new table when the channel chose none."""
-        return self.work.default_game
+        return self.games_of.default
 
     def settings_models(self) -> dict[str, Any]:
         """Every registered game's own settings model, by name."""
-        return self.work.settings_models()
+        return self.games_of.settings_models()
 
     def game_of(self, table: Table) -> GameRules:
         """The rules of the game `table` plays."""
-        return self.work.game_of(table)
+        return self.games_of.rules_of(table)
 
     def view_of(self, table: Table) -> GameView:
         """The view of the game `table` plays (how its match looks)."""
-        return self.work.view_of(table)
+        return self.games_of.view_of(table)
 
     def texts(self, table: Table | TableView) -> Catalog:
         """The catalog a table speaks."""
-        return self.work.texts(table)
+        return self.catalogs.of(table)
 
     def render(self, table: Table, *, buttons: bool = True, note: str | None = None) -> Screen:
         """The table message of `table` as it is now."""
         return self.screens.render(table, buttons=buttons, note=note)
 
-    # -- the lobby -------------------------------------------------------------------------
+    @property
+    def on_commit(self) -> list[Callable[[str, str, int], None]]:
+        """Listeners run after each table's commit with (table key, table id, version)."""
+        return self.uow.on_commit
 
-    @timed("open")
-    async def open(
-        self, tk: TableKey, user: User, *, sit: bool = True, game: str | None = None
-    ) -> Reply:
-        """Open a table in the channel, or show the current one (see `Lobby.open`)."""
-        return await self.lobby.open(tk, user, sit=sit, game=game)
+    @property
+    def links(self) -> PageLinks | None:
+        """Addresses of the web table for link buttons (None: not served)."""
+        return self.settings.links
 
-    @timed("join")
-    async def join(self, tk: TableKey, user: User) -> Reply:
-        """Sit down at the table's lobby (or take a seat back during a match)."""
-        return await self.lobby.join(tk, user)
+    @links.setter
+    def links(self, value: PageLinks | None) -> None:
+        self.settings.links = value
 
-    @timed("leave")
-    async def leave(self, tk: TableKey, user: User) -> Reply:
-        """Leave the lobby, or forfeit the match under way."""
-        return await self.lobby.leave(tk, user)
+    def open_tables(self) -> dict[str, int]:
+        """Open tables this process holds, per game (the metrics)."""
+        held: dict[str, int] = {}
+        for table in self.uow.cached.values():
+            if table.status != "closed":
+                held[table.game] = held.get(table.game, 0) + 1
+        return held
 
-    @timed("kick")
-    async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
-        """The host or a channel admin removes a seat (by name or user key)."""
-        return await self.lobby.kick(tk, user, who)
-
-    @timed("configure")
-    async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
-        """Show or change the table's settings."""
-        return await self.lobby.configure(tk, user, words)
-
-    @timed("start")
-    async def start(self, tk: TableKey, user: User) -> Reply:
-        """Start the match."""
-        return await self.lobby.start(tk, user)
-
-    @timed("stop")
-    async def stop(self, tk: TableKey, user: User) -> Reply:
-        """The host or a channel admin stops the table."""
-        return await self.lobby.stop(tk, user)
-
-    # -- play ------------------------------------------------------------------------------
-
-    @timed("act")
-    async def act(
-        self,
-        tk: TableKey,
-        user: User,
-        action: str,
-        seq: int | None = None,
-        arg: str | None = None,
-    ) -> Reply:
-        """One of the game's choices for the user's seat (typed: `seq` None)."""
-        return await self.play.act(tk, user, action, seq, arg)
-
-    @timed("next_round")
-    async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
-        """Deal the next round now instead of waiting for the delay."""
-        return await self.play.next_round(tk, user, seq)
-
-    @timed("private_view")
-    async def private_view(self, tk: TableKey, user: User) -> Reply:
-        """A seated player's private screen, for a popup or an ephemeral message."""
-        return await self.play.private_view(tk, user)
-
-    @timed("hint")
-    async def hint(self, tk: TableKey, user: User) -> Reply:
-        """A seated person's hint at a table with `hints=on` (the terminal's `hint` word, the
-        web page's button): what `strong` would choose, for the sender only."""
-        return await self.play.hint(tk, user)
-
-    @timed("press")
-    async def press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
-        """A button press: the token (as sent, or as the adapter already decoded it: it is
-        decoded once) names the table (found by its id, wherever it was pressed), a version
-        and the action; the command then runs in one unit of work on that table (its lock
-        taken once, loaded once)."""
-        decoded = tokens.decode(token) if isinstance(token, str) else token
-        # While the store is away the refusal speaks the language of the table the token
-        # names (pressed in a private chat too), known without the store.
-        table_id = decoded.table_id if decoded is not None else None
-        return await self.work.answered_when_away(
-            tk, user, self._press(tk, user, decoded), table_id
-        )
-
-    async def _press(self, tk: TableKey, user: User, decoded: tokens.Token | None) -> Reply:
-        refused = await self.work.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        if decoded is None:
-            settings = await self.work.channel_settings(tk)
-            return Reply(
-                self.work.catalog(settings.language, tk.platform).t("error.bad_button"), ok=False
-            )
-        found = await self._key_of(decoded.table_id, tk)
-        if found is None:
-            settings = await self.work.channel_settings(tk)
-            return Reply(
-                self.work.catalog(settings.language, tk.platform).t("error.stale"), ok=False
-            )
-        if found != tk:
-            # Pressed elsewhere (a private chat, an inline result): rights that belong to the
-            # other chat (admin) do not carry over.
-            tk, user = found, replace(user, admin=False)
-        return await self.work.run(tk, user, self._pressed, decoded)
-
-    async def _pressed(
-        self, tk: TableKey, table: Table | None, user: User, token: tokens.Token
-    ) -> Reply:
-        """The command a press asks for, on the table it was found at (loaded once)."""
-        if table is None or table.table_id != token.table_id or table.status == "closed":
-            raise ServiceError("error.stale")
-        action = token.action
-        if action == "join":
-            return await self.lobby.joined(tk, table, user)
-        if action == "leave":
-            return await self.lobby.left(tk, table, user)
-        if action == "start":
-            return await self.lobby.started(tk, table, user)
-        if action == "view":
-            return await self.play.shown_to(tk, table, user)
-        if action == "hint":
-            return await self.play.hinted(tk, table, user)
-        if action == "next":
-            return await self.play.dealt(tk, table, user, token.seq)
-        return await self.play.acted(tk, table, user, action, token.seq, token.arg)
-
-    async def _key_of(self, table_id: str, tk: TableKey) -> TableKey | None:
-        """Where the table with `table_id` lives: usually the chat pressed in (`tk`), else
-        wherever this process holds it, else where the store has it open; None when no open
-        table has that id. Read without a lock: the command checks it again on its table."""
-        here = self.work.cached.get(tk.key)
-        if here is not None and here.table_id == table_id:
-            return tk
-        for cached in self.work.cached.values():
-            if cached.table_id == table_id and cached.status != "closed":
-                return cached.key
-        row = await self.work.repo.load_table_by_id(table_id)
-        if row is None or row.status == "closed":
-            return None
-        return TableKey.parse(row.key)
-
-    # -- the web table ---------------------------------------------------------------------
+    # -- what adapters read (no unit of work changes anything) ----------------------------
 
     async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
         """The table `table_id` as `viewer` (a user key; None: a spectator) may see it on the
@@ -307,30 +370,6 @@ class TableService:
         """The finished match of table `table_id` as the replay page's frames (None: none)."""
         return await self.pages.replay_frames(table_id)
 
-    @property
-    def on_commit(self) -> list[Callable[[str, str, int], None]]:
-        """Listeners run after each table's commit with (table key, table id, version)."""
-        return self.work.on_commit
-
-    @property
-    def links(self) -> PageLinks | None:
-        """Addresses of the web table for link buttons (None: not served)."""
-        return self.work.links
-
-    @links.setter
-    def links(self, value: PageLinks | None) -> None:
-        self.work.links = value
-
-    def open_tables(self) -> dict[str, int]:
-        """Open tables this process holds, per game (the metrics)."""
-        held: dict[str, int] = {}
-        for table in self.work.cached.values():
-            if table.status != "closed":
-                held[table.game] = held.get(table.game, 0) + 1
-        return held
-
-    # -- queries ---------------------------------------------------------------------------
-
     async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
         """The table in a channel as `viewer` may see it, frozen; None when there is none."""
         return await self.queries.status(tk, viewer)
@@ -344,42 +383,6 @@ class TableService:
         """Every choice `user` may make now, at any table they sit at."""
         return await self.queries.choices_of(user, limit)
 
-    @timed("stats")
-    async def stats(self, tk: TableKey, user: User) -> Reply:
-        """A player's statistics in this chat."""
-        return await self.work.answered_when_away(tk, user, self.queries.stats(tk, user))
-
-    @timed("top")
-    async def top(self, tk: TableKey, limit: int = 10) -> Reply:
-        """The chat's best players."""
-        return await self.work.answered_when_away(tk, None, self.queries.top(tk, limit))
-
-    @timed("export")
-    async def export(self, tk: TableKey) -> Reply:
-        """The record of the current or last match, as a JSON file."""
-        return await self.work.answered_when_away(tk, None, self.queries.export(tk))
-
-    @timed("rules")
-    async def rules_help(self, tk: TableKey) -> Reply:
-        """The rules of the game the table plays."""
-        return await self.work.answered_when_away(tk, None, self.queries.rules_help(tk))
-
-    @timed("sheet")
-    async def sheet(self, tk: TableKey) -> Reply:
-        """The whole score sheet of the table's match, where its game keeps one."""
-        return await self.work.answered_when_away(tk, None, self.queries.sheet(tk))
-
-    @timed("log")
-    async def log(self, tk: TableKey) -> Reply:
-        """The whole log of the round under way (or the last one): the table message shows
-        its state and newest events only."""
-        return await self.work.answered_when_away(tk, None, self.queries.log(tk))
-
-    @timed("help")
-    async def help(self, tk: TableKey) -> Reply:
-        """How to play with the bot."""
-        return await self.work.answered_when_away(tk, None, self.queries.help(tk))
-
     def unavailable_reply(
         self, tk: TableKey, user: User | None = None, token: str | tokens.Token | None = None
     ) -> Reply:
@@ -387,15 +390,15 @@ class TableService:
         soon), for an adapter that met StoreUnavailable outside a command; `token`: the
         button pressed, whose table's language it speaks."""
         decoded = tokens.decode(token) if isinstance(token, str) else token
-        return self.work.unavailable_reply(tk, user, decoded.table_id if decoded else None)
+        return self.runner.unavailable_reply(tk, user, decoded.table_id if decoded else None)
 
     async def reachable(self, user: str) -> bool | None:
         """Whether private messages reach `user` (None: not tried yet)."""
-        return await self.work.reachable(user)
+        return await self.players.reachable(user)
 
     async def player_reachable(self, user: User, reachable: bool = True) -> None:
         """An adapter learned that private messages now reach (or no longer reach) `user`."""
-        await self.work.player_reachable(user, reachable)
+        await self.players.set_reachable(user, reachable)
 
     # -- the service's life ----------------------------------------------------------------
 
@@ -419,8 +422,90 @@ class TableService:
         """Let the messages under way go out, and say this process stops (the bot seats'
         thinking pool stopped too)."""
         await self.lifecycle.shutdown()
-        await self.work.thinking.close()
+        await self.thinking.close()
 
     async def drain(self) -> None:
         """Wait until everything queued to be said has gone out (on stop, in tests)."""
-        await self.work.drain()
+        await self.outbox.drain()
+
+    # -- the commands by name (until every adapter sends command values) -------------------
+
+    async def open(
+        self, tk: TableKey, user: User, *, sit: bool = True, game: str | None = None
+    ) -> Reply:
+        """`Open`."""
+        return await self.handle(Open(tk, user, sit, game))
+
+    async def join(self, tk: TableKey, user: User) -> Reply:
+        """`Join`."""
+        return await self.handle(Join(tk, user))
+
+    async def leave(self, tk: TableKey, user: User) -> Reply:
+        """`Leave`."""
+        return await self.handle(Leave(tk, user))
+
+    async def kick(self, tk: TableKey, user: User, who: str) -> Reply:
+        """`Kick`."""
+        return await self.handle(Kick(tk, user, who))
+
+    async def configure(self, tk: TableKey, user: User, words: Sequence[str]) -> Reply:
+        """`Configure`."""
+        return await self.handle(Configure(tk, user, tuple(words)))
+
+    async def start(self, tk: TableKey, user: User) -> Reply:
+        """`Start`."""
+        return await self.handle(Start(tk, user))
+
+    async def stop(self, tk: TableKey, user: User) -> Reply:
+        """`Stop`."""
+        return await self.handle(Stop(tk, user))
+
+    async def act(
+        self, tk: TableKey, user: User, action: str, seq: int | None = None, arg: str | None = None
+    ) -> Reply:
+        """`Act`."""
+        return await self.handle(Act(tk, user, action, seq, arg))
+
+    async def next_round(self, tk: TableKey, user: User, seq: int | None = None) -> Reply:
+        """`NextRound`."""
+        return await self.handle(NextRound(tk, user, seq))
+
+    async def private_view(self, tk: TableKey, user: User) -> Reply:
+        """`PrivateView`."""
+        return await self.handle(PrivateView(tk, user))
+
+    async def hint(self, tk: TableKey, user: User) -> Reply:
+        """`AskHint`."""
+        return await self.handle(AskHint(tk, user))
+
+    async def press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
+        """`Press`."""
+        return await self.handle(Press(tk, user, token))
+
+    async def stats(self, tk: TableKey, user: User) -> Reply:
+        """`Stats`."""
+        return await self.handle(Stats(tk, user))
+
+    async def top(self, tk: TableKey, limit: int = 10) -> Reply:
+        """`Top`."""
+        return await self.handle(Top(tk, limit))
+
+    async def export(self, tk: TableKey) -> Reply:
+        """`Export`."""
+        return await self.handle(Export(tk))
+
+    async def rules_help(self, tk: TableKey) -> Reply:
+        """`Rules`."""
+        return await self.handle(Rules(tk))
+
+    async def sheet(self, tk: TableKey) -> Reply:
+        """`Sheet`."""
+        return await self.handle(Sheet(tk))
+
+    async def log(self, tk: TableKey) -> Reply:
+        """`Log`."""
+        return await self.handle(Log(tk))
+
+    async def help(self, tk: TableKey) -> Reply:
+        """`Help`."""
+        return await self.handle(Help(tk))

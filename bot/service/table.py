@@ -167,6 +167,17 @@ class Table:
         """Seats of people."""
         return [s for s in self.seats if not s.bot]
 
+    def choices_for(self, rules: GameRules, seat: int) -> tuple[Choice, ...]:
+        """`seat`'s choices in the table's state now, built once per state: a step moves the
+        table's version (`seq`) before anyone reads them again."""
+        if self.choices_seq != self.seq:
+            self.choices.clear()
+            self.choices_seq = self.seq
+        found = self.choices.get(seat)
+        if found is None:
+            found = self.choices[seat] = tuple(rules.choices(self.match, seat))
+        return found
+
     def put_out(self, outcome: Outcome) -> None:
         """Keep the seats a step of the game put out of the match (`Outcome.out`)."""
         for seat in outcome.out:

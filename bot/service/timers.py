@@ -10,12 +10,18 @@ import heapq
 import logging
 from collections.abc import Sequence
 
-from bot.service.core import UnitOfWork
 from bot.service.deadlines import Deadlines
+from bot.service.game import Games
+from bot.service.health import StoreHealth
 from bot.service.lobby import Lobby
+from bot.service.options import ServiceSettings
+from bot.service.outbox import Outbox
 from bot.service.play import Play
 from bot.service.ports import Claim, ConflictError, StoreLost, StoreUnavailable
-from bot.service.table import ACTED, Table
+from bot.service.table import ACTED, Table, TableKey
+from bot.service.texts import Catalogs, game_key
+from bot.service.thinking import Thinking
+from bot.service.uow import Session, UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +44,28 @@ HOUSEKEEPING_INTERVAL = 1.0
 class Timers:
     """The main loop: fires the tables' due deadlines as steps of play or of the lobby."""
 
-    def __init__(self, work: UnitOfWork, deadlines: Deadlines, play: Play, lobby: Lobby) -> None:
-        self.work = work
+    def __init__(
+        self,
+        uow: UnitOfWork,
+        *,
+        games: Games,
+        catalogs: Catalogs,
+        settings: ServiceSettings,
+        health: StoreHealth,
+        outbox: Outbox,
+        thinking: Thinking,
+        deadlines: Deadlines,
+        play: Play,
+        lobby: Lobby,
+    ) -> None:
+        self.uow = uow
+        self.repo = uow.repo
+        self.games = games
+        self.catalogs = catalogs
+        self.settings = settings
+        self.health = health
+        self.outbox = outbox
+        self.thinking = thinking
         self.deadlines = deadlines
         self.play = play
         self.lobby = lobby
@@ -47,8 +73,8 @@ class Timers:
         self._next_housekeeping = 0.0
         #: Tables whose bot began thinking before its step was due: that step's time.
         self._ahead: dict[str, float] = {}
-        work.thinking.on_ready = self._thought
-        work.on_commit.append(self._committed)
+        thinking.on_ready = self._thought
+        uow.on_commit.append(self._committed)
 
     async def tick(self) -> int:
         """Handle every deadline that is due; returns how many tables acted.
@@ -56,10 +82,10 @@ class Timers:
         While the store is away, due deadlines wait until the pause after the last failed
         try is over (it doubles up to a cap); then one of them tries the store, and the rest
         follow as soon as one succeeds."""
-        health = self.work.health
+        health = self.health
         if not health.may_try():
             return 0
-        now = self.work.clock.now()
+        now = self.settings.clock.now()
         due: list[str] = []
         seen: set[str] = set()
         while self.deadlines.heap and self.deadlines.heap[0][0] <= now:
@@ -71,15 +97,15 @@ class Timers:
             for key in due[1:]:  # one tries the store; the others wait for its answer
                 heapq.heappush(self.deadlines.heap, (now, key))
             due = due[:1]
-        if self.work.shared:
+        if self.uow.shared:
             try:
                 due = await self._claimed(due)
             except StoreLost as exc:
-                self.work.lost(exc)
+                self.health.lost(exc)
                 return 0
             except Exception as exc:  # the store is away: try again after a pause
                 if isinstance(exc, StoreUnavailable):
-                    self.work.store_failed(exc, "deadline", len(due))
+                    self.health.away(exc, "deadline", len(due))
                 else:
                     log.warning("claiming due timers failed: %s", exc)
                 for key in due:
@@ -88,14 +114,14 @@ class Timers:
         if not due:
             return 0
         results = await asyncio.gather(
-            *(self.work.bounded(self._on_deadline(key)) for key in due), return_exceptions=True
+            *(self.settings.bounded(self._on_deadline(key)) for key in due), return_exceptions=True
         )
         acted = 0
         for key, result in zip(due, results, strict=True):
             if isinstance(result, StoreLost):
-                self.work.lost(result)  # no retry: nothing can be stored any more
+                self.health.lost(result)  # no retry: nothing can be stored any more
             elif isinstance(result, StoreUnavailable):
-                self.work.store_failed(result, "deadline")
+                self.health.away(result, "deadline")
                 heapq.heappush(self.deadlines.heap, (now, key))  # due still: after the pause
             elif isinstance(result, BaseException):
                 log.error("deadline of %s failed", key, exc_info=result)
@@ -107,7 +133,7 @@ class Timers:
     def _thought(self, key: str) -> None:
         """A bot seat's thinking is done: its table's deadline is due again (now), unless it
         thought ahead and its step is still to come (then its queued deadline takes it)."""
-        now = self.work.clock.now()
+        now = self.settings.clock.now()
         due = self._ahead.pop(key, None)
         if due is not None and due > now:
             return
@@ -125,7 +151,7 @@ class Timers:
 
     def _committed(self, key: str, table_id: str, version: int) -> None:
         """A table's new state is stored: if a bot's step comes next, think ahead for it."""
-        table = self.work.cached.get(key)
+        table = self.uow.cached.get(key)
         if table is not None and table.deadline_kind == "bot":
             self._think_ahead(table)
 
@@ -137,72 +163,65 @@ class Timers:
         whenever a worker answers (issue 22: a burst of answers is a burst of steps)."""
         if table.settings.level == "normal" or table.status != "playing":
             return
-        rules = self.work.game_of(table)
+        rules = self.games.rules_of(table)
         turn = self._bot_turn(table, rules.deciders(table.match))
         if turn is None or table.deadline is None:
             return
         seat, stamp = turn
         key = table.key.key
-        self.work.thinking.ahead(
-            key, stamp, rules, table.match, seat, self.work.rng, table.settings.level
+        self.thinking.ahead(
+            key, stamp, rules, table.match, seat, self.settings.rng, table.settings.level
         )
-        if self.work.thinking.thinking(key):
+        if self.thinking.thinking(key):
             self._ahead[key] = table.deadline
 
     async def _claimed(self, due: list[str]) -> list[str]:
         """Of the due tables, those this process claimed (another may have them), plus any due
         table nobody holds (served by a process that died, or by none so far)."""
-        now = self.work.clock.now()
-        claim = Claim(self.work.outbox.owner, now, now + TIMER_LEASE)
-        mine = await self.work.repo.claim_timers(claim, keys=due) if due else []
+        now = self.settings.clock.now()
+        claim = Claim(self.outbox.owner, now, now + TIMER_LEASE)
+        mine = await self.repo.claim_timers(claim, keys=due) if due else []
         if now >= self._next_scan:
             self._next_scan = now + SCAN_INTERVAL
-            mine.extend(k for k in await self.work.repo.claim_timers(claim) if k not in mine)
+            mine.extend(k for k in await self.repo.claim_timers(claim) if k not in mine)
         elif not due:
             return mine  # the store was not asked
-        self.work.store_answered()
+        self.health.answered()
         return mine
 
     async def housekeeping(self) -> None:
         """Say this process lives, end the claims of processes known gone, and deliver what
         dead processes left undelivered (put off while the store is away, until the pause
         after its last failed try is over)."""
-        now = self.work.clock.now()
-        if now < self._next_housekeeping or not self.work.health.may_try():
+        now = self.settings.clock.now()
+        if now < self._next_housekeeping or not self.health.may_try():
             return
         self._next_housekeeping = now + HOUSEKEEPING_INTERVAL
         try:
-            if self.work.shared:
-                await self.work.repo.heartbeat(self.work.outbox.owner, now, now + ALIVE_FOR)
-                self.work.store_answered()
-                await self.work.outbox.bury_dead()
-            await self.work.outbox.sweep()
+            if self.uow.shared:
+                await self.repo.heartbeat(self.outbox.owner, now, now + ALIVE_FOR)
+                self.health.answered()
+                await self.outbox.bury_dead()
+            await self.outbox.sweep()
         except StoreUnavailable as exc:
-            self.work.store_failed(exc, "sweep")
+            self.health.away(exc, "sweep")
 
     async def _on_deadline(self, key: str) -> bool:
-        async with self.work.lock(key):
-            try:
-                acted = await self._deadline_step(key)
-                await self.work.commit(key)
-                self.work.release_closed(key)
-            except ConflictError as exc:
-                # Another process acted on the table first (a press, or this timer before
-                # the claim): nothing to do here, its commit set the next deadline.
-                self.work.forget(key)
-                log.info("deadline of %s: the table changed elsewhere (%s)", key, exc)
-                return False
-            except BaseException:
-                self.work.forget(key)
-                raise
-            return acted
+        try:
+            async with self.uow.table(TableKey.parse(key)) as session:
+                return await self._deadline_step(session)
+        except ConflictError as exc:
+            # Another process acted on the table first (a press, or this timer before the
+            # claim): nothing to do here, its commit set the next deadline.
+            log.info("deadline of %s: the table changed elsewhere (%s)", key, exc)
+            return False
 
-    async def _deadline_step(self, key: str) -> bool:
-        """The step a due deadline calls for (staged, committed by the caller)."""
-        table = await self.work.load(key)
+    async def _deadline_step(self, s: Session) -> bool:
+        """The step a due deadline calls for (staged, committed when the session ends)."""
+        table, key = s.table, s.key.key
         if table is None or table.deadline is None:
             return False
-        now = self.work.clock.now()
+        now = self.settings.clock.now()
         if table.deadline > now:
             self.deadlines.schedule(table)  # re-armed later than this entry
             return False
@@ -213,7 +232,7 @@ class Timers:
         if table.status != "playing":
             return False
         match = table.match
-        rules = self.work.game_of(table)
+        rules = s.rules
         deciders = rules.deciders(match)
         if kind == "next":
             if not deciders:
@@ -227,11 +246,11 @@ class Timers:
             # The table's level may think away from the loop (thinking.py), from the moment
             # the step was queued (`_think_ahead`): this step ends while it still thinks,
             # other tables go on, and the deadline fires again when it is done.
-            thinking = self.work.thinking
+            thinking = self.thinking
             choice = thinking.result(key, stamp)
             if choice is None:
                 level = table.settings.level
-                choice = thinking.start(key, stamp, rules, match, turn, self.work.rng, level)
+                choice = thinking.start(key, stamp, rules, match, turn, self.settings.rng, level)
             if choice is None:
                 return False
             outcome = rules.act(match, turn, choice.action, choice.arg)
@@ -241,7 +260,7 @@ class Timers:
             return True
         # People's choices timed out: each takes the game's timeout choice (Gnav: stay,
         # T3: a Narr holder swaps); three in a row forfeit the match.
-        cat = self.work.cat(table)
+        cat = s.texts
         outcomes = []
         for turn in deciders:
             if turn not in rules.deciders(match):
@@ -254,7 +273,7 @@ class Timers:
             seat.mark = ACTED
             # The game's own words for what a timeout chose (`<game>.note.timeout_<action>`),
             # else the service's for that action, else its general one.
-            note = self.work.game_key(cat, table.game, f"note.timeout_{choice.action}")
+            note = game_key(cat, table.game, f"note.timeout_{choice.action}")
             if not cat.has(note):
                 note = "note.timeout"
             table.log.append((note, {"p": seat.name}))
@@ -262,7 +281,7 @@ class Timers:
             table.put_out(step)
             outcomes.append(step)
             table.log.extend(step.log)
-            if seat.timeouts >= self.work.max_timeouts and seat.in_match:
+            if seat.timeouts >= self.settings.max_timeouts and seat.in_match:
                 table.log.append(("note.timeouts_forfeit", {"p": seat.name, "n": seat.timeouts}))
                 if not rules.winners(match):
                     seat.left = True
@@ -275,22 +294,23 @@ class Timers:
     async def run(self) -> None:
         """Handle deadlines until cancelled (the bot's main loop runs this as a task)."""
         wake = self.deadlines.wake = asyncio.Event()
-        self.work.on_store_back = wake.set
+        self.health.on_back = wake.set
         while True:
             await self.tick()
             try:
                 await self.housekeeping()
             except StoreLost as exc:
-                self.work.lost(exc)
+                self.health.lost(exc)
             except Exception as exc:
                 log.warning("housekeeping failed: %s", exc)
-            self.work.give_up_if_too_long()
+            self.health.give_up_if_too_long()
             nxt = self.deadlines.next_deadline()
-            retry = self.work.health.next_try()  # the store is away: nothing before its next try
+            retry = self.health.next_try()  # the store is away: nothing before its next try
             if retry is not None and nxt is not None:
                 nxt = max(nxt, retry)
-            longest = SCAN_INTERVAL if self.work.shared else 1.0
-            delay = longest if nxt is None else max(0.0, min(longest, nxt - self.work.clock.now()))
+            longest = SCAN_INTERVAL if self.uow.shared else 1.0
+            now = self.settings.clock.now()
+            delay = longest if nxt is None else max(0.0, min(longest, nxt - now))
             self.deadlines.wake.clear()
             # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes as
             # the wake-up does, and this loop (and whoever awaits it) would run on.

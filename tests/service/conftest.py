@@ -54,7 +54,7 @@ class Harness:
                 pass
             # Bot seats of a thinking level decide away from the loop: wait for them, then
             # their tables are due again.
-            if not await self.service.work.thinking.wait():
+            if not await self.service.thinking.wait():
                 break
         await self.service.outbox.drain()
         # In-memory ports never yield to the event loop: let other tasks (other tables) run.

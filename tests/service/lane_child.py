@@ -49,11 +49,11 @@ async def main(dsn: str, schema: str) -> None:
     service = TableService(repo, SpentNotifier(), bot_delay=0.0, games=all_games())  # type: ignore[arg-type]
     await service.resume()
     assert (await service.open(KEY, HOST)).ok
-    work = service.work
+    work = service.uow
     async with work.lock(KEY.key):
         for i in range(POSTS):
-            work.outbox.post(KEY.key, Screen(f"result {i}"))
-        work.outbox.tell(KEY.key, NEXT.key, Screen("your turn, Mats"))
+            service.outbox.post(KEY.key, Screen(f"result {i}"))
+        service.outbox.tell(KEY.key, NEXT.key, Screen("your turn, Mats"))
         await work.commit(KEY.key)
     print("READY", flush=True)
     await asyncio.Event().wait()

@@ -84,10 +84,10 @@ async def main(log: str, kill_after: int, store: list[str]) -> None:
     service = TableService(repo, notifier, bot_delay=0.0, games=all_games())  # type: ignore[arg-type]
     await service.resume()
     assert (await service.open(KEY, HOST)).ok
-    work = service.work
+    work = service.uow
     async with work.lock(KEY.key):
         for i in range(POSTS):
-            work.outbox.post(KEY.key, Screen(result(i)))
+            service.outbox.post(KEY.key, Screen(result(i)))
         await work.commit(KEY.key)
     await service.outbox.drain()
     print("ALL SENT", flush=True)  # N was more than the run: the test's mistake

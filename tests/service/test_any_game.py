@@ -199,7 +199,7 @@ async def test_the_service_keeps_who_left_and_plays_their_timeout_choice_at_once
     # Kept with the table: a service started again over the same store knows it.
     row = await h.repo.load_table(CHANNEL.key)
     assert row is not None
-    stored = Table.from_row(row, h.service.work.games)
+    stored = Table.from_row(row, h.service.games)
     assert [s.left for s in stored.seats] == [s.user == BOB.key for s in table.seats]
     view = await h.service.status(CHANNEL)
     assert view is not None

@@ -99,7 +99,7 @@ class _Gate:
 async def test_a_thinking_bot_never_stalls_another_tables_commands(harness: Harness) -> None:
     svc = harness.service
     gate = _Gate()
-    thinking = svc.work.thinking
+    thinking = svc.thinking
     task = asyncio.create_task(thinking.choose(gate, None, 0, random.Random(1), "strong"))  # type: ignore[arg-type]
     while gate.started == 0:  # the job runs in the pool
         await asyncio.sleep(0.001)
@@ -118,7 +118,7 @@ async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
     h = Harness(seed=3)
     svc = h.service
     gate = _Gate()
-    thinking = svc.work.thinking
+    thinking = svc.thinking
     ready: list[str] = []
     thinking.on_ready = ready.append
     stamp = ("t", 1, 0)
@@ -144,7 +144,7 @@ async def test_a_strong_bot_thinks_during_its_delay_and_acts_the_moment_it_is_du
     table's step does, rather than whenever a worker answers (issue 22)."""
     h = Harness(seed=1)
     svc = h.service
-    svc.work.bot_delay = 5.0
+    svc.bot_delay = 5.0
     assert (await svc.open(CHANNEL, ALICE)).ok
     words = ["game=karnaval", "bots=2", "level=strong"]
     assert (await svc.configure(CHANNEL, ALICE, words)).ok
@@ -154,7 +154,7 @@ async def test_a_strong_bot_thinks_during_its_delay_and_acts_the_moment_it_is_du
     (turn,) = svc.game_of(table).deciders(table.match)
     assert table.seats[turn].bot and table.deadline_kind == "bot"
     assert len(table.match.k.choices(turn)) > 1  # a real decision (a bid), not a quick one
-    assert not svc.work.thinking.thinking(table.key.key)
+    assert not svc.thinking.thinking(table.key.key)
     seq = table.seq
     h.clock.advance(5.0)
     assert await svc.tick() == 1  # acted at its first step: nothing left to wait for
@@ -252,7 +252,7 @@ async def test_easy_and_strong_choices_are_legal_in_every_game(harness: Harness)
         for level in ("easy", "normal", "strong"):
             for seed in range(4):
                 rng = random.Random(seed)
-                pick = await svc.work.thinking.choose(rules, table.match, seat, rng, level)
+                pick = await svc.thinking.choose(rules, table.match, seat, rng, level)
                 assert pick.key in legal, (game, level, pick)
         await svc.stop(key, User(ALICE.key, ALICE.name, admin=True))
 

@@ -283,15 +283,15 @@ async def test_a_private_screen_never_waits_behind_a_batch_of_the_groups_message
     h = Harness(repo=SharedMemoryRepository())
     spent = h.notifier = SpentGroupNotifier()
     h.service = h.make_service()
-    work = h.service.work
+    work = h.service.uow
     assert (await h.service.open(CHANNEL, ALICE)).ok  # its message waits for the budget
     async with work.lock(CHANNEL.key):
         for i in range(CLAIM_BATCH + 5):
-            work.outbox.post(CHANNEL.key, Screen(f"result {i}"))
+            h.service.outbox.post(CHANNEL.key, Screen(f"result {i}"))
         await work.commit(CHANNEL.key)
     h.clock.advance(LEASE + 1)  # the lease on what waits for the budget ran out
     async with work.lock(CHANNEL.key):
-        work.outbox.tell(CHANNEL.key, BOB.key, Screen("your turn, Bob"))
+        h.service.outbox.tell(CHANNEL.key, BOB.key, Screen("your turn, Bob"))
         await work.commit(CHANNEL.key)
     await asyncio.wait_for(spent.told.wait(), 10)
     assert spent.private[BOB.key] == ["your turn, Bob"]

@@ -8,7 +8,7 @@ from telegram import MessageEntity
 
 from adapters.discord.buttons import MAX_CONTENT, render_text
 from adapters.telegram.entities import protect
-from bot.service.core import fit_lines
+from bot.service.replies import fit_lines
 
 GRID = " Q1   10|5   3|-20\n Q2   -60!   85*\nTot    40     65"
 
