@@ -9,7 +9,7 @@ import logging
 from bot.service.deadlines import Deadlines
 from bot.service.game import Games
 from bot.service.health import StoreHealth
-from bot.service.options import ServiceSettings
+from bot.service.options import ALIVE_FOR, ServiceSettings
 from bot.service.outbox import Outbox
 from bot.service.ports import (
     ConflictError,
@@ -21,7 +21,6 @@ from bot.service.ports import (
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey
 from bot.service.texts import Catalogs
-from bot.service.timers import ALIVE_FOR
 from bot.service.uow import UnitOfWork
 
 log = logging.getLogger(__name__)

@@ -6,19 +6,11 @@ from collections.abc import Sequence
 
 from bot.service.deadlines import Deadlines
 from bot.service.game import Games
+from bot.service.guards import active_table, authorise, lobby_table
 from bot.service.names import clean_name, unique_name
 from bot.service.options import ServiceSettings
-from bot.service.play import Play
 from bot.service.players import Players
-from bot.service.ports import FinishedMatch
-from bot.service.replies import (
-    Reply,
-    ServiceError,
-    active_table,
-    authorise,
-    lobby_table,
-    new_id,
-)
+from bot.service.replies import Reply, ServiceError, new_id
 from bot.service.screens import Screens
 from bot.service.settings import (
     SettingsForm,
@@ -26,6 +18,7 @@ from bot.service.settings import (
     echo,
     parse_changes,
 )
+from bot.service.steps import Steps
 from bot.service.table import BOT_PREFIX, Seat, Table, User
 from bot.service.texts import Catalogs, game_key
 from bot.service.uow import Session, UnitOfWork
@@ -44,7 +37,7 @@ class Lobby:
         settings: ServiceSettings,
         screens: Screens,
         deadlines: Deadlines,
-        play: Play,
+        steps: Steps,
     ) -> None:
         self.uow = uow
         self.repo = uow.repo
@@ -54,7 +47,7 @@ class Lobby:
         self.settings = settings
         self.screens = screens
         self.deadlines = deadlines
-        self.play = play
+        self.steps = steps
 
     async def opened(
         self, s: Session, user: User, sit: bool = True, game: str | None = None
@@ -132,7 +125,7 @@ class Lobby:
         taken.left = False
         taken.timeouts = 0
         table.log.extend(outcome.log)
-        await self.play.after_step(table, outcome)
+        await self.steps.after_step(table, outcome)
         return Reply(self.catalogs.cat(table).t("join.back"))
 
     async def left(self, s: Session, user: User) -> Reply:
@@ -145,7 +138,7 @@ class Lobby:
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
             return Reply(cat.t("leave.done"))
-        await self.play.forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
+        await self.steps.forfeit(table, seat, note=("note.left", {"p": table.seats[seat].name}))
         return Reply(cat.t("leave.forfeit"))
 
     async def kicked(self, s: Session, user: User, who: str) -> Reply:
@@ -160,7 +153,7 @@ class Lobby:
         if table.status == "lobby":
             await self._unseat_from_lobby(table, seat)
             return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
-        await self.play.forfeit(table, seat, note=("note.kicked", {"p": name}))
+        await self.steps.forfeit(table, seat, note=("note.kicked", {"p": name}))
         return Reply(cat.t("kick.done", name=name), public=True, literals=(name,))
 
     async def configured(self, s: Session, user: User, words: Sequence[str]) -> Reply:
@@ -230,7 +223,7 @@ class Lobby:
         table.match_id = new_id(10)
         outcome = self.games.rules_of(table).start_round(table.match, self.settings.rng)
         table.log = list(outcome.log)
-        await self.play.after_step(table, outcome, freeze=lobby_freeze, new_round=True)
+        await self.steps.after_step(table, outcome, freeze=lobby_freeze, new_round=True)
         return Reply(cat.t("start.done"))
 
     async def stopped(self, s: Session, user: User) -> Reply:
@@ -240,8 +233,8 @@ class Lobby:
         authorise(table, user)
         finished = None
         if table.match is not None:
-            finished = self.play.finished_match(table, winners=[])
-        await self.close(table, "stopped", finished)
+            finished = self.steps.finished_match(table, winners=[])
+        await self.steps.close(table, "stopped", finished)
         return Reply(cat.t("stop.done"), public=True)
 
     def _host_name(self, table: Table) -> str:
@@ -260,16 +253,7 @@ class Lobby:
         if table.seats:
             await self._commit_lobby(table)
         else:
-            await self.close(table, "empty")
-
-    async def close(self, table: Table, reason: str, finished: FinishedMatch | None = None) -> None:
-        """Close the table for `reason` (a `closed.*` message) and show it."""
-        table.status = "closed"
-        table.closed_reason = reason
-        table.deadline = table.deadline_kind = None
-        table.seq += 1
-        self.uow.save(table, finished=finished)
-        self.screens.show(table)
+            await self.steps.close(table, "empty")
 
     async def _commit_lobby(self, table: Table) -> None:
         table.seq += 1

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from bot.service.deadlines import Deadlines
 from bot.service.game import Games, LogLine, Outcome
+from bot.service.guards import playing_table
 from bot.service.options import ServiceSettings
 from bot.service.outbox import Outbox
 from bot.service.players import Players
@@ -17,7 +18,7 @@ from bot.service.ports import (
     Screen,
     StatDelta,
 )
-from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError, fit_text, playing_table
+from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError, fit_text
 from bot.service.screens import Screens
 from bot.service.table import ACTED, Table, User
 from bot.service.texts import Catalogs, game_key
@@ -290,6 +291,15 @@ class Play:
             ),
         )
         self.deadlines.schedule(table)
+
+    async def close(self, table: Table, reason: str, finished: FinishedMatch | None = None) -> None:
+        """Close the table for `reason` (a `closed.*` message) and show it."""
+        table.status = "closed"
+        table.closed_reason = reason
+        table.deadline = table.deadline_kind = None
+        table.seq += 1
+        self.uow.save(table, finished=finished)
+        self.screens.show(table)
 
     def _refresh_choices(self, table: Table) -> list[int]:
         """Move the version of every seat whose choices changed, and only theirs.

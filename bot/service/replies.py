@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service.ports import Button
-from bot.service.table import Table, User
 
 #: Longest table message text (Discord allows 2,000 characters, Telegram 4,096).
 MAX_TEXT = 1900
@@ -49,37 +48,6 @@ class ServiceError(Exception):
         super().__init__(code)
         self.code = code
         self.params = params
-
-
-def lobby_table(table: Table | None) -> Table:
-    """`table` while its lobby is open, else the refusal."""
-    if table is None or table.status == "closed":
-        raise ServiceError("error.no_table")
-    if table.status != "lobby":
-        raise ServiceError("error.started")
-    return table
-
-
-def active_table(table: Table | None) -> Table:
-    """`table` while it is open (lobby or match), else the refusal."""
-    if table is None or table.status == "closed":
-        raise ServiceError("error.no_table")
-    return table
-
-
-def playing_table(table: Table | None) -> Table:
-    """`table` while its match is under way, else the refusal."""
-    if table is None or table.status == "closed" or table.match is None:
-        raise ServiceError("error.no_match")
-    if table.status != "playing":
-        raise ServiceError("error.no_match")
-    return table
-
-
-def authorise(table: Table, user: User) -> None:
-    """Refuse `user` unless they host `table` or administer its channel."""
-    if user.key != table.host and not user.admin:
-        raise ServiceError("error.not_host")
 
 
 def fit_lines(lines: Sequence[str], limit: int, keep: Sequence[str] = ()) -> str:

@@ -16,10 +16,11 @@ deadlines and the outbox; and the jobs side by side: `Lobby`, `Play`, `Timers`, 
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Unpack
+from typing import Any, TypedDict, Unpack
 
 from bot.service import tokens
 from bot.service.commands import (
@@ -51,12 +52,12 @@ from bot.service.i18n import Catalog
 from bot.service.lifecycle import Lifecycle
 from bot.service.lobby import Lobby
 from bot.service.metrics import NO_METRICS, Recorder
-from bot.service.options import ServiceOptions, ServiceSettings
+from bot.service.options import ServiceSettings
 from bot.service.outbox import Outbox
 from bot.service.pages import Pages, PageView
 from bot.service.play import Play
 from bot.service.players import Players
-from bot.service.ports import Notifier, PageLinks, Repository, Screen, StoreLost, TableShot
+from bot.service.ports import Clock, Notifier, PageLinks, Repository, Screen, StoreLost, TableShot
 from bot.service.queries import Queries
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError
 from bot.service.running import Runner
@@ -69,6 +70,32 @@ from bot.service.uow import Session, UnitOfWork
 from bot.service.views import TableView
 
 __all__ = ["MAX_ALERT", "MAX_TEXT", "Reply", "ServiceError", "ServiceOptions", "TableService"]
+
+
+class ServiceOptions(TypedDict, total=False):
+    """How the service runs, beside its store, notifier and games: each one optional (its
+    default in `ServiceSettings`, options.py), handed on as they are by
+    `TableService(repo, notifier, games=..., **options)`."""
+
+    #: The time (default: the system's).
+    clock: Clock | None
+    #: Chance: deals, bot seats' choices (default: seeded by the system).
+    rng: random.Random | None
+    #: Seconds a bot seat waits before it acts (1.5).
+    bot_delay: float
+    #: Seconds an untouched lobby stays open (600).
+    lobby_idle: float
+    #: Timeouts in a row that forfeit a seat's match (3).
+    max_timeouts: int
+    #: Deadlines handled at once (32).
+    max_parallel: int
+    #: This process's name in the outbox's claims (default: host, process id, a random tail).
+    owner: str | None
+    #: Seconds one store outage may last before the bot stops (None: it waits for ever).
+    store_give_up: float | None
+    #: Where bot seats think at their table's level (default: threads, no worker process).
+    thinking: Thinking | None
+
 
 #: What a press's action asks for, on the session of the table its token names: the game's
 #: choices are every other action (`Play.acted`).
@@ -86,10 +113,16 @@ class TableService:
         games: Mapping[str, Game],
         **options: Unpack[ServiceOptions],
     ) -> None:
-        thinking = options.pop("thinking", None) or Thinking()
-        owner = options.pop("owner", None)
-        give_up = options.pop("store_give_up", None)
-        self.settings = settings = ServiceSettings(**options)
+        thinking = options.get("thinking") or Thinking()
+        give_up = options.get("store_give_up")
+        self.settings = settings = ServiceSettings(
+            clock=options.get("clock"),
+            rng=options.get("rng"),
+            bot_delay=options.get("bot_delay", 1.5),
+            lobby_idle=options.get("lobby_idle", 600.0),
+            max_timeouts=options.get("max_timeouts", 3),
+            max_parallel=options.get("max_parallel", 32),
+        )
         self.repo = repo
         self.clock = settings.clock
         #: Whether the store answers now, and the outage under way (`/healthz` serves its
@@ -109,7 +142,7 @@ class TableService:
             render_shot=self._render_shot,
             repo=repo,
             clock=settings.clock,
-            owner=owner,
+            owner=options.get("owner"),
         )
         self.uow = uow = UnitOfWork(
             repo, outbox, games=found, catalogs=catalogs, health=health, clock=settings.clock
@@ -136,7 +169,7 @@ class TableService:
             players=players,
             screens=screens,
             deadlines=deadlines,
-            play=self.play,
+            steps=self.play,
         )
         self.timers = Timers(
             uow,
@@ -147,8 +180,7 @@ class TableService:
             outbox=outbox,
             thinking=thinking,
             deadlines=deadlines,
-            play=self.play,
-            lobby=self.lobby,
+            steps=self.play,
         )
         self.queries = Queries(uow, found, catalogs, settings, screens)
         self.pages = Pages(uow, found, catalogs, settings, screens)

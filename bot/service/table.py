@@ -8,11 +8,11 @@ stored once each beside the row (`TableRow.parts`, append-only) and the row keep
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from bot.service.game import Choice, GameRules, LogLine, Outcome
+from bot.service.moves import Choice, LogLine, Outcome
 from bot.service.parts import PARTS
 from bot.service.ports import Screen, TablePart, TableRow
 from bot.service.settings import TableSettings, load_settings
@@ -25,6 +25,15 @@ ACTED = "*"
 
 #: Prefix of the user keys of bot seats.
 BOT_PREFIX = "bot:"
+
+
+class Codec(Protocol):
+    """What a table asks of its game's rules (`bot/service/game.py`'s `GameRules`): its match
+    in JSON and back, and a seat's choices."""
+
+    def dump(self, match: Any) -> dict[str, Any]: ...
+    def load(self, data: dict[str, Any]) -> Any: ...
+    def choices(self, match: Any, seat: int) -> Sequence[Choice]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +176,7 @@ class Table:
         """Seats of people."""
         return [s for s in self.seats if not s.bot]
 
-    def choices_for(self, rules: GameRules, seat: int) -> tuple[Choice, ...]:
+    def choices_for(self, rules: Codec, seat: int) -> tuple[Choice, ...]:
         """`seat`'s choices in the table's state now, built once per state: a step moves the
         table's version (`seq`) before anyone reads them again."""
         if self.choices_seq != self.seq:
@@ -183,7 +192,7 @@ class Table:
         for seat in outcome.out:
             self.seats[seat].out = True
 
-    def to_row(self, rules: GameRules) -> TableRow:
+    def to_row(self, rules: Codec) -> TableRow:
         """The storage row (its version is the next one)."""
         state = {
             "format": 1,
@@ -239,7 +248,7 @@ class Table:
             self.parts_stored = (row.key, self.match_id, row.parts[-1].seq + 1)
 
     @classmethod
-    def from_row(cls, row: TableRow, games: Mapping[str, GameRules]) -> Table:
+    def from_row(cls, row: TableRow, games: Mapping[str, Codec]) -> Table:
         """Rebuild a table from storage; its stored `game` picks its rules from `games`."""
         s = row.state
         if s.get("format") != 1:

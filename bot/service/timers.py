@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from bot.service.deadlines import Deadlines
 from bot.service.game import Games
 from bot.service.health import StoreHealth
-from bot.service.lobby import Lobby
-from bot.service.options import ServiceSettings
+from bot.service.options import ALIVE_FOR, ServiceSettings
 from bot.service.outbox import Outbox
-from bot.service.play import Play
 from bot.service.ports import Claim, ConflictError, StoreLost, StoreUnavailable
+from bot.service.steps import Steps
 from bot.service.table import ACTED, Table, TableKey
 from bot.service.texts import Catalogs, game_key
 from bot.service.thinking import Thinking
@@ -31,9 +30,6 @@ TIMER_LEASE = 5.0
 #: How often a process of a shared store looks for due timers nobody holds (every table's,
 #: not only those it served), says it is alive, and sweeps undelivered messages.
 SCAN_INTERVAL = 0.5
-#: How long a process counts as alive after its last heartbeat (unless the store knows its
-#: session ended first: `Repository.gone_processes`).
-ALIVE_FOR = 10.0
 #: How often a process says it lives, buries the processes the store knows are gone, and
 #: sweeps what nobody delivers: a dead process's messages are taken over within about this
 #: long on PostgreSQL (its session ends with it), within ALIVE_FOR where only its heartbeat
@@ -55,8 +51,7 @@ class Timers:
         outbox: Outbox,
         thinking: Thinking,
         deadlines: Deadlines,
-        play: Play,
-        lobby: Lobby,
+        steps: Steps,
     ) -> None:
         self.uow = uow
         self.repo = uow.repo
@@ -67,8 +62,7 @@ class Timers:
         self.outbox = outbox
         self.thinking = thinking
         self.deadlines = deadlines
-        self.play = play
-        self.lobby = lobby
+        self.steps = steps
         self._next_scan = 0.0
         self._next_housekeeping = 0.0
         #: Tables whose bot began thinking before its step was due: that step's time.
@@ -227,7 +221,7 @@ class Timers:
             return False
         kind = table.deadline_kind
         if kind == "lobby":
-            await self.lobby.close(table, "expired")
+            await self.steps.close(table, "expired")
             return True
         if table.status != "playing":
             return False
@@ -236,7 +230,7 @@ class Timers:
         deciders = rules.deciders(match)
         if kind == "next":
             if not deciders:
-                await self.play.deal(table)
+                await self.steps.deal(table)
             return True
         if not deciders:
             return False
@@ -256,7 +250,7 @@ class Timers:
             outcome = rules.act(match, turn, choice.action, choice.arg)
             table.seats[turn].mark = ACTED
             table.log.extend(outcome.log)
-            await self.play.after_step(table, outcome)
+            await self.steps.after_step(table, outcome)
             return True
         # People's choices timed out: each takes the game's timeout choice (Gnav: stay,
         # T3: a Narr holder swaps); three in a row forfeit the match.
@@ -288,7 +282,7 @@ class Timers:
                     forfeit = rules.forfeit(match, turn)
                     outcomes.append(forfeit)
                     table.log.extend(forfeit.log)
-        await self.play.after_step(table, *outcomes)
+        await self.steps.after_step(table, *outcomes)
         return True
 
     async def run(self) -> None:
