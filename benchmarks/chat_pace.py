@@ -52,6 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.telegram.platform import TelegramLimits
+from bot.service.commands import Configure, Join, Open, Start
 from bot.service.ports import TableRow
 from bot.service.table import TableKey
 from storage.sqlite import SqliteRepository
@@ -367,15 +368,15 @@ async def _game_discord(
     users = {p.id: User(f"discord:{p.id}", p.username) for p in people}
     tk = TableKey("discord", str(world.channel.id))
     service = bot.service
-    assert (await service.open(tk, users[people[0].id], game="karnaval")).ok
+    assert (await service.handle(Open(tk, users[people[0].id], game="karnaval"))).ok
     for p in people[1:]:
-        assert (await service.join(tk, users[p.id])).ok
+        assert (await service.handle(Join(tk, users[p.id]))).ok
     opening = ["bots=0", f"delay={run.delay}"]
-    assert (await service.configure(tk, users[people[0].id], opening)).ok
+    assert (await service.handle(Configure(tk, users[people[0].id], opening))).ok
     await bot.settle()
     calls_before = len(fake.calls)
     start = loop.time()
-    assert (await service.start(tk, users[people[0].id])).ok
+    assert (await service.handle(Start(tk, users[people[0].id]))).ok
     pressed: set[tuple[int, str, frozenset[str]]] = set()
     last_press, first_of_deal, finished = start, True, 0
     ends: dict[int, float] = {}

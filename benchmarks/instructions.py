@@ -32,6 +32,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bot.service.commands import Configure, Join, Open, Press, Start
+
 if __package__ in (None, ""):
     # Run as a script, this folder comes first on sys.path and benchmarks/storage.py would
     # shadow the `storage` package: put the repository root there instead.
@@ -125,11 +127,11 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
         key = TableKey("bench", f"p{t}")
         users = [User(f"bench:u{t}_{s}", f"P{t}{s}") for s in range(seats)]
         host = users[0]
-        assert (await service.open(key, host, game="karnaval")).ok
+        assert (await service.handle(Open(key, host, game="karnaval"))).ok
         for user in users[1:]:
-            assert (await service.join(key, user)).ok
-        assert (await service.configure(key, host, ["delay=0"])).ok
-        assert (await service.start(key, host)).ok
+            assert (await service.handle(Join(key, user))).ok
+        assert (await service.handle(Configure(key, host, ["delay=0"]))).ok
+        assert (await service.handle(Start(key, host))).ok
         for user in users:
             people[user.key] = (key, user)
     await service.drain()
@@ -168,7 +170,7 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
             token = next(b.token for row in screen.buttons for b in row if b.token)
             key, user = people[user_key]
             if server is None:
-                reply = await service.press(key, user, token)
+                reply = await service.handle(Press(key, user, token))
                 ok = reply.ok
             else:
                 page, viewer = pages[user_key]

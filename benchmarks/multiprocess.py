@@ -62,6 +62,7 @@ from typing import Any
 
 from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
+from bot.service.commands import Configure, Open, Start
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
@@ -103,10 +104,12 @@ async def setup(schema: str, tables: int, players: int) -> None:
 
     async def one(i: int) -> None:
         key = TableKey("bench", f"t{i}")
-        await service.open(key, HOST, sit=False)
-        reply = await service.configure(key, HOST, [f"bots={players}", "lives=9", "delay=0"])
+        await service.handle(Open(key, HOST, sit=False))
+        reply = await service.handle(
+            Configure(key, HOST, [f"bots={players}", "lives=9", "delay=0"])
+        )
         assert reply.ok, reply.text
-        reply = await service.start(key, HOST)
+        reply = await service.handle(Start(key, HOST))
         assert reply.ok, reply.text
 
     for start in range(0, tables, 100):
@@ -232,11 +235,11 @@ async def chat_setup(
     try:
         for key in keys:
             tk = TableKey.parse(key)
-            await service.open(tk, HOST, sit=False)
+            await service.handle(Open(tk, HOST, sit=False))
             changes = [f"bots={args.players}", "lives=9", f"delay={args.delay}"]
-            reply = await service.configure(tk, HOST, changes)
+            reply = await service.handle(Configure(tk, HOST, changes))
             assert reply.ok, reply.text
-            reply = await service.start(tk, HOST)
+            reply = await service.handle(Start(tk, HOST))
             assert reply.ok, reply.text
         await service.outbox.drain()
     finally:

@@ -56,6 +56,7 @@ from typing import Any
 from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
 from bot.service import tokens
+from bot.service.commands import Configure, Open, Press, Start
 from bot.service.i18n import LANGUAGES, catalog
 from bot.service.ports import Repository
 from bot.service.service import TableService
@@ -164,14 +165,14 @@ async def start_tables(service: TableService, tables: int, lobbies: int) -> None
     """`tables` tables of bot seats playing, and `lobbies` open lobbies for the person."""
     for i in range(tables):
         key = TableKey("bench", f"t{i}")
-        await service.open(key, HOST, sit=False)
-        reply = await service.configure(key, HOST, ["bots=4", "lives=9", "delay=0"])
+        await service.handle(Open(key, HOST, sit=False))
+        reply = await service.handle(Configure(key, HOST, ["bots=4", "lives=9", "delay=0"]))
         assert reply.ok, reply.text
-        assert (await service.start(key, HOST)).ok
+        assert (await service.handle(Start(key, HOST))).ok
     for i in range(lobbies):
         key = TableKey("bench", f"lobby{i}")
-        assert (await service.open(key, HOST)).ok
-        reply = await service.configure(key, HOST, [f"language={LOBBY_LANGUAGE}"])
+        assert (await service.handle(Open(key, HOST))).ok
+        reply = await service.handle(Configure(key, HOST, [f"language={LOBBY_LANGUAGE}"]))
         assert reply.ok, reply.text
 
 
@@ -190,12 +191,14 @@ async def person(service: TableService, lobbies: int, load: Load, stop: asyncio.
             shown[key.key] = (cached.table_id, cached.seq)
         if n % 2 == 0 or key.key not in shown:
             lives = 3 + (n // (2 * lobbies)) % 4
-            reply = await service.configure(key, HOST, [f"lives={lives}"])
+            reply = await service.handle(Configure(key, HOST, [f"lives={lives}"]))
             where = "group"
         else:
             action = "leave" if key.key in seated else "join"
             table_id, seq = shown[key.key]
-            reply = await service.press(PRIVATE, GUEST, tokens.encode(table_id, seq, action))
+            reply = await service.handle(
+                Press(PRIVATE, GUEST, tokens.encode(table_id, seq, action))
+            )
             where = "private"
             if reply.ok:
                 seated.symmetric_difference_update({key.key})

@@ -74,6 +74,7 @@ from typing import Any
 
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
+from bot.service.commands import Configure, Open, Start
 from bot.service.game import Choice, GameRules
 from bot.service.options import ServiceSettings
 from bot.service.ports import Delivery, Screen
@@ -186,10 +187,10 @@ async def setup_tables(
 
     async def one(i: int) -> None:
         key = TableKey("bench", f"{prefix}{i}")
-        await service.open(key, HOST, sit=False)
-        reply = await service.configure(key, HOST, [f"bots={players}", *words, "delay=0"])
+        await service.handle(Open(key, HOST, sit=False))
+        reply = await service.handle(Configure(key, HOST, [f"bots={players}", *words, "delay=0"]))
         assert reply.ok, reply.text
-        reply = await service.start(key, HOST)
+        reply = await service.handle(Start(key, HOST))
         assert reply.ok, reply.text
 
     await asyncio.gather(*(one(i) for i in range(count)))

@@ -41,6 +41,7 @@ from typing import Any
 from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
+from bot.service.commands import Configure, Open, Start
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
@@ -70,10 +71,10 @@ def open_fds() -> int:
 
 async def start_match(service: TableService, key: TableKey, game: str) -> None:
     """Open a table of bot seats in `key`'s channel and start its match."""
-    assert (await service.open(key, HOST, sit=False)).ok
-    reply = await service.configure(key, HOST, SETTINGS[game])
+    assert (await service.handle(Open(key, HOST, sit=False))).ok
+    reply = await service.handle(Configure(key, HOST, SETTINGS[game]))
     assert reply.ok, reply.text
-    reply = await service.start(key, HOST)
+    reply = await service.handle(Start(key, HOST))
     assert reply.ok, reply.text
 
 

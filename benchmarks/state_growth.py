@@ -31,6 +31,7 @@ import tempfile
 from typing import Any
 
 from bot.games.registry import all_games
+from bot.service.commands import Configure, Open, Start
 from bot.service.ports import Delivery, Screen, TableRow
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -84,10 +85,10 @@ async def one_match(folder: Path, label: str, settings: list[str], seed: int) ->
         repo, QuietNotifier(), rng=random.Random(seed), bot_delay=0.0, games=all_games()
     )
     key = TableKey("bench", label.replace(" ", "_"))
-    await service.open(key, HOST, sit=False)
-    reply = await service.configure(key, HOST, [*settings, "delay=0"])
+    await service.handle(Open(key, HOST, sit=False))
+    reply = await service.handle(Configure(key, HOST, [*settings, "delay=0"]))
     assert reply.ok, reply.text
-    reply = await service.start(key, HOST)
+    reply = await service.handle(Start(key, HOST))
     assert reply.ok, reply.text
     by_round: dict[int, list[int]] = {}
     idle = 0

@@ -43,6 +43,7 @@ from urllib.parse import unquote
 from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
 from bot.runtime import tune_garbage_collector
+from bot.service.commands import Configure, Open, Start
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 
@@ -73,9 +74,9 @@ async def _serve(conn: Connection, tables: int, bot_delay: float, db: str) -> No
     opened: list[dict[str, Any]] = []
     for i in range(tables):
         key = TableKey("bench", f"t{i}")
-        await service.open(key, HOST, sit=False, game="karnaval")
-        await service.configure(key, HOST, ["bots=4", "delay=0", "timeout=600"])
-        await service.start(key, HOST)
+        await service.handle(Open(key, HOST, sit=False, game="karnaval"))
+        await service.handle(Configure(key, HOST, ["bots=4", "delay=0", "timeout=600"]))
+        await service.handle(Start(key, HOST))
         table = await service.table_state(key)
         assert table is not None
         links = [web.links.seat_link(table.table_id, s.user) for s in table.seats[:2]]

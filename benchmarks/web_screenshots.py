@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from adapters.web.stack import start_web
 from benchmarks.service import NullNotifier
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Open, Start
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
@@ -68,7 +69,7 @@ async def _to_my_turn(service: TableService, key: TableKey, want: Any) -> None:
             return
         if mine:
             choice = rules.choices(table.match, seat)[0]
-            await service.act(key, ME, choice.action, arg=choice.arg)
+            await service.handle(Act(key, ME, choice.action, arg=choice.arg))
     raise RuntimeError("never reached the wanted moment")
 
 
@@ -97,9 +98,9 @@ async def shoot(out: Path) -> list[Path]:
         try:
             for n, (game, settings, want) in enumerate(games):
                 key = TableKey("web", f"shots{n}")
-                await service.open(key, ME, game=game)
-                await service.configure(key, ME, ["timeout=600", *settings])
-                await service.start(key, ME)
+                await service.handle(Open(key, ME, game=game))
+                await service.handle(Configure(key, ME, ["timeout=600", *settings]))
+                await service.handle(Start(key, ME))
                 await _to_my_turn(service, key, want)
                 table = await service.table_state(key)
                 link = web.links.seat_link(table.table_id, ME.key) or ""

@@ -23,6 +23,19 @@ from rich.text import Text
 
 from adapters.console.notifier import ConsoleNotifier
 from adapters.console.stdin import LineReader
+from bot.service.commands import (
+    Act,
+    AskHint,
+    Configure,
+    Export,
+    NextRound,
+    Open,
+    PrivateView,
+    Rules,
+    Sheet,
+    Start,
+    Stop,
+)
 from bot.service.game import Choice
 from bot.service.i18n import Catalog, catalog
 from bot.service.service import TableService
@@ -102,7 +115,7 @@ async def export(service: TableService, cat: Catalog, path: str = "") -> tuple[b
     record's own name in the current directory): whether it was written, and the line saying
     where or why not. The deal under way is not in it: its record would show the bots'
     hidden cards (the service's export leaves it out)."""
-    reply = await service.export(TABLE)
+    reply = await service.handle(Export(TABLE))
     if reply.document is None:
         return False, reply.text
     name, body = reply.document
@@ -232,7 +245,7 @@ async def _show_own(
     notifier.show_private()
     if table.phase != "round" or table.seat_of(me.key) is None:
         return
-    reply = await service.private_view(TABLE, me)
+    reply = await service.handle(PrivateView(TABLE, me))
     if reply.ok:
         notifier.print_own(reply.text, table.labels, asked=True)
 
@@ -245,7 +258,7 @@ async def _abandon(service: TableService, me: User, console: Console) -> bool:
         table = await service.status(TABLE, me.key)
         if table is None or table.status == "closed":
             return False
-        await service.stop(TABLE, User(me.key, me.name, admin=True))
+        await service.handle(Stop(TABLE, User(me.key, me.name, admin=True)))
         return True
     finally:
         await service.drain()  # what resume and stop queued goes out unseen
@@ -313,15 +326,15 @@ def _check_words(service: TableService, words: list[str], options: PlayOptions) 
 async def _new_match(service: TableService, me: User, words: list[str], console: Console) -> None:
     # The terminal's own channel: its one person may set it up before the table opens, so
     # the table is the chosen game in the chosen language from its first message on.
-    reply = await service.configure(TABLE, replace(me, admin=True), words)
+    reply = await service.handle(Configure(TABLE, replace(me, admin=True), words))
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")
-    await service.open(TABLE, me)
+    await service.handle(Open(TABLE, me))
     await service.drain()  # the lobby, then the help, then the first deal
     table = await service.status(TABLE, me.key)
     if table is not None:
         _help(service, table, console)
-    reply = await service.start(TABLE, me)
+    reply = await service.handle(Start(TABLE, me))
     if not reply.ok:
         raise SystemExit(f"gnav-bot play: {reply.text}")
 
@@ -548,7 +561,7 @@ async def _loop(
             return 0
         picked = _chosen(line, choices, cat, words, table.labels) if my_turn else None
         if picked is not None:
-            reply = await service.act(TABLE, me, picked.action, arg=picked.arg)
+            reply = await service.handle(Act(TABLE, me, picked.action, arg=picked.arg))
             if not reply.ok:
                 console.print(Text(reply.text))
                 prompted_seq, brief = -1, True
@@ -572,9 +585,9 @@ async def _loop(
         if command == "help":
             console.print(Text(help_text(cat, table.game)))
         elif command == "rules":
-            console.print(Text((await service.rules_help(TABLE)).text))
+            console.print(Text((await service.handle(Rules(TABLE))).text))
         elif command == VIEW:
-            reply = await service.private_view(TABLE, me)
+            reply = await service.handle(PrivateView(TABLE, me))
             if reply.ok:
                 notifier.print_own(reply.text, table.labels, asked=True)
             else:
@@ -582,11 +595,11 @@ async def _loop(
         elif command == EXPORT:
             console.print(Text((await export(service, cat, named.strip()))[1]))
         elif command == SHEET:
-            console.print(Text((await service.sheet(TABLE)).text))
+            console.print(Text((await service.handle(Sheet(TABLE))).text))
         elif command == HINT:
-            console.print(Text((await service.hint(TABLE, me)).text))
+            console.print(Text((await service.handle(AskHint(TABLE, me))).text))
         else:
-            reply = await service.next_round(TABLE, me)
+            reply = await service.handle(NextRound(TABLE, me))
             if reply.ok:
                 continue
             console.print(Text(reply.text))

@@ -19,6 +19,22 @@ from adapters.discord.interactions import (
     table_key,
     user_of,
 )
+from bot.service.commands import (
+    Configure,
+    Export,
+    Help,
+    Join,
+    Kick,
+    Leave,
+    Log,
+    Open,
+    Rules,
+    Sheet,
+    Start,
+    Stats,
+    Stop,
+    Top,
+)
 from bot.service.i18n import LANGUAGE_NAMES, LANGUAGES
 from bot.service.settings import LEVELS, RANGES
 
@@ -52,27 +68,29 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
             await handler.refuse(interaction, "cannot_post")
             return
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.open(tk, user, game=game), public=False)
+        await handler.command(
+            interaction, lambda: service.handle(Open(tk, user, game=game)), public=False
+        )
 
     @gnav.command(name="join", description="Sit down at the table")
     async def join(interaction: discord.Interaction[Any]) -> None:
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.join(tk, user), public=False)
+        await handler.command(interaction, lambda: service.handle(Join(tk, user)), public=False)
 
     @gnav.command(name="leave", description="Leave the table (during a match: give up)")
     async def leave(interaction: discord.Interaction[Any]) -> None:
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.leave(tk, user), public=False)
+        await handler.command(interaction, lambda: service.handle(Leave(tk, user)), public=False)
 
     @gnav.command(name="start", description="Start the match (the host or a channel admin)")
     async def start(interaction: discord.Interaction[Any]) -> None:
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.start(tk, user), public=False)
+        await handler.command(interaction, lambda: service.handle(Start(tk, user)), public=False)
 
     @gnav.command(name="stop", description="Stop the table (the host or a channel admin)")
     async def stop(interaction: discord.Interaction[Any]) -> None:
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.stop(tk, user), public=True)
+        await handler.command(interaction, lambda: service.handle(Stop(tk, user)), public=True)
 
     @gnav.command(name="kick", description="Remove a player (the host or a channel admin)")
     @app_commands.describe(
@@ -92,7 +110,7 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
             await handler.refuse(interaction, "kick_usage")
             return
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.kick(tk, user, who), public=True)
+        await handler.command(interaction, lambda: service.handle(Kick(tk, user, who)), public=True)
 
     @kick.autocomplete("player")
     async def kick_names(
@@ -145,7 +163,9 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
         words = [f"{k}={v}" for k, v in named.items() if v is not None]
         words += (changes or "").split()
         tk, user = table_key(interaction), user_of(interaction)
-        await handler.command(interaction, lambda: service.configure(tk, user, words), public=True)
+        await handler.command(
+            interaction, lambda: service.handle(Configure(tk, user, words)), public=True
+        )
 
     @gnav.command(name="language", description="Choose the table's language")
     @app_commands.describe(language="The language of the table's messages")
@@ -153,12 +173,14 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
     async def language(interaction: discord.Interaction[Any], language: str) -> None:
         tk, user = table_key(interaction), user_of(interaction)
         words = [f"language={language}"]
-        await handler.command(interaction, lambda: service.configure(tk, user, words), public=True)
+        await handler.command(
+            interaction, lambda: service.handle(Configure(tk, user, words)), public=True
+        )
 
     @gnav.command(name="rules", description="The rules of the table's game")
     async def rules(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
-        await handler.command(interaction, lambda: service.rules_help(tk), public=True)
+        await handler.command(interaction, lambda: service.handle(Rules(tk)), public=True)
 
     @gnav.command(name="stats", description="Statistics of the channel's game")
     @app_commands.describe(player="Whose statistics (yours when left out)")
@@ -167,31 +189,31 @@ def gnav_group(handler: InteractionHandler) -> app_commands.Group:
     ) -> None:
         tk = table_key(interaction)
         who = member_user(player) if player is not None else user_of(interaction)
-        await handler.command(interaction, lambda: service.stats(tk, who), public=True)
+        await handler.command(interaction, lambda: service.handle(Stats(tk, who)), public=True)
 
     @gnav.command(name="top", description="The best players of the channel's game")
     async def top(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
-        await handler.command(interaction, lambda: service.top(tk), public=True)
+        await handler.command(interaction, lambda: service.handle(Top(tk)), public=True)
 
     @gnav.command(name="export", description="The record of the current or last match (JSON)")
     async def export(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
-        await handler.command(interaction, lambda: service.export(tk), public=False)
+        await handler.command(interaction, lambda: service.handle(Export(tk)), public=False)
 
     @gnav.command(name="sheet", description="The whole score sheet of the table's game")
     async def sheet(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
-        await handler.command(interaction, lambda: service.sheet(tk), public=True)
+        await handler.command(interaction, lambda: service.handle(Sheet(tk)), public=True)
 
     @gnav.command(name="log", description="The whole log of the round under way")
     async def log_(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
-        await handler.command(interaction, lambda: service.log(tk), public=True)
+        await handler.command(interaction, lambda: service.handle(Log(tk)), public=True)
 
     @gnav.command(name="help", description="How to play with this bot")
     async def help_(interaction: discord.Interaction[Any]) -> None:
         tk = table_key(interaction)
-        await handler.command(interaction, lambda: service.help(tk), public=True)
+        await handler.command(interaction, lambda: service.handle(Help(tk)), public=True)
 
     return gnav

@@ -25,6 +25,7 @@ import discord
 from adapters.discord import texts
 from adapters.discord.buttons import build_view, render_text
 from adapters.discord.notifier import PressedMessage
+from bot.service.commands import Press
 from bot.service.ports import Screen, StoreUnavailable
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
@@ -140,7 +141,7 @@ class InteractionHandler:
             pressed = self.pressing(user.key, interaction, token)
         await self._answer(
             interaction,
-            lambda: self.service.press(tk, user, token),
+            lambda: self.service.handle(Press(tk, user, token)),
             component=True,
             public=False,
             pressed=pressed,

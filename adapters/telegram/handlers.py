@@ -31,6 +31,24 @@ from adapters.telegram.keyboards import decode_payload, link_markup, payload_sec
 from adapters.telegram.notifier import TelegramNotifier, failed
 from adapters.telegram.replies import Outgoing, ReplyQueue
 from bot.service import tokens
+from bot.service.commands import (
+    Configure,
+    Export,
+    Help,
+    Join,
+    Kick,
+    Leave,
+    Log,
+    Open,
+    Press,
+    PrivateView,
+    Rules,
+    Sheet,
+    Start,
+    Stats,
+    Stop,
+    Top,
+)
 from bot.service.names import clean_name
 from bot.service.ports import StoreUnavailable
 from bot.service.service import Reply, TableService
@@ -71,7 +89,7 @@ class Handlers:
     # ================================================================= group commands
     async def gnav(self, update: Update, context: Context) -> None:
         """/gnav and /gnav_new: open a table here, or show the current one again."""
-        await self._command(update, context, lambda tk, user: self.service.open(tk, user))
+        await self._command(update, context, lambda tk, user: self.service.handle(Open(tk, user)))
 
     def open_game(self, game: str) -> Any:
         """The handler of a game's own command (`/karnaval`): open a table of that game here,
@@ -79,7 +97,7 @@ class Handlers:
 
         async def handler(update: Update, context: Context) -> None:
             await self._command(
-                update, context, lambda tk, user: self.service.open(tk, user, game=game)
+                update, context, lambda tk, user: self.service.handle(Open(tk, user, game=game))
             )
 
         return handler
@@ -88,7 +106,7 @@ class Handlers:
         """/gnav_join: sit down; a player not yet reachable privately gets the deep link."""
 
         async def run(tk: TableKey, user: User) -> Reply:
-            reply = await self.service.join(tk, user)
+            reply = await self.service.handle(Join(tk, user))
             message = update.effective_message
             if reply.ok and message is not None:
                 link = self.notifier.link_for(tk)
@@ -115,18 +133,18 @@ class Handlers:
 
     async def leave(self, update: Update, context: Context) -> None:
         """/gnav_leave: leave the lobby, or forfeit the match under way."""
-        await self._command(update, context, lambda tk, user: self.service.leave(tk, user))
+        await self._command(update, context, lambda tk, user: self.service.handle(Leave(tk, user)))
 
     async def start_match(self, update: Update, context: Context) -> None:
         """/gnav_start: the host (or an admin) starts the match."""
         await self._command(
-            update, context, lambda tk, user: self.service.start(tk, user), need="host"
+            update, context, lambda tk, user: self.service.handle(Start(tk, user)), need="host"
         )
 
     async def stop(self, update: Update, context: Context) -> None:
         """/gnav_stop: the host (or an admin) stops the table."""
         await self._command(
-            update, context, lambda tk, user: self.service.stop(tk, user), need="host"
+            update, context, lambda tk, user: self.service.handle(Stop(tk, user)), need="host"
         )
 
     async def kick(self, update: Update, context: Context) -> None:
@@ -141,7 +159,7 @@ class Handlers:
         async def run(tk: TableKey, user: User) -> Reply:
             if who is None:
                 return Reply(texts.text(await self._language(tk), "kick_usage"), ok=False)
-            return await self.service.kick(tk, user, who)
+            return await self.service.handle(Kick(tk, user, who))
 
         await self._command(update, context, run, need="host")
 
@@ -151,7 +169,7 @@ class Handlers:
         await self._command(
             update,
             context,
-            lambda tk, user: self.service.configure(tk, user, words),
+            lambda tk, user: self.service.handle(Configure(tk, user, words)),
             need="admin" if words else None,
         )
 
@@ -162,41 +180,41 @@ class Handlers:
         async def run(tk: TableKey, user: User) -> Reply:
             if not words:
                 return Reply(texts.languages_line(await self._language(tk)), public=True)
-            return await self.service.configure(tk, user, [f"language={words[0]}"])
+            return await self.service.handle(Configure(tk, user, [f"language={words[0]}"]))
 
         await self._command(update, context, run, need="admin" if words else None)
 
     async def rules(self, update: Update, context: Context) -> None:
         """/gnav_rules: the rules of the table's profile (also in the private chat)."""
         await self._command(
-            update, context, lambda tk, user: self.service.rules_help(tk), private_ok=True
+            update, context, lambda tk, user: self.service.handle(Rules(tk)), private_ok=True
         )
 
     async def stats(self, update: Update, context: Context) -> None:
         """/gnav_stats: the sender's statistics in this chat."""
-        await self._command(update, context, lambda tk, user: self.service.stats(tk, user))
+        await self._command(update, context, lambda tk, user: self.service.handle(Stats(tk, user)))
 
     async def top(self, update: Update, context: Context) -> None:
         """/gnav_top: the chat's best players."""
-        await self._command(update, context, lambda tk, user: self.service.top(tk))
+        await self._command(update, context, lambda tk, user: self.service.handle(Top(tk)))
 
     async def export(self, update: Update, context: Context) -> None:
         """/gnav_export: the current or last match record, as a JSON document."""
-        await self._command(update, context, lambda tk, user: self.service.export(tk))
+        await self._command(update, context, lambda tk, user: self.service.handle(Export(tk)))
 
     async def sheet(self, update: Update, context: Context) -> None:
         """/gnav_sheet: the whole score sheet of the table's match, where its game keeps one."""
-        await self._command(update, context, lambda tk, user: self.service.sheet(tk))
+        await self._command(update, context, lambda tk, user: self.service.handle(Sheet(tk)))
 
     async def log(self, update: Update, context: Context) -> None:
         """/gnav_log: the whole log of the round under way (the table message shows its
         state and newest events only)."""
-        await self._command(update, context, lambda tk, user: self.service.log(tk))
+        await self._command(update, context, lambda tk, user: self.service.handle(Log(tk)))
 
     async def help(self, update: Update, context: Context) -> None:
         """/gnav_help (and /start in a group): how to play here."""
         await self._command(
-            update, context, lambda tk, user: self.service.help(tk), private_ok=True
+            update, context, lambda tk, user: self.service.handle(Help(tk)), private_ok=True
         )
 
     # ================================================================= the private chat
@@ -234,7 +252,7 @@ class Handlers:
         else:
             text = texts.text(lang, "linked_untitled")
         if table.status == "playing":
-            shown = await self.service.private_view(tk, user)
+            shown = await self.service.handle(PrivateView(tk, user))
             if shown.ok:
                 text = f"{text}\n{shown.text}"
         self._reply(message, text, quote=False, literals=(title,) if title else ())
@@ -305,7 +323,7 @@ class Handlers:
             self._seen(query.from_user)
             admin = await self._admin(context, message.chat, query.from_user.id, tk, need)
             user = _person(query.from_user, admin=admin)
-            reply = await self.service.press(tk, user, decoded or token)
+            reply = await self.service.handle(Press(tk, user, decoded or token))
             if action == "join" and reply.ok:
                 link = self.notifier.link_for(tk)
                 if link and await self.service.reachable(user.key) is not True:
@@ -369,7 +387,9 @@ class Handlers:
         if chosen is None:
             return
         user = _person(chosen.from_user)
-        reply = await self.service.press(TableKey("telegram", "inline"), user, chosen.result_id)
+        reply = await self.service.handle(
+            Press(TableKey("telegram", "inline"), user, chosen.result_id)
+        )
         if not reply.ok:
             log.info("an inline choice was refused: %s", reply.text)
 

@@ -29,6 +29,7 @@ from adapters.web.files import STATIC, static_text
 from adapters.web.hub import Hub, Page, payload
 from bot.listen import listen
 from bot.service import tokens
+from bot.service.commands import Press
 from bot.service.table import TableKey, User
 
 log = logging.getLogger(__name__)
@@ -275,7 +276,7 @@ class WebServer:
             return {"ok": False, "text": "refused"}
         name = view.data["seats"][view.seat]["name"]
         user = User(viewer.user, name, admin=False, language=viewer.language)
-        reply = await self.service.press(TableKey.parse(view.key), user, token)
+        reply = await self.service.handle(Press(TableKey.parse(view.key), user, token))
         return {"ok": reply.ok, "text": reply.text}
 
 

@@ -6,6 +6,7 @@ adapters' lines."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -63,7 +64,7 @@ class Configure(Command):
 
     kind: ClassVar[str] = "configure"
     user: User
-    words: tuple[str, ...] = ()
+    words: Sequence[str] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.service.commands import Configure, Join, Open, Start
 from bot.service.ports import Delivery, Screen
 from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
@@ -126,11 +127,13 @@ async def test_a_press_in_a_dm_shows_the_pressers_next_screen_by_its_own_respons
         people = [world.alice, world.carl, erin]
         users = {p.id: User(f"discord:{p.id}", p.username) for p in people}
         tk = TableKey("discord", str(world.channel.id))
-        assert (await service.open(tk, users[world.alice.id], game="karnaval")).ok
+        assert (await service.handle(Open(tk, users[world.alice.id], game="karnaval"))).ok
         for p in people[1:]:
-            assert (await service.join(tk, users[p.id])).ok
-        assert (await service.configure(tk, users[world.alice.id], ["bots=0", "delay=60"])).ok
-        assert (await service.start(tk, users[world.alice.id])).ok
+            assert (await service.handle(Join(tk, users[p.id]))).ok
+        assert (
+            await service.handle(Configure(tk, users[world.alice.id], ["bots=0", "delay=60"]))
+        ).ok
+        assert (await service.handle(Start(tk, users[world.alice.id]))).ok
         rng = random.Random(3)
         updated = silent = 0
         for _ in range(120):

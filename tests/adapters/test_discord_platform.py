@@ -429,7 +429,7 @@ async def test_a_command_that_fails_gets_an_answer(
         async def broken(tk: TableKey, limit: int = 10) -> Any:
             raise RuntimeError("the store is on fire")
 
-        monkeypatch.setattr(bot.service, "top", broken)
+        monkeypatch.setattr(bot.service.queries, "top", broken)
         failed = await slash(world, world.alice, "top")
         assert failed.ephemeral and "went wrong" in await answered(world, failed)
     assert "the store is on fire" in caplog.text

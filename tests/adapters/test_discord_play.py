@@ -29,6 +29,7 @@ from bot.config import BotSettings
 from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR, Rank
 from bot.games.gnav.engine.record import replay_record
 from bot.games.registry import all_games
+from bot.service.commands import Export
 from bot.service.ports import Repository
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
@@ -493,7 +494,9 @@ async def test_export_is_a_json_file_that_replays(world: World) -> None:
         await press(world, world.alice, "Stay")
         await bot.settle()
         export = await slash(world, world.dana, "export")
-        expected = (await bot.service.export(TableKey("discord", str(world.channel.id)))).document
+        expected = (
+            await bot.service.handle(Export(TableKey("discord", str(world.channel.id))))
+        ).document
     assert export.ephemeral and expected is not None
     call = next(
         c

@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from bot.games.gnavspiel.engine.record import outcome
+from bot.service.commands import Export
 from storage.memory import MemoryRepository
 from tests.adapters.test_discord_play import StackedRandom as Stacked
 from tests.adapters.test_discord_play import (
@@ -139,7 +140,7 @@ async def _play(world: World, tmp_path: Path) -> None:
             if c.status < 300
         )
         (sent,) = call.files
-        expected = (await bot.service.export(table.key)).document
+        expected = (await bot.service.handle(Export(table.key))).document
         assert expected is not None
         assert (sent["filename"], sent["size"]) == (expected[0], len(expected[1]))
         path = tmp_path / "match.json"

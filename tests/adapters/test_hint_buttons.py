@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.service.commands import Press
 from bot.service.table import User
 from storage.memory import MemoryRepository
 from tests.adapters.test_discord_play import (
@@ -83,7 +84,9 @@ async def test_the_page_offers_the_hint_among_the_seats_actions() -> None:
     assert page is not None
     actions = {a["label"]: a["token"] for a in page.data["actions"]}
     assert "💡 Hint" in actions
-    reply = await harness.service.press(CHANNEL, await harness.current(), actions["💡 Hint"])
+    reply = await harness.service.handle(
+        Press(CHANNEL, await harness.current(), actions["💡 Hint"])
+    )
     assert reply.ok and reply.text.startswith(STRONG)
     # A spectator's page has nothing to press.
     spectator = await harness.service.page_view(table.table_id, None)
@@ -99,7 +102,7 @@ async def test_the_page_offers_the_hint_at_a_karnaval_table() -> None:
     page = await harness.service.page_view(table.table_id, user.key)
     assert page is not None
     actions = {a["label"]: a["token"] for a in page.data["actions"]}
-    reply = await harness.service.press(CHANNEL, user, actions["💡 Hint"])
+    reply = await harness.service.handle(Press(CHANNEL, user, actions["💡 Hint"]))
     assert reply.ok and reply.text.startswith(f"{STRONG}Bid "), reply.text
 
 

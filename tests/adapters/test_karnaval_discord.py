@@ -13,6 +13,7 @@ from PIL import Image
 
 from adapters.discord.buttons import MAX_PER_ROW, MAX_ROWS, _discord_rows
 from bot.games.karnaval.game import KarnavalRules
+from bot.service.commands import NextRound, Press
 from bot.service.ports import Button
 from bot.service.table import TableKey, User
 from storage.memory import MemoryRepository
@@ -69,7 +70,7 @@ async def _act(
     seat = rules.deciders(table.match)[0]
     user = users[table.seats[seat].name]
     found = await bot.service.choices_of(user)
-    reply = await bot.service.press(tk, user, rng.choice(found).token)
+    reply = await bot.service.handle(Press(tk, user, rng.choice(found).token))
     assert reply.ok, reply.text
     return True
 
@@ -202,7 +203,7 @@ async def test_the_sheet_picture_is_attached_to_the_quarters_last_result_K20() -
                 )
                 begin = len(fake.calls)
                 if len(per_deal) < 3:
-                    assert (await bot.service.next_round(tk, users["alice"])).ok
+                    assert (await bot.service.handle(NextRound(tk, users["alice"]))).ok
             table = await bot.table(world.channel)
             assert len(table.match.k.deals) == 3 and table.match.k.deals[2].complete
             assert per_deal[1] == per_deal[2] == 2, per_deal  # the table message, the result
@@ -219,7 +220,7 @@ async def test_the_sheet_picture_is_attached_to_the_quarters_last_result_K20() -
             earlier = [m for m in fake.messages_in(world.channel) if m["id"] != result["id"]]
             assert not any(m["attachments"] for m in earlier)
             # The next deal freezes the result: its buttons go, its picture stays.
-            assert (await bot.service.next_round(tk, users["alice"])).ok
+            assert (await bot.service.handle(NextRound(tk, users["alice"]))).ok
             await bot.settle()
             frozen = fake.message(int(result["id"]))
             assert not frozen["components"] and len(frozen["attachments"]) == 1

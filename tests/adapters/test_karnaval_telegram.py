@@ -21,6 +21,7 @@ from bot.games.karnaval.game import card_text
 from bot.games.karnaval.sheet import sheet_png
 from bot.games.registry import all_games
 from bot.games.replay import replay_text
+from bot.service.commands import Export, NextRound, Press
 from bot.service.ports import Button, Picture, Screen
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
@@ -143,7 +144,7 @@ async def test_a_whole_karnaval_game_on_telegram(tmp_path: Path) -> None:
                         lambda t=tokens: _moved_on(bench, users["Bob"], t), what="Bob's pick"
                     )
                 else:
-                    reply = await bench.service.press(tk, user, pick.token)
+                    reply = await bench.service.handle(Press(tk, user, pick.token))
                     assert reply.ok, reply.text
                     token_presses += 1
 
@@ -180,7 +181,7 @@ async def test_a_whole_karnaval_game_on_telegram(tmp_path: Path) -> None:
             for text in said:
                 assert "Your hand" not in text
             # Export and replay.
-            exported = await bench.service.export(tk)
+            exported = await bench.service.handle(Export(tk))
             assert replay_text(exported.document[1].decode()) == outcome(k)
         finally:
             await bench.stop()
@@ -256,7 +257,7 @@ async def test_what_a_six_player_deal_costs_in_group_messages_and_edits(tmp_path
                 user = User(table.seats[seat].user, table.seats[seat].name)
                 found = await bench.service.choices_of(user)
                 if found:
-                    assert (await bench.service.press(tk, user, rng.choice(found).token)).ok
+                    assert (await bench.service.handle(Press(tk, user, rng.choice(found).token))).ok
             await bench.idle()
             table = await bench.table(group)
             assert len(table.seats) == 6 and table.match.k.deals[0].complete
@@ -313,7 +314,7 @@ async def test_the_sheet_picture_ends_a_quarter_on_its_result_message_K20() -> N
                     if len(table.match.k.deals) == 3:
                         break
                     begin = len(tg.calls())
-                    assert (await bench.service.next_round(tk, user)).ok
+                    assert (await bench.service.handle(NextRound(tk, user))).ok
                     continue
                 if table.seats[rules.deciders(table.match)[0]].bot:
                     await bench.eventually(
@@ -322,7 +323,7 @@ async def test_the_sheet_picture_ends_a_quarter_on_its_result_message_K20() -> N
                     continue
                 found = await bench.service.choices_of(user)
                 if found:
-                    assert (await bench.service.press(tk, user, rng.choice(found).token)).ok
+                    assert (await bench.service.handle(Press(tk, user, rng.choice(found).token))).ok
             else:
                 raise AssertionError("the quarter did not end")
             print(f"\nnew group messages per deal of the first quarter: {per_deal}")
@@ -342,7 +343,7 @@ async def test_the_sheet_picture_ends_a_quarter_on_its_result_message_K20() -> N
             buttons = [b["text"] for row in result["reply_markup"]["inline_keyboard"] for b in row]
             assert any("Next" in b for b in buttons)
             # The next deal freezes the photo: its caption edited, its keyboard removed.
-            assert (await bench.service.next_round(tk, user)).ok
+            assert (await bench.service.handle(NextRound(tk, user))).ok
             await bench.idle()
             photo = tg.message(group, result["message_id"])
             assert photo.photo and photo.reply_markup is None

@@ -13,6 +13,7 @@ from pathlib import Path
 import aiohttp
 
 from adapters.web.stack import start_web
+from bot.service.commands import Join, Open
 from bot.service.i18n import catalog
 from tests.adapters.test_discord_play import (
     EPHEMERAL,
@@ -90,17 +91,17 @@ async def test_healthz_says_503_with_the_reason_while_the_store_is_away() -> Non
         try:
             async with aiohttp.ClientSession() as session:
                 url = f"http://127.0.0.1:{stack.port}/healthz"
-                assert (await harness.service.open(CHANNEL, ALICE)).ok
+                assert (await harness.service.handle(Open(CHANNEL, ALICE))).ok
                 async with session.get(url) as resp:
                     assert resp.status == 200 and (await resp.json())["store"] == "ok"
                 await gate.close()
-                assert not (await harness.service.join(CHANNEL, BOB)).ok
+                assert not (await harness.service.handle(Join(CHANNEL, BOB))).ok
                 async with session.get(url) as resp:
                     body = await resp.json()
                 assert resp.status == 503 and body["store"] == "unavailable"
                 assert "PostgreSQL store" in body["reason"] and body["waited"] == {"command": 1}
                 await gate.open()
-                assert (await harness.service.join(CHANNEL, BOB)).ok
+                assert (await harness.service.handle(Join(CHANNEL, BOB))).ok
                 async with session.get(url) as resp:
                     assert resp.status == 200 and (await resp.json())["outages"] == 1
         finally:

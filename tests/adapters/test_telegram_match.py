@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.games.gnav.engine.pieces import DISPLAY_NAMES, RANK_NAMES, Rank
+from bot.service.commands import Open
 from bot.service.ports import Delivery, MessageGone, Screen
 from bot.service.table import TableKey, User
 from storage.sqlite import SqliteRepository
@@ -474,8 +475,8 @@ async def test_chat_migrated_on_send_moves_the_table(tg: FakeTelegram) -> None:
         assert app is not None and app.updater is not None
         await app.updater.stop()
         new_id = tg.migrate_group(group)
-        reply = await bench.service.open(
-            TableKey("telegram", str(group.id)), User(f"telegram:{alice.id}", "Alice")
+        reply = await bench.service.handle(
+            Open(TableKey("telegram", str(group.id)), User(f"telegram:{alice.id}", "Alice"))
         )
         assert reply.ok
         moved = await bench.wait_table(new_id, "Bob", button="Join")

@@ -24,6 +24,7 @@ import pytest
 from adapters.web.auth import sign_init_data
 from adapters.web.stack import WebStack, start_web
 from bot.games.karnaval.game import card_text
+from bot.service.commands import Configure, Join, Open, Start
 from bot.service.table import TableKey
 from tests.adapters.test_telegram_bench import Bench
 from tests.fakes.telegram_api import FakeTelegram
@@ -424,10 +425,10 @@ async def test_a_gnavspiel_table_on_a_phone(world: World) -> None:
     tk = TableKey("telegram", str(group.id))
     svc = w.bench.service
     a, b = User(f"telegram:{alice.id}", "Alice"), User(f"telegram:{bob.id}", "Bob")
-    assert (await svc.open(tk, a, game="gnavspiel")).ok
-    assert (await svc.join(tk, b)).ok
-    assert (await svc.configure(tk, a, ["bots=1", "timeout=600"])).ok
-    assert (await svc.start(tk, a)).ok
+    assert (await svc.handle(Open(tk, a, game="gnavspiel"))).ok
+    assert (await svc.handle(Join(tk, b))).ok
+    assert (await svc.handle(Configure(tk, a, ["bots=1", "timeout=600"]))).ok
+    assert (await svc.handle(Start(tk, a))).ok
     table = await svc.table_state(tk)
     page = await w.by_link(a.key, table.table_id)
     await _until(page, "window.gnavView !== undefined")

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from adapters.web.stack import WebStack, start_web
+from bot.service.commands import Act, Configure, Join, Open, Start
 from bot.service.table import TableKey, User
 from tests.service.conftest import ALICE, CHANNEL, Harness
 
@@ -77,9 +78,9 @@ class World:
         self, game: str, *settings: str, user: User = ALICE, key: TableKey = CHANNEL
     ) -> str:
         svc = self.h.service
-        assert (await svc.open(key, user, game=game)).ok
-        assert (await svc.configure(key, user, ["timeout=600", *settings])).ok
-        assert (await svc.start(key, user)).ok
+        assert (await svc.handle(Open(key, user, game=game))).ok
+        assert (await svc.handle(Configure(key, user, ["timeout=600", *settings]))).ok
+        assert (await svc.handle(Start(key, user))).ok
         await self.h.settle()
         table = await svc.table_state(key)
         return str(table.table_id)
@@ -99,7 +100,7 @@ class World:
             return True
         seat = table.seats[deciders[0]]
         choice = rules.choices(table.match, deciders[0])[0]
-        await svc.act(key, User(seat.user, seat.name), choice.action, arg=choice.arg)
+        await svc.handle(Act(key, User(seat.user, seat.name), choice.action, arg=choice.arg))
         await self.h.settle()
         return True
 
@@ -199,11 +200,11 @@ async def test_the_six_player_sheet_scrolls_sideways_at_360_px_first_column_held
         User(f"test:{i}", name)
         for i, name in enumerate(["Alexandrina", "Bartholomew", "Konstantinos"], start=1)
     ]
-    assert (await svc.open(CHANNEL, people[0], game="karnaval")).ok
+    assert (await svc.handle(Open(CHANNEL, people[0], game="karnaval"))).ok
     for person in people[1:]:
-        assert (await svc.join(CHANNEL, person)).ok
-    assert (await svc.configure(CHANNEL, people[0], ["timeout=600", "bots=3"])).ok
-    assert (await svc.start(CHANNEL, people[0])).ok
+        assert (await svc.handle(Join(CHANNEL, person))).ok
+    assert (await svc.handle(Configure(CHANNEL, people[0], ["timeout=600", "bots=3"]))).ok
+    assert (await svc.handle(Start(CHANNEL, people[0]))).ok
     for _ in range(40):  # until the sheet has a row (the first deal's bids)
         table = await svc.table_state(CHANNEL)
         if len(table.match.k.current.bids) == 6:
@@ -278,10 +279,10 @@ async def test_a_right_to_left_name_does_not_reorder_its_line(world: World) -> N
     w = world
     svc = w.h.service
     sarah = User("test:9", RTL)
-    assert (await svc.open(CHANNEL, ALICE, game="karnaval")).ok
-    assert (await svc.join(CHANNEL, sarah)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["timeout=600", "bots=1"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE, game="karnaval"))).ok
+    assert (await svc.handle(Join(CHANNEL, sarah))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["timeout=600", "bots=1"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     for _ in range(6):
         await w.step()
     table = await svc.table_state(CHANNEL)

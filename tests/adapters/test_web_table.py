@@ -24,6 +24,7 @@ from adapters.web.auth import (
 )
 from adapters.web.stack import WebStack, start_web
 from bot.games.karnaval.game import card_text
+from bot.service.commands import Act, Configure, Export, Join, Open, Press, Start
 from bot.service.table import User
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
 from tests.storage.conftest import fresh_pg_schema
@@ -145,10 +146,10 @@ async def served() -> AsyncIterator[Served]:
 
 async def _karnaval(s: Served) -> str:
     svc = s.h.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.join(CHANNEL, BOB)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=1"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["game=karnaval", "bots=1"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await s.h.settle()
     table = await s.h.table()
     return table.table_id
@@ -235,9 +236,9 @@ async def test_a_mini_app_user_is_taken_from_init_data_and_plays(served: Served)
     svc = served.h.service
     tele = User("telegram:77", "Tele")
     tg_channel = type(CHANNEL)("telegram", "-100")
-    assert (await svc.open(tg_channel, tele)).ok
-    assert (await svc.configure(tg_channel, tele, ["bots=1"])).ok
-    assert (await svc.start(tg_channel, tele)).ok
+    assert (await svc.handle(Open(tg_channel, tele))).ok
+    assert (await svc.handle(Configure(tg_channel, tele, ["bots=1"]))).ok
+    assert (await svc.handle(Start(tg_channel, tele))).ok
     await served.h.settle()
     table = await served.h.table(tg_channel)
     init = init_data(77, served.h.clock.now(), start=table.table_id)
@@ -278,7 +279,7 @@ async def test_a_press_on_the_page_and_in_the_chat_at_once_applies_once(served: 
     token = page.view["choices"][0]["token"]
     log_before = len(table.log)
     page_press, chat_press = await asyncio.gather(
-        page.press(token), svc.press(CHANNEL, user, token)
+        page.press(token), svc.handle(Press(CHANNEL, user, token))
     )
     assert [page_press["ok"], chat_press.ok].count(True) == 1, (page_press, chat_press)
     after = await served.h.table()
@@ -361,9 +362,9 @@ async def test_a_finished_match_replays_on_the_web_and_the_export_links_it(
     """A whole Gnav match (one life each: short) against a bot, then `/r/<table id>` shows it
     step by step, and `/gnav_export` names that page (issue 21 point 4)."""
     svc = served.h.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["bots=1", "lives=1"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["bots=1", "lives=1"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     for _ in range(500):
         await served.h.settle()
         table = await served.h.table()
@@ -377,7 +378,9 @@ async def test_a_finished_match_replays_on_the_web_and_the_export_links_it(
         seat = table.seats[deciders[0]]
         if not seat.bot:
             choice = rules.choices(table.match, deciders[0])[-1]
-            await svc.act(CHANNEL, User(seat.user, seat.name), choice.action, arg=choice.arg)
+            await svc.handle(
+                Act(CHANNEL, User(seat.user, seat.name), choice.action, arg=choice.arg)
+            )
     table = await served.h.table()
     assert table.status == "closed" and table.closed_reason == "finished"
     async with served.session.get(f"{served.base}/r/{table.table_id}") as resp:
@@ -387,7 +390,7 @@ async def test_a_finished_match_replays_on_the_web_and_the_export_links_it(
     steps = frames["steps"]
     assert len(steps) >= 2 and all(s["choices"] == [] for s in steps)
     assert any("Alice" in s["text"] for s in steps)
-    export = await svc.export(CHANNEL)
+    export = await svc.handle(Export(CHANNEL))
     assert export.ok and f"/r/{table.table_id}" in export.text
     async with served.session.get(f"{served.base}/r/nosuch") as resp:
         assert resp.status == 404
@@ -428,9 +431,9 @@ async def test_a_page_gets_the_push_of_a_commit_made_by_another_process(pg_schem
     web_first = await start_web(first, watch_interval=0.02)
     web_second = await start_web(second, watch_interval=0.02)
     try:
-        assert (await first.open(CHANNEL, ALICE)).ok
-        assert (await first.join(CHANNEL, BOB)).ok
-        assert (await first.start(CHANNEL, ALICE)).ok
+        assert (await first.handle(Open(CHANNEL, ALICE))).ok
+        assert (await first.handle(Join(CHANNEL, BOB))).ok
+        assert (await first.handle(Start(CHANNEL, ALICE))).ok
         table = await first.table_state(CHANNEL)
         rules = first.game_of(table)
         seat = rules.deciders(table.match)[0]
@@ -445,7 +448,7 @@ async def test_a_page_gets_the_push_of_a_commit_made_by_another_process(pg_schem
             other = Served(Harness(), web_second, session)
             there = await other.page(table.table_id, link=_proof(link))
             assert there.hello["denied"] is None and there.view["choices"]
-            reply = await second.press(CHANNEL, mover, there.view["choices"][0]["token"])
+            reply = await second.handle(Press(CHANNEL, mover, there.view["choices"][0]["token"]))
             assert reply.ok, reply.text
             pushed = await page.until(version)  # pushed by the first, committed by the second
             assert pushed["version"] > version and not pushed["choices"]
@@ -579,10 +582,10 @@ async def test_every_game_shows_a_seat_its_own_holding_only_N1_G4_K4(
     """Each game's page at the deal: the seated player's own piece, card or hand as tiles,
     never another seat's (checked in everything the page received), a spectator none."""
     svc = served.h.service
-    assert (await svc.open(CHANNEL, ALICE, game=game)).ok
-    assert (await svc.join(CHANNEL, BOB)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["bots=1", "timeout=600"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE, game=game))).ok
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["bots=1", "timeout=600"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     table = await served.h.table()
     links = served.stack.links
     alice = await served.page(
@@ -727,9 +730,11 @@ async def _finished(served: Served, game: str, language: str) -> Any:
     """A whole short match of `game` against bots, in `language`; the closed table."""
     svc = served.h.service
     settings = {"gnav": ["lives=1"], "gnavspiel": ["chips=2"], "karnaval": []}[game]
-    assert (await svc.open(CHANNEL, ALICE, game=game)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["bots=2", f"lang={language}", *settings])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE, game=game))).ok
+    assert (
+        await svc.handle(Configure(CHANNEL, ALICE, ["bots=2", f"lang={language}", *settings]))
+    ).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     for _ in range(3000):
         await served.h.settle()
         table = await served.h.table()
@@ -743,7 +748,9 @@ async def _finished(served: Served, game: str, language: str) -> Any:
         seat = table.seats[deciders[0]]
         if not seat.bot:
             choice = rules.choices(table.match, deciders[0])[0]
-            await svc.act(CHANNEL, User(seat.user, seat.name), choice.action, arg=choice.arg)
+            await svc.handle(
+                Act(CHANNEL, User(seat.user, seat.name), choice.action, arg=choice.arg)
+            )
     raise AssertionError("the match did not end")
 
 

@@ -11,6 +11,7 @@ import random
 import sys
 
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Open, Start
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -46,9 +47,9 @@ async def main(path: str) -> None:
     service = TableService(
         repo, QuietNotifier(), rng=random.Random(5), bot_delay=0.0, games=all_games()
     )
-    await service.open(KEY, HUMAN)
-    await service.configure(KEY, HUMAN, ["bots=3", "lives=9", "delay=0"])
-    await service.start(KEY, HUMAN)
+    await service.handle(Open(KEY, HUMAN))
+    await service.handle(Configure(KEY, HUMAN, ["bots=3", "lives=9", "delay=0"]))
+    await service.handle(Start(KEY, HUMAN))
     rng = random.Random(11)
     while True:
         await service.tick()
@@ -58,7 +59,9 @@ async def main(path: str) -> None:
             print("FINISHED", flush=True)
             await asyncio.sleep(60)
         if match.phase == "play" and table.seats[match.turn].user == HUMAN.key:
-            reply = await service.act(KEY, HUMAN, rng.choice(match.legal_actions(match.turn)))
+            reply = await service.handle(
+                Act(KEY, HUMAN, rng.choice(match.legal_actions(match.turn)))
+            )
             assert reply.ok, reply.text
         table = await service.table_state(KEY)
         log = table.match.history[-1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from bot.service.commands import Act, PrivateView
 from bot.service.table import User
 from tests.service.conftest import CHANNEL, Harness
 
@@ -32,7 +33,7 @@ async def karnaval_words(harness: Harness, deals: int = 3, seed: int = 5) -> lis
         if s.bot:
             continue
         user = User(s.user, s.name)
-        hand = await svc.private_view(CHANNEL, user)
+        hand = await svc.handle(PrivateView(CHANNEL, user))
         assert hand.buttons
         seen += [hand.text] + [b.label for row in hand.buttons for b in row]
         view = await svc.status(CHANNEL, s.user)
@@ -41,7 +42,7 @@ async def karnaval_words(harness: Harness, deals: int = 3, seed: int = 5) -> lis
         shapes = svc.view_of(table).web_view(table.match, seat, table.names, svc.texts(table))
         seen += [t["text"] for t in shapes["own"]["tiles"]] + shapes.get("facts", [])
         choice = rng.choice(list(view.choices))
-        assert (await svc.act(CHANNEL, user, choice.action, arg=choice.arg)).ok
+        assert (await svc.handle(Act(CHANNEL, user, choice.action, arg=choice.arg))).ok
     else:
         raise AssertionError(f"{deals} deals were not played in 600 steps")
     for m in harness.notifier.posts(CHANNEL.key):

@@ -12,6 +12,7 @@ import asyncio
 import sys
 
 from bot.games.registry import all_games
+from bot.service.commands import Open
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -48,7 +49,7 @@ async def main(dsn: str, schema: str) -> None:
     repo = await PostgresRepository.open(dsn, schema=schema, max_size=3)
     service = TableService(repo, SpentNotifier(), bot_delay=0.0, games=all_games())  # type: ignore[arg-type]
     await service.resume()
-    assert (await service.open(KEY, HOST)).ok
+    assert (await service.handle(Open(KEY, HOST))).ok
     work = service.uow
     async with work.lock(KEY.key):
         for i in range(POSTS):

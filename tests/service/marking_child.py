@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from bot.games.registry import all_games
+from bot.service.commands import Open
 from bot.service.ports import Delivery, Repository, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -83,7 +84,7 @@ async def main(log: str, kill_after: int, store: list[str]) -> None:
     notifier = KillingNotifier(Path(log), kill_after)
     service = TableService(repo, notifier, bot_delay=0.0, games=all_games())  # type: ignore[arg-type]
     await service.resume()
-    assert (await service.open(KEY, HOST)).ok
+    assert (await service.handle(Open(KEY, HOST))).ok
     work = service.uow
     async with work.lock(KEY.key):
         for i in range(POSTS):

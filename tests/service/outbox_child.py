@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Join, Open, Start
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -61,10 +62,10 @@ async def main(path: str, seed: int) -> None:
     service = TableService(
         repo, notifier, rng=random.Random(seed), bot_delay=0.0, games=all_games()
     )
-    await service.open(KEY, PEOPLE[0])
-    await service.join(KEY, PEOPLE[1])
-    await service.configure(KEY, PEOPLE[0], ["bots=2", "lives=9", "delay=0"])
-    await service.start(KEY, PEOPLE[0])
+    await service.handle(Open(KEY, PEOPLE[0]))
+    await service.handle(Join(KEY, PEOPLE[1]))
+    await service.handle(Configure(KEY, PEOPLE[0], ["bots=2", "lives=9", "delay=0"]))
+    await service.handle(Start(KEY, PEOPLE[0]))
     n = 0
     while True:
         await service.tick()
@@ -77,7 +78,9 @@ async def main(path: str, seed: int) -> None:
             seat = table.seats[match.turn]
             person = next((p for p in PEOPLE if p.key == seat.user), None)
             if person is not None:
-                reply = await service.act(KEY, person, rng.choice(match.legal_actions(match.turn)))
+                reply = await service.handle(
+                    Act(KEY, person, rng.choice(match.legal_actions(match.turn)))
+                )
                 assert reply.ok, reply.text
         n += 1
         print("COMMITTED", n, flush=True)

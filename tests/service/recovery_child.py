@@ -17,6 +17,7 @@ import sys
 import time
 
 from bot.games.registry import all_games
+from bot.service.commands import Configure, Join, Open, Press, Start
 from bot.service.ports import Delivery, Repository, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -72,7 +73,7 @@ async def press_one(service: TableService, rng: random.Random) -> None:
     for person in PEOPLE:
         found = await service.choices_of(person)
         if found:
-            reply = await service.press(KEY, person, rng.choice(found).token)
+            reply = await service.handle(Press(KEY, person, rng.choice(found).token))
             assert reply.ok, reply.text
             return
     raise AssertionError("nobody decides")
@@ -87,11 +88,11 @@ async def main(spec: str, elsewhere: bool = False) -> None:
         repo, notifier, rng=random.Random(3), bot_delay=0.0, games=all_games(), owner=owner
     )
     await service.resume()  # says this process lives (the store's processes)
-    assert (await service.open(KEY, PEOPLE[0], game="karnaval")).ok
+    assert (await service.handle(Open(KEY, PEOPLE[0], game="karnaval"))).ok
     for person in PEOPLE[1:]:
-        assert (await service.join(KEY, person)).ok
-    assert (await service.configure(KEY, PEOPLE[0], ["delay=0"])).ok
-    assert (await service.start(KEY, PEOPLE[0])).ok
+        assert (await service.handle(Join(KEY, person))).ok
+    assert (await service.handle(Configure(KEY, PEOPLE[0], ["delay=0"]))).ok
+    assert (await service.handle(Start(KEY, PEOPLE[0]))).ok
     rng = random.Random(5)
     for _ in range(6):
         await press_one(service, rng)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.service.commands import Act, Configure, Open, PrivateView, Start
 from bot.service.ports import Button, Screen
 from bot.service.table import User
 from tests.service.conftest import ALICE, CHANNEL, Harness
@@ -53,11 +54,11 @@ async def walk(
     svc = h.service
     rng = random.Random(seed)
     out = Walk()
-    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
     setting = [f"game={game}", f"bots={players - 1}", f"language={language}", *words]
-    reply = await svc.configure(CHANNEL, ALICE, setting)
+    reply = await svc.handle(Configure(CHANNEL, ALICE, setting))
     assert reply.ok, reply.text
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     seen: dict[str, int] = {}  # message ref -> versions kept of it
     for _ in range(max_steps):
         await h.settle()
@@ -83,7 +84,7 @@ async def walk(
         if seat is None:
             continue
         user = User(table.seats[seat].user, table.seats[seat].name)
-        shown = await svc.private_view(CHANNEL, user)  # the table's button, tapped
+        shown = await svc.handle(PrivateView(CHANNEL, user))  # the table's button, tapped
         status = await svc.status(CHANNEL, user.key)
         assert status is not None and status.choices
         # What the button showed, with the choices beside it: its own buttons, else (a game
@@ -95,7 +96,7 @@ async def walk(
         offered = list(status.choices)
         rng.shuffle(offered)
         for choice in offered:
-            reply = await svc.act(CHANNEL, user, choice.action, arg=choice.arg)
+            reply = await svc.handle(Act(CHANNEL, user, choice.action, arg=choice.arg))
             if reply.ok:
                 break
         assert reply.ok, (offered, reply.text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 from bot.games.registry import all_games
+from bot.service.commands import Configure, Join, Leave, NextRound, Open, Press, Start, Stop, Top
 from bot.service.ports import Screen
 from bot.service.service import TableService
 from bot.service.table import Table, TableKey, User
@@ -38,10 +39,10 @@ def keyboard(screen: Screen) -> dict[str, str]:
 
 
 async def _started(h: HighCardHarness, *people: User) -> None:
-    await h.service.open(CHANNEL, people[0])
+    await h.service.handle(Open(CHANNEL, people[0]))
     for person in people[1:]:
-        await h.service.join(CHANNEL, person)
-    reply = await h.service.start(CHANNEL, people[0])
+        await h.service.handle(Join(CHANNEL, person))
+    reply = await h.service.handle(Start(CHANNEL, people[0]))
     assert reply.ok, reply.text
     await h.settle()
 
@@ -70,14 +71,14 @@ async def test_a_private_keyboard_stays_valid_while_others_act_and_never_applies
     alice_keys = keyboard(h.notifier.private_screens[ALICE.key][-1])
     bob_keys = keyboard(h.notifier.private_screens[BOB.key][-1])
     first = sorted(alice_keys)[0]
-    assert (await h.service.press(CHANNEL, ALICE, alice_keys[first])).ok
+    assert (await h.service.handle(Press(CHANNEL, ALICE, alice_keys[first]))).ok
     await h.settle()
     # Bob's keyboard was made before Alice played: still his current one.
     bob_choice = sorted(bob_keys)[-1]
-    assert (await h.service.press(CHANNEL, BOB, bob_keys[bob_choice])).ok
+    assert (await h.service.handle(Press(CHANNEL, BOB, bob_keys[bob_choice]))).ok
     # Alice presses again (the same button, or another card of the old keyboard): refused.
-    again = await h.service.press(CHANNEL, ALICE, alice_keys[first])
-    other = await h.service.press(CHANNEL, ALICE, alice_keys[sorted(alice_keys)[1]])
+    again = await h.service.handle(Press(CHANNEL, ALICE, alice_keys[first]))
+    other = await h.service.handle(Press(CHANNEL, ALICE, alice_keys[sorted(alice_keys)[1]]))
     assert not again.ok and not other.ok
     table = await h.table()
     assert table.match.played == {
@@ -85,7 +86,7 @@ async def test_a_private_keyboard_stays_valid_while_others_act_and_never_applies
         table.seat_of(BOB.key): int(bob_choice.split()[1]),
     }
     # Carl may not press Bob's buttons: they are not his.
-    wrong = await h.service.press(CHANNEL, CARL, bob_keys[sorted(bob_keys)[0]])
+    wrong = await h.service.handle(Press(CHANNEL, CARL, bob_keys[sorted(bob_keys)[0]]))
     assert not wrong.ok
 
 
@@ -93,7 +94,7 @@ async def test_a_button_pressed_in_a_private_chat_acts_on_the_table() -> None:
     h = HighCardHarness(repo=MemoryRepository())
     await _started(h, ALICE, BOB)
     keys = keyboard(h.notifier.private_screens[ALICE.key][-1])
-    reply = await h.service.press(PRIVATE, ALICE, keys[sorted(keys)[0]])
+    reply = await h.service.handle(Press(PRIVATE, ALICE, keys[sorted(keys)[0]]))
     assert reply.ok, reply.text
     table = await h.table()
     assert table.seat_of(ALICE.key) in table.match.played
@@ -103,13 +104,13 @@ async def test_admin_rights_do_not_follow_a_button_into_another_chat() -> None:
     h = HighCardHarness(repo=MemoryRepository())
     await _started(h, ALICE, BOB)
     # Only in the lobby is "start" offered; a finished lobby button from elsewhere is stale.
-    await h.service.stop(CHANNEL, ALICE)
-    await h.service.open(CHANNEL, ALICE)
-    await h.service.join(CHANNEL, BOB)
+    await h.service.handle(Stop(CHANNEL, ALICE))
+    await h.service.handle(Open(CHANNEL, ALICE))
+    await h.service.handle(Join(CHANNEL, BOB))
     await h.settle()
     start = keyboard(h.notifier.last(CHANNEL.key).screen)["Start"]
     stranger = User("test:77", "Stranger", admin=True)  # an admin of some other chat
-    refused = await h.service.press(PRIVATE, stranger, start)
+    refused = await h.service.handle(Press(PRIVATE, stranger, start))
     assert not refused.ok
     assert (await h.table()).status == "lobby"
 
@@ -118,7 +119,7 @@ async def test_the_view_button_gives_the_hand_with_its_buttons() -> None:
     h = HighCardHarness(repo=MemoryRepository())
     await _started(h, ALICE, BOB)
     view = keyboard(h.notifier.last(CHANNEL.key).screen)["My cards"]
-    reply = await h.service.press(CHANNEL, ALICE, view)
+    reply = await h.service.handle(Press(CHANNEL, ALICE, view))
     assert reply.ok and reply.text.startswith("Your cards:")
     labels = [b.label for row in reply.buttons for b in row]
     assert labels and all(label.startswith("Play ") for label in labels)
@@ -126,10 +127,10 @@ async def test_the_view_button_gives_the_hand_with_its_buttons() -> None:
 
 async def test_people_who_do_not_choose_take_the_timeout_choice_and_bots_play() -> None:
     h = HighCardHarness(repo=MemoryRepository())
-    await h.service.open(CHANNEL, ALICE)
-    await h.service.configure(CHANNEL, ALICE, ["bots=2"])
-    await h.service.join(CHANNEL, BOB)
-    await h.service.start(CHANNEL, ALICE)
+    await h.service.handle(Open(CHANNEL, ALICE))
+    await h.service.handle(Configure(CHANNEL, ALICE, ["bots=2"]))
+    await h.service.handle(Join(CHANNEL, BOB))
+    await h.service.handle(Start(CHANNEL, ALICE))
     await h.settle()
     table = await h.table()
     assert len(table.seats) == 4
@@ -160,14 +161,14 @@ async def test_a_whole_match_ends_with_a_winner_and_its_statistics() -> None:
         if table.status == "closed":
             break
         if table.match.phase != "play":
-            await h.service.next_round(CHANNEL, ALICE)
+            await h.service.handle(NextRound(CHANNEL, ALICE))
             await h.settle()
             continue
         for person in (ALICE, BOB):
             screen = h.notifier.private_screens[person.key][-1]
             keys = keyboard(screen)
             if keys:
-                await h.service.press(CHANNEL, person, keys[sorted(keys)[-1]])
+                await h.service.handle(Press(CHANNEL, person, keys[sorted(keys)[-1]]))
         await h.settle()
     table = await h.table()
     assert table.status == "closed" and table.match.winners
@@ -176,7 +177,7 @@ async def test_a_whole_match_ends_with_a_winner_and_its_statistics() -> None:
         found = await h.repo.player_stats(CHANNEL.chat_key, person.key, "highcard")
         assert found is not None and found.counters["matches"] == 1
         assert found.counters.get("wins", 0) == (1 if person.key == winner else 0)
-    top = await h.service.top(CHANNEL)
+    top = await h.service.handle(Top(CHANNEL))
     assert top.text.splitlines()[1].startswith("1. " + table.seats[table.match.winners[0]].name)
 
 
@@ -190,12 +191,12 @@ async def test_the_service_keeps_who_left_and_plays_their_timeout_choice_at_once
     table = await h.table()
     bob = table.seat_of(BOB.key)
     lowest = min(table.match.hands[bob])
-    assert (await h.service.leave(CHANNEL, BOB)).ok
+    assert (await h.service.handle(Leave(CHANNEL, BOB))).ok
     await h.settle()
     table = await h.table()
     assert table.seats[bob].left and not table.seats[bob].in_match
     assert table.match.played == {bob: lowest}  # at once: no turn timer ran
-    assert not (await h.service.leave(CHANNEL, BOB)).ok  # already out
+    assert not (await h.service.handle(Leave(CHANNEL, BOB))).ok  # already out
     # Kept with the table: a service started again over the same store knows it.
     row = await h.repo.load_table(CHANNEL.key)
     assert row is not None
@@ -204,8 +205,8 @@ async def test_the_service_keeps_who_left_and_plays_their_timeout_choice_at_once
     view = await h.service.status(CHANNEL)
     assert view is not None
     assert [s.in_match for s in view.seats] == [s.user != BOB.key for s in table.seats]
-    assert (await h.service.leave(CHANNEL, ALICE)).ok
-    assert (await h.service.leave(CHANNEL, CARL)).ok
+    assert (await h.service.handle(Leave(CHANNEL, ALICE))).ok
+    assert (await h.service.handle(Leave(CHANNEL, CARL))).ok
     await h.settle()
     table = await h.table()
     assert table.status == "closed" and table.closed_reason == "finished"

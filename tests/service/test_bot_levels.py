@@ -11,6 +11,7 @@ import random
 import threading
 from typing import Any
 
+from bot.service.commands import Configure, Open, Start, Stop
 from bot.service.game import Choice
 from bot.service.table import TableKey, User
 from bot.service.thinking import PATIENCE, Thinking
@@ -21,24 +22,24 @@ OTHER = TableKey("test", "chat2")
 
 async def test_level_is_a_table_setting_shown_in_the_lobby(harness: Harness) -> None:
     svc = harness.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
     table = await harness.table()
     assert table.settings.level == "normal"  # today's bots
-    reply = await svc.configure(CHANNEL, ALICE, ["level=strong"])
+    reply = await svc.handle(Configure(CHANNEL, ALICE, ["level=strong"]))
     assert reply.ok, reply.text
     assert "bot level strong" in reply.text
     table = await harness.table()
     assert table.settings.level == "strong"
     await harness.settle()
     assert "bots play strong" in harness.notifier.last(CHANNEL.key).screen.text
-    bad = await svc.configure(CHANNEL, ALICE, ["level=expert"])
+    bad = await svc.handle(Configure(CHANNEL, ALICE, ["level=expert"]))
     assert not bad.ok and "easy, normal, strong" in bad.text
 
 
 async def test_the_lobby_names_the_level_in_the_table_language(harness: Harness) -> None:
     svc = harness.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["language=nb", "level=easy"])).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["language=nb", "level=easy"]))).ok
     await harness.settle()
     assert "botene spiller lett" in harness.notifier.last(CHANNEL.key).screen.text
 
@@ -46,10 +47,10 @@ async def test_the_lobby_names_the_level_in_the_table_language(harness: Harness)
 async def _strong_table(h: Harness) -> list[tuple[str, str | None]]:
     """A Karnaval table of Alice and two strong bots, run until Alice must act; the steps."""
     svc = h.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
     words = ["game=karnaval", "bots=2", "level=strong"]
-    assert (await svc.configure(CHANNEL, ALICE, words)).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, words))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     for _ in range(50):
         await h.settle()
         table = await h.table()
@@ -103,7 +104,7 @@ async def test_a_thinking_bot_never_stalls_another_tables_commands(harness: Harn
     task = asyncio.create_task(thinking.choose(gate, None, 0, random.Random(1), "strong"))  # type: ignore[arg-type]
     while gate.started == 0:  # the job runs in the pool
         await asyncio.sleep(0.001)
-    reply = await svc.open(OTHER, BOB)  # another table, while the bot still thinks
+    reply = await svc.handle(Open(OTHER, BOB))  # another table, while the bot still thinks
     assert reply.ok and not task.done()
     gate.release.set()
     assert await task == Choice("thought", "strong")
@@ -127,7 +128,7 @@ async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
     while gate.started == 0:
         await asyncio.sleep(0.001)
     assert thinking.thinking("k") and thinking.result("k", stamp) is None
-    assert (await svc.open(OTHER, BOB)).ok  # the loop serves others meanwhile
+    assert (await svc.handle(Open(OTHER, BOB))).ok  # the loop serves others meanwhile
     gate.release.set()
     assert await thinking.wait()
     assert ready == ["k"] and gate.started == 1  # one job for one state
@@ -145,10 +146,10 @@ async def test_a_strong_bot_thinks_during_its_delay_and_acts_the_moment_it_is_du
     h = Harness(seed=1)
     svc = h.service
     svc.bot_delay = 5.0
-    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
     words = ["game=karnaval", "bots=2", "level=strong"]
-    assert (await svc.configure(CHANNEL, ALICE, words)).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, words))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await h.settle()  # nothing is due for 5 s; the bot's thinking is done meanwhile
     table = await h.table()
     (turn,) = svc.game_of(table).deciders(table.match)
@@ -237,9 +238,9 @@ async def test_easy_and_strong_choices_are_legal_in_every_game(harness: Harness)
     svc = harness.service
     for game, bots in (("gnav", 2), ("gnavspiel", 2), ("karnaval", 2)):
         key = TableKey("test", f"levels-{game}")
-        assert (await svc.open(key, ALICE)).ok
-        assert (await svc.configure(key, ALICE, [f"game={game}", f"bots={bots}"])).ok
-        assert (await svc.start(key, ALICE)).ok
+        assert (await svc.handle(Open(key, ALICE))).ok
+        assert (await svc.handle(Configure(key, ALICE, [f"game={game}", f"bots={bots}"]))).ok
+        assert (await svc.handle(Start(key, ALICE))).ok
         await harness.settle()
         table = await harness.table(key)
         rules = svc.game_of(table)
@@ -254,7 +255,7 @@ async def test_easy_and_strong_choices_are_legal_in_every_game(harness: Harness)
                 rng = random.Random(seed)
                 pick = await svc.thinking.choose(rules, table.match, seat, rng, level)
                 assert pick.key in legal, (game, level, pick)
-        await svc.stop(key, User(ALICE.key, ALICE.name, admin=True))
+        await svc.handle(Stop(key, User(ALICE.key, ALICE.name, admin=True)))
 
 
 async def test_the_thinking_processes_start_ahead_and_take_the_first_job() -> None:
@@ -275,7 +276,7 @@ async def test_the_oracle_is_no_table_level(harness: Harness) -> None:
     """Issue 33: the omniscient seat of benchmarks/oracle.py measures the ceiling; it sees
     every hidden card, so no table may choose it."""
     svc = harness.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    bad = await svc.configure(CHANNEL, ALICE, ["level=oracle"])
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    bad = await svc.handle(Configure(CHANNEL, ALICE, ["level=oracle"]))
     assert not bad.ok and "easy, normal, strong" in bad.text
     assert (await harness.table()).settings.level == "normal"

@@ -3,15 +3,16 @@ message tells the result (who won, in how many more rounds)."""
 
 from __future__ import annotations
 
+from bot.service.commands import Act, Configure, Leave, Open, Start
 from bot.service.table import User
 from tests.service.conftest import ALICE, CHANNEL, Harness
 
 
 async def _start(h: Harness, lives: int) -> None:
     svc = h.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["bots=3", f"lives={lives}"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["bots=3", f"lives={lives}"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await h.settle()
 
 
@@ -30,7 +31,7 @@ async def _knocked_out(seed: int) -> Harness | None:
             break
         if table.match.phase == "play" and table.match.turn == table.seat_of(ALICE.key):
             legal = table.match.legal_actions(table.match.turn)
-            await h.service.act(CHANNEL, User(ALICE.key, ALICE.name), legal[0])
+            await h.service.handle(Act(CHANNEL, User(ALICE.key, ALICE.name), legal[0]))
     table = await h.table()
     alice = table.seat_of(ALICE.key)
     return h if table.match.winners and alice not in table.match.winners else None
@@ -63,7 +64,7 @@ async def test_the_last_person_leaving_lets_the_bots_finish_in_one_message(
 ) -> None:
     await _start(harness, lives=3)
     before = len(harness.notifier.order)
-    assert (await harness.service.leave(CHANNEL, ALICE)).ok
+    assert (await harness.service.handle(Leave(CHANNEL, ALICE))).ok
     await harness.settle()
     table = await harness.table()
     assert table.status == "closed"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bot.games.gnav.engine.record import replay_record
 from bot.games.registry import all_games
+from bot.service.commands import Act
 from bot.service.service import TableService
 from storage.sqlite import SqliteRepository
 from tests.service.crash_child import HUMAN, KEY
@@ -74,7 +75,7 @@ async def test_sigkill_mid_round_resumes_from_last_committed_action(tmp_path: Pa
                 break
             match = table.match
             if match.phase == "play" and table.seats[match.turn].user == HUMAN.key:
-                assert (await service.act(KEY, HUMAN, "stay")).ok
+                assert (await service.handle(Act(KEY, HUMAN, "stay"))).ok
         table = await service.table_state(KEY)
         assert table.status == "closed"
         _, final = replay_record(service.game_of(table).record(table.match))

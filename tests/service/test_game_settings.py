@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.service.commands import Configure, Open
 from bot.service.settings import TableSettings, load_settings
 from tests.service.conftest import ADMIN, ALICE, CHANNEL, Harness, own
 
@@ -10,14 +11,14 @@ async def test_stored_settings_of_old_keep_working(harness: Harness) -> None:
     await harness.repo.save_settings(
         CHANNEL.key, {"profile": "tradisjonell", "lives": 5, "turn_timeout": 90}
     )
-    await harness.service.open(CHANNEL, ALICE)
+    await harness.service.handle(Open(CHANNEL, ALICE))
     table = await harness.table()
     assert (own(table.settings).rules, own(table.settings).lives) == ("tradisjonell", 5)
     assert table.settings.turn_timeout == 90 and table.game == "gnav"
 
 
 async def test_settings_show_the_game_keys(harness: Harness) -> None:
-    shown = await harness.service.configure(CHANNEL, ALICE, [])
+    shown = await harness.service.handle(Configure(CHANNEL, ALICE, []))
     assert "rules norsk" in shown.text and "lives 3" in shown.text
 
 
@@ -25,38 +26,40 @@ async def test_rules_gnavspiel_switches_game_and_takes_its_keys_C14_C20_C24(
     harness: Harness,
 ) -> None:
     svc = harness.service
-    ok = await svc.configure(
-        CHANNEL, ADMIN, ["rules=gnavspiel", "chips=7", "deals=3", "variants=stand,jack_taboo"]
+    ok = await svc.handle(
+        Configure(
+            CHANNEL, ADMIN, ["rules=gnavspiel", "chips=7", "deals=3", "variants=stand,jack_taboo"]
+        )
     )
     assert ok.ok, ok.text
     assert "chips 7" in ok.text and "jack_taboo,stand" in ok.text
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     table = await harness.table()
     assert table.game == "gnavspiel"
     mine = own(table.settings, "gnavspiel")
     assert (mine.chips, mine.deals, set(mine.variants)) == (7, 3, {"stand", "jack_taboo"})
-    bad = await svc.configure(CHANNEL, ALICE, ["chips=21"])
+    bad = await svc.handle(Configure(CHANNEL, ALICE, ["chips=21"]))
     assert not bad.ok and "chips" in bad.text and "20" in bad.text
-    bad = await svc.configure(CHANNEL, ALICE, ["variants=stand,joker"])
+    bad = await svc.handle(Configure(CHANNEL, ALICE, ["variants=stand,joker"]))
     assert not bad.ok and "joker" in bad.text and "jack_taboo" in bad.text
-    bad = await svc.configure(CHANNEL, ALICE, ["lives=3"])  # a Gnav word: not here
+    bad = await svc.handle(Configure(CHANNEL, ALICE, ["lives=3"]))  # a Gnav word: not here
     assert not bad.ok and "lives" in bad.text and "chips" in bad.text
-    assert (await svc.configure(CHANNEL, ALICE, ["variants=none"])).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["variants=none"]))).ok
     assert own((await harness.table()).settings, "gnavspiel").variants == frozenset()
     # Back to Gnav: its own settings were kept.
-    assert (await svc.configure(CHANNEL, ALICE, ["rules=tradisjonell"])).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["rules=tradisjonell"]))).ok
     table = await harness.table()
     assert table.game == "gnav" and own(table.settings).rules == "tradisjonell"
 
 
 async def test_game_karnaval_is_chosen_by_setting(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval"])).ok
+    await svc.handle(Open(CHANNEL, ALICE))
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["game=karnaval"]))).ok
     assert (await harness.table()).game == "karnaval"
-    bad = await svc.configure(CHANNEL, ALICE, ["game=chess"])
+    bad = await svc.handle(Configure(CHANNEL, ALICE, ["game=chess"]))
     assert not bad.ok and "chess" in bad.text and "karnaval" in bad.text
-    shown = await svc.configure(CHANNEL, ALICE, [])
+    shown = await svc.handle(Configure(CHANNEL, ALICE, []))
     assert "karnaval" in shown.text
 
 
@@ -65,14 +68,14 @@ async def test_the_stored_settings_are_their_dump(harness: Harness) -> None:
     # every save): it must be what `model_dump()` gives, in its order, for settings as
     # people make them (typed, with every game's own) and as the store reads them back.
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     changes = [
         ["bots=3", "lives=5", "delay=0", "language=nb", "level=easy"],
         ["rules=gnavspiel", "chips=7", "variants=stand,jack_taboo"],
         ["game=karnaval"],
     ]
     for words in changes:
-        assert (await svc.configure(CHANNEL, ALICE, words)).ok
+        assert (await svc.handle(Configure(CHANNEL, ALICE, words))).ok
         settings = (await harness.table()).settings
         assert settings.stored() == settings.model_dump()
         assert list(settings.stored()) == list(settings.model_dump())

@@ -9,6 +9,19 @@ import re
 from bot.games.gnavspiel.engine.record import outcome
 from bot.games.replay import replay_text
 from bot.service import tokens
+from bot.service.commands import (
+    Configure,
+    Export,
+    Help,
+    Join,
+    Leave,
+    Open,
+    Press,
+    Rules,
+    Start,
+    Stats,
+    Top,
+)
 from bot.service.table import User
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
 
@@ -20,11 +33,11 @@ VIEW = {"view", "join", "leave", "start", "next"}
 
 async def _open(h: Harness, *words: str) -> None:
     svc = h.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.join(CHANNEL, BOB)).ok
-    reply = await svc.configure(CHANNEL, ALICE, ["rules=gnavspiel", "bots=2", *words])
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
+    reply = await svc.handle(Configure(CHANNEL, ALICE, ["rules=gnavspiel", "bots=2", *words]))
     assert reply.ok, reply.text
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await h.settle()
 
 
@@ -63,9 +76,9 @@ async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> li
         # The other person's press of these buttons is refused (G4: only the offered answers).
         other = BOB if seat.user == ALICE.key else ALICE
         label = rng.choice(sorted(b for b in buttons if not b.startswith("Decline")))
-        refused = await svc.press(CHANNEL, other, buttons[label])
+        refused = await svc.handle(Press(CHANNEL, other, buttons[label]))
         assert not refused.ok
-        reply = await svc.press(CHANNEL, User(seat.user, seat.name), buttons[label])
+        reply = await svc.handle(Press(CHANNEL, User(seat.user, seat.name), buttons[label]))
         assert reply.ok, (label, reply.text)
     raise AssertionError("the match did not end")
 
@@ -91,14 +104,14 @@ async def test_a_whole_gnavspiel_match_with_people_and_bots_G1_G9_C23(harness: H
         for screen in msg.history:
             assert "Your card" not in screen.text
     # Export, then replay: the same outcome (G9).
-    exported = await harness.service.export(CHANNEL)
+    exported = await harness.service.handle(Export(CHANNEL))
     assert exported.document is not None
     record = exported.document[1].decode()
     assert replay_text(record) == outcome(m)
     # Statistics (matches, wins, deals, chips paid, pots, loans) and the top list.
-    stats = await harness.service.stats(CHANNEL, ALICE)
+    stats = await harness.service.handle(Stats(CHANNEL, ALICE))
     assert "Gnavspiel matches" in stats.text and "deals" in stats.text
-    top = await harness.service.top(CHANNEL)
+    top = await harness.service.handle(Top(CHANNEL))
     assert top.ok
 
 
@@ -107,7 +120,7 @@ async def test_timeouts_pass_refuse_borrow_and_three_forfeit_C19(harness: Harnes
     await _play(harness, random.Random(5), timeouts=True)
     table = await harness.table()
     assert table.status == "closed"
-    exported = await harness.service.export(CHANNEL)
+    exported = await harness.service.handle(Export(CHANNEL))
     assert replay_text(exported.document[1].decode()) == outcome(table.match.m)
 
 
@@ -135,38 +148,40 @@ async def test_the_offered_player_answers_from_the_table_message_G4(harness: Har
         buttons = _choice_buttons(harness)
         offer = [b for b in buttons if b.startswith("Offer")]
         label = offer[0] if offer else rng.choice(sorted(buttons))
-        assert (await svc.press(CHANNEL, User(seat.user, seat.name), buttons[label])).ok
+        assert (await svc.handle(Press(CHANNEL, User(seat.user, seat.name), buttons[label]))).ok
     raise AssertionError("no person was offered an exchange")
 
 
 async def test_gnavspiel_rules_help_and_settings_shown(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    await svc.configure(CHANNEL, ALICE, ["rules=gnavspiel", "deals=4", "variants=jack_taboo"])
-    rules = await svc.rules_help(CHANNEL)
+    await svc.handle(Open(CHANNEL, ALICE))
+    await svc.handle(
+        Configure(CHANNEL, ALICE, ["rules=gnavspiel", "deals=4", "variants=jack_taboo"])
+    )
+    rules = await svc.handle(Rules(CHANNEL))
     assert "14 cards" in rules.text and "4 deals" in rules.text and "J is taboo" in rules.text
-    shown = await svc.configure(CHANNEL, ALICE, [])
+    shown = await svc.handle(Configure(CHANNEL, ALICE, []))
     assert "chips 5" in shown.text and "deals 4" in shown.text
     await harness.settle()
     assert "Gnavspiel table" in harness.notifier.last(CHANNEL.key).screen.text
-    nb = await svc.configure(CHANNEL, ALICE, ["language=nb"])
+    nb = await svc.handle(Configure(CHANNEL, ALICE, ["language=nb"]))
     assert nb.ok
-    assert "sjetonger" in (await svc.rules_help(CHANNEL)).text
+    assert "sjetonger" in (await svc.handle(Rules(CHANNEL))).text
 
 
 async def test_export_during_a_deal_never_shows_its_cards_G3(harness: Harness) -> None:
     await _open(harness)
-    exported = await harness.service.export(CHANNEL)
+    exported = await harness.service.handle(Export(CHANNEL))
     assert exported.document is not None
     assert '"rounds": []' in exported.document[1].decode()
 
 
 async def test_help_explains_gnavspiel_timeouts_in_every_language_C19(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    plain = (await svc.help(CHANNEL)).text
+    await svc.handle(Open(CHANNEL, ALICE))
+    plain = (await svc.handle(Help(CHANNEL))).text
     assert "Gnavspiel" not in plain  # a Gnav table's help has no Gnavspiel lines
-    await svc.configure(CHANNEL, ALICE, ["rules=gnavspiel"])
+    await svc.handle(Configure(CHANNEL, ALICE, ["rules=gnavspiel"]))
     words = {
         "en": ("a pass", "refused", "borrowing 1 chip"),
         "nb": ("pass", "avslått", "låne 1 sjetong"),
@@ -175,8 +190,8 @@ async def test_help_explains_gnavspiel_timeouts_in_every_language_C19(harness: H
         "de": ("Passen", "abgelehnt", "1 Marke leihen"),
     }
     for language, expected in words.items():
-        assert (await svc.configure(CHANNEL, ALICE, [f"language={language}"])).ok
-        text = (await svc.help(CHANNEL)).text
+        assert (await svc.handle(Configure(CHANNEL, ALICE, [f"language={language}"]))).ok
+        text = (await svc.handle(Help(CHANNEL))).text
         assert "/gnav" in text  # the service's own lines stay
         for word in expected:
             assert word in text, (language, word)
@@ -186,8 +201,8 @@ async def _last_person_out(h: Harness, how: str) -> None:
     await _open(h, "chips=2")
     svc = h.service
     if how == "leave":
-        assert (await svc.leave(CHANNEL, ALICE)).ok
-        assert (await svc.leave(CHANNEL, BOB)).ok
+        assert (await svc.handle(Leave(CHANNEL, ALICE))).ok
+        assert (await svc.handle(Leave(CHANNEL, BOB))).ok
         await h.settle()
         return
     for _ in range(2000):  # people let every timer run out (three times: they leave)

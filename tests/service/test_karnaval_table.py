@@ -13,17 +13,31 @@ from PIL import Image
 from bot.games.karnaval.engine.record import outcome
 from bot.games.karnaval.game import card_text
 from bot.games.replay import replay_text
+from bot.service.commands import (
+    Act,
+    Configure,
+    Export,
+    Join,
+    Leave,
+    Open,
+    PrivateView,
+    Sheet,
+    Start,
+    Stats,
+    Stop,
+    Top,
+)
 from bot.service.table import User
 from tests.service.conftest import ALICE, BOB, CHANNEL, Harness
 
 
 async def _open(h: Harness) -> None:
     svc = h.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.join(CHANNEL, BOB)).ok
-    reply = await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=1"])
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
+    reply = await svc.handle(Configure(CHANNEL, ALICE, ["game=karnaval", "bots=1"]))
     assert reply.ok, reply.text
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await h.settle()
 
 
@@ -46,10 +60,10 @@ async def _play(h: Harness, rng: random.Random, *, timeouts: bool = False) -> No
             h.clock.advance(table.settings.turn_timeout + 1)
             continue
         user = User(seat.user, seat.name)
-        hand = await svc.private_view(CHANNEL, user)
+        hand = await svc.handle(PrivateView(CHANNEL, user))
         assert "Your hand" in hand.text
         choice = rng.choice(list(rules.choices(table.match, deciders[0])))
-        reply = await svc.act(CHANNEL, user, choice.action, arg=choice.arg)
+        reply = await svc.handle(Act(CHANNEL, user, choice.action, arg=choice.arg))
         assert reply.ok, (choice, reply.text)
     raise AssertionError("the game did not end")
 
@@ -83,13 +97,13 @@ async def test_a_whole_karnaval_game_with_people_and_a_bot_K2_K3_K20(harness: Ha
         for screen in msg.history:
             assert "Your hand" not in screen.text
     assert any("Your hand" in t for t in harness.notifier.private[ALICE.key])
-    exported = await harness.service.export(CHANNEL)
+    exported = await harness.service.handle(Export(CHANNEL))
     assert replay_text(exported.document[1].decode()) == outcome(k)
-    stats = await harness.service.stats(CHANNEL, ALICE)
+    stats = await harness.service.handle(Stats(CHANNEL, ALICE))
     assert "Karnaval games" in stats.text and "12 deals" in stats.text
     alice_total = k.totals()[table.seat_of(ALICE.key)]
     assert f"best game total {alice_total}." in stats.text
-    assert "Best Karnaval" in (await harness.service.top(CHANNEL)).text
+    assert "Best Karnaval" in (await harness.service.handle(Top(CHANNEL))).text
 
 
 async def test_karnaval_timeouts_play_a_legal_choice(harness: Harness) -> None:
@@ -97,13 +111,13 @@ async def test_karnaval_timeouts_play_a_legal_choice(harness: Harness) -> None:
     await _play(harness, random.Random(4), timeouts=True)
     table = await harness.table()
     assert table.status == "closed"
-    exported = await harness.service.export(CHANNEL)
+    exported = await harness.service.handle(Export(CHANNEL))
     assert replay_text(exported.document[1].decode()) == outcome(table.match.k)
 
 
 async def test_export_during_a_deal_never_shows_its_hands(harness: Harness) -> None:
     await _open(harness)
-    exported = await harness.service.export(CHANNEL)
+    exported = await harness.service.handle(Export(CHANNEL))
     assert '"deals": []' in exported.document[1].decode()
 
 
@@ -150,9 +164,9 @@ def test_cards_for_people() -> None:
 
 async def test_open_names_the_game_of_the_new_table(harness: Harness) -> None:
     svc = harness.service
-    refused = await svc.open(CHANNEL, ALICE, game="chess")
+    refused = await svc.handle(Open(CHANNEL, ALICE, game="chess"))
     assert not refused.ok and "chess" in refused.text and "karnaval" in refused.text
-    assert (await svc.open(CHANNEL, ALICE, game="karnaval")).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE, game="karnaval"))).ok
     table = await harness.table()
     assert table.game == "karnaval" and table.status == "lobby"
     assert "game" not in (await svc.repo.load_settings(CHANNEL.key) or {})  # the channel's own
@@ -183,7 +197,7 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
             timeouts += 1
         elif not table.seats[deciders[0]].bot:
             choice = rules.choices(table.match, deciders[0])[0]
-            assert (await svc.act(CHANNEL, BOB, choice.action, arg=choice.arg)).ok
+            assert (await svc.handle(Act(CHANNEL, BOB, choice.action, arg=choice.arg))).ok
     assert timeouts == 3
     log = [svc.texts(table).t(k, **p) for k, p in table.log]
     assert sum("ran out of time: the bot chose for them" in line for line in log) == 3
@@ -204,16 +218,16 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
             h.clock.advance(table.settings.next_round_delay + 1)
         elif not table.seats[deciders[0]].bot:
             choice = rules.choices(table.match, deciders[0])[0]
-            assert (await svc.act(CHANNEL, BOB, choice.action, arg=choice.arg)).ok
+            assert (await svc.handle(Act(CHANNEL, BOB, choice.action, arg=choice.arg))).ok
     table = await h.table()
     assert len(table.match.k.names) == 3  # her column stays on the sheet
     # She takes her seat back.
-    back = await svc.join(CHANNEL, ALICE)
+    back = await svc.handle(Join(CHANNEL, ALICE))
     assert back.ok and "yours again" in back.text, back.text
     table = await h.table()
     assert table.seats[alice].in_match and not table.seats[alice].left
     assert table.seats[alice].timeouts == 0
-    assert not (await svc.join(CHANNEL, BOB)).ok  # Bob never left
+    assert not (await svc.handle(Join(CHANNEL, BOB))).ok  # Bob never left
     # And she chooses again when her turn comes.
     for _ in range(500):
         await h.settle()
@@ -225,7 +239,7 @@ async def test_three_timeouts_give_the_seat_to_the_bot_until_join_takes_it_back(
             continue
         user = ALICE if deciders[0] == alice else BOB
         choice = rules.choices(table.match, deciders[0])[0]
-        assert (await svc.act(CHANNEL, user, choice.action, arg=choice.arg)).ok
+        assert (await svc.handle(Act(CHANNEL, user, choice.action, arg=choice.arg))).ok
         if user is ALICE:
             break
     else:
@@ -245,12 +259,12 @@ async def test_the_bots_finishing_a_game_post_the_final_sheet_picture_K20(
     """The last person leaves in the first deal: the bots play the game out at once, and the
     one result message carries the final score sheet's picture (the game's end, K20)."""
     svc = harness.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["game=karnaval", "bots=2"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["game=karnaval", "bots=2"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await harness.settle()
     before = len(harness.notifier.order)
-    assert (await svc.leave(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Leave(CHANNEL, ALICE))).ok
     await harness.settle()
     table = await harness.table()
     assert table.status == "closed" and table.match.k.phase == "over"
@@ -273,12 +287,12 @@ async def test_the_bots_finishing_a_game_post_the_final_sheet_picture_K20(
 async def test_sheet_gives_the_whole_sheet_where_the_game_keeps_one_K20(harness: Harness) -> None:
     svc = harness.service
     # A Gnav table keeps no sheet: one line says so.
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    refused = await svc.sheet(CHANNEL)
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    refused = await svc.handle(Sheet(CHANNEL))
     assert not refused.ok and "no score sheet" in refused.text
-    assert (await svc.stop(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Stop(CHANNEL, ALICE))).ok
     await _open(harness)
-    shown = await svc.sheet(CHANNEL)
+    shown = await svc.handle(Sheet(CHANNEL))
     lines = shown.text.splitlines()
     assert shown.ok and shown.public and lines[0].endswith("after 0 of 12 deals")
     assert "Alice" in lines[1] and [x[:2] for x in lines if x[:1] == "Q"] == [

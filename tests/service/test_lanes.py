@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Join, Open, Start
 from bot.service.outbox import LEASE
 from bot.service.ports import Button, Delivery, OutMessage, Screen
 from bot.service.routing import RoutingNotifier
@@ -50,11 +51,11 @@ class BudgetNotifier(RecordingNotifier):
 
 
 async def _started(h: Harness) -> None:
-    assert (await h.service.open(CHANNEL, ALICE)).ok
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
     for user in (BOB, CARL):
-        assert (await h.service.join(CHANNEL, user)).ok
-    assert (await h.service.configure(CHANNEL, ALICE, ["lives=9"])).ok
-    assert (await h.service.start(CHANNEL, ALICE)).ok
+        assert (await h.service.handle(Join(CHANNEL, user))).ok
+    assert (await h.service.handle(Configure(CHANNEL, ALICE, ["lives=9"]))).ok
+    assert (await h.service.handle(Start(CHANNEL, ALICE))).ok
     await h.settle()
 
 
@@ -63,7 +64,7 @@ async def _move(h: Harness, prefer: str = "swap") -> None:
     table = await h.table()
     seat = table.match.turn
     action = prefer if prefer in table.match.legal_actions(seat) else "stay"
-    assert (await h.service.act(CHANNEL, User(table.seats[seat].user, ""), action)).ok
+    assert (await h.service.handle(Act(CHANNEL, User(table.seats[seat].user, ""), action))).ok
 
 
 async def _until(check, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -284,7 +285,7 @@ async def test_a_private_screen_never_waits_behind_a_batch_of_the_groups_message
     spent = h.notifier = SpentGroupNotifier()
     h.service = h.make_service()
     work = h.service.uow
-    assert (await h.service.open(CHANNEL, ALICE)).ok  # its message waits for the budget
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok  # its message waits for the budget
     async with work.lock(CHANNEL.key):
         for i in range(CLAIM_BATCH + 5):
             h.service.outbox.post(CHANNEL.key, Screen(f"result {i}"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from bot.service.commands import Act, Configure, Join, Leave, Open, Start
 from bot.service.ports import Delivery, Screen
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
@@ -38,8 +39,8 @@ async def test_messages_are_stored_with_the_commit_and_marked_done_once_sent() -
     held = HeldNotifier()
     h.notifier = held
     h.service = h.make_service()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
-    assert (await h.service.join(CHANNEL, BOB)).ok
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
+    assert (await h.service.handle(Join(CHANNEL, BOB))).ok
     # Committed, not yet sent: the new table message in the store's outbox. The join's
     # edit of it needs no row in a store of one process: a start after a crash shows every
     # open table anew.
@@ -62,18 +63,18 @@ async def test_a_process_dying_before_it_sends_loses_nothing() -> None:
     first.notifier = HeldNotifier()
     first.service = first.make_service()
     svc = first.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.join(CHANNEL, BOB)).ok
-    assert (await svc.join(CHANNEL, CARL)).ok
-    assert (await svc.configure(CHANNEL, ALICE, ["lives=5"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
+    assert (await svc.handle(Join(CHANNEL, CARL))).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["lives=5"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     for _ in range(3):  # a few steps: the pieces change hands
         table = await svc.table_state(CHANNEL)
         if table.match.phase != "play":
             break
         seat = table.seats[table.match.turn]
         action = "swap" if "swap" in table.match.legal_actions(table.match.turn) else "stay"
-        assert (await svc.act(CHANNEL, _user(seat.user), action)).ok
+        assert (await svc.handle(Act(CHANNEL, _user(seat.user), action))).ok
     committed = sorted(repo.outbox.values(), key=lambda r: r["id"])
     assert committed and not first.notifier.order  # nothing went out
     tells = [r for r in committed if r["kind"] == "tell"]
@@ -105,13 +106,13 @@ async def test_edits_of_one_message_coalesce_when_the_platform_is_slow() -> None
     held = HeldNotifier()
     h.notifier = held
     h.service = h.make_service()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
     held.gate.set()
     await h.service.outbox.drain()
     held.gate.clear()
     for user in (BOB, CARL):
-        assert (await h.service.join(CHANNEL, user)).ok
-    assert (await h.service.leave(CHANNEL, BOB)).ok
+        assert (await h.service.handle(Join(CHANNEL, user))).ok
+    assert (await h.service.handle(Leave(CHANNEL, BOB))).ok
     await asyncio.sleep(0)
     held.gate.set()
     await h.service.outbox.drain()
@@ -135,7 +136,7 @@ async def test_a_quick_restart_on_a_store_of_one_process_restores_the_tables() -
     repo = MemoryRepository()
     first = Harness(repo=repo)
     assert await first.service.resume() == 0  # leaves its heartbeat behind, then dies
-    assert (await first.service.open(CHANNEL, ALICE)).ok
+    assert (await first.service.handle(Open(CHANNEL, ALICE))).ok
     second = Harness(repo=repo)
     second.clock.t = first.clock.t + 1
     assert await second.service.resume() == 1
@@ -154,8 +155,8 @@ async def test_in_a_shared_store_an_edit_is_stored_as_a_shot_of_the_table() -> N
     held = HeldNotifier()
     h.notifier = held
     h.service = h.make_service()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
-    assert (await h.service.join(CHANNEL, BOB)).ok
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
+    assert (await h.service.handle(Join(CHANNEL, BOB))).ok
     rows = sorted(h.repo.outbox.values(), key=lambda r: r["id"])
     assert [r["kind"] for r in rows] == ["post_table", "edit"]
     table = await h.service.table_state(CHANNEL)
@@ -172,7 +173,7 @@ async def test_a_shot_of_an_older_table_message_is_not_shown() -> None:
     the newer message's freeze of the old one shows how it ended."""
     h = Harness(repo=SharedMemoryRepository())
     h.service = h.make_service()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
     await h.service.outbox.drain()
     table = await h.service.table_state(CHANNEL)
     from bot.service.ports import TableShot
@@ -196,7 +197,7 @@ async def test_delivered_messages_of_several_tables_are_marked_in_one_write() ->
     h.service = h.make_service()
     channels = [CHANNEL, *(TableKey("test", f"other{i}") for i in range(3))]
     for tk in channels:
-        assert (await h.service.open(tk, ALICE)).ok
+        assert (await h.service.handle(Open(tk, ALICE))).ok
     assert len(h.repo.outbox) == len(channels)  # each table's new message, committed
     calls: list[str] = []
     mark, finish = h.repo.mark_delivered, h.repo.finish_messages
@@ -227,7 +228,7 @@ async def test_a_refused_marking_keeps_the_messages_for_the_next() -> None:
         raise OSError("the store is briefly away")
 
     h.repo.mark_delivered = refuse  # type: ignore[method-assign]
-    assert (await h.service.open(CHANNEL, ALICE)).ok
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
     for _ in range(20):  # the deliverer runs; the new table message is sent
         await asyncio.sleep(0)
     assert "1. Alice" in h.notifier.last(CHANNEL.key).screen.text

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bot.service.commands import Act, Join, Open, Start
 from bot.service.outbox import LEASE
 from bot.service.ports import Screen, StoreUnavailable
 from storage.memory import MemoryRepository
@@ -137,13 +138,13 @@ async def test_a_message_sent_before_its_marking_failed_is_never_sent_again(
 ) -> None:
     harness, notifier = fault.harness, fault.notifier
     svc = harness.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    assert (await svc.join(CHANNEL, BOB)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
     await harness.settle()
     assert len(notifier.posts(CHANNEL.key)) == 1
     # The round's table message is posted; the store goes away before it is marked sent.
     notifier.after_post = fault.cut
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await svc.outbox.drain()  # the marking fails (the store is away)
     posted = notifier.posts(CHANNEL.key)
     assert len(posted) == 2 and notifier.after_post is None
@@ -152,8 +153,8 @@ async def test_a_message_sent_before_its_marking_failed_is_never_sent_again(
     await fault.restore()
     harness.clock.advance(LEASE + 1)
     user = await harness.current()
-    assert (await svc.join(CHANNEL, CARL)).ok is False  # a refusal: the match is under way
-    assert (await svc.act(CHANNEL, user, "stay")).ok
+    assert (await svc.handle(Join(CHANNEL, CARL))).ok is False  # a refusal: the match is under way
+    assert (await svc.handle(Act(CHANNEL, user, "stay"))).ok
     await svc.timers.housekeeping()
     await harness.settle()
     harness.clock.advance(LEASE + 1)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.commands import Press
 from bot.service.service import TableService
 from bot.service.timers import HOUSEKEEPING_INTERVAL
 from tests.service.fakes import FakeClock
@@ -105,7 +106,7 @@ async def test_a_restart_after_sigkill_shows_the_committed_state_at_once(store: 
         assert screens, "the decider's private message was not delivered"
         shown = [b.token for row in screens[-1].buttons for b in row]
         assert shown and set(shown) <= current
-        reply = await service.press(KEY, person, shown[0])
+        reply = await service.handle(Press(KEY, person, shown[0]))
         assert reply.ok, reply.text
         # A last guard only: the checks above wait for nothing but the store.
         assert time.monotonic() - started < 10
@@ -159,7 +160,7 @@ async def test_a_live_process_takes_a_killed_process_of_another_host_over_at_onc
                 assert screens, "the decider's private message was not taken over"
                 shown = [b.token for row in screens[-1].buttons for b in row]
                 assert shown and set(shown) <= {c.token for c in choices[person]}
-                assert (await service.press(KEY, person, shown[0])).ok
+                assert (await service.handle(Press(KEY, person, shown[0]))).ok
             finally:
                 await service.shutdown()
                 await asyncio.sleep(0)

@@ -57,6 +57,7 @@ from bot.games.gnav.game import GnavRules
 from bot.games.gnavspiel.engine.cards import DECK, card_name
 from bot.games.gnavspiel.game import card_text
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Open, PrivateView, Rules, Start
 from bot.service.i18n import LANGUAGES, Catalog, catalog, with_game_messages
 from bot.service.ports import Screen, TableShot
 from bot.service.settings import TableSettings, specs
@@ -185,15 +186,15 @@ async def whole_game(name: str, language: str, seed: int = 3) -> Transcript:
     svc = harness.service
     out = Transcript(language)
     _record(harness, out)
-    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
     words = [f"game={game}", f"language={language}", "bots=2", *extra]
-    reply = await svc.configure(CHANNEL, ALICE, words)
+    reply = await svc.handle(Configure(CHANNEL, ALICE, words))
     assert reply.ok, reply.text
     await harness.settle()
     out.staged.clear()  # the lobby as opened, in English: the table's language is chosen now
-    out.replies.append((await svc.configure(CHANNEL, ALICE, [])).text)  # the settings line
-    out.replies.append((await svc.rules_help(CHANNEL)).text)
-    out.replies.append((await svc.start(CHANNEL, ALICE)).text)
+    out.replies.append((await svc.handle(Configure(CHANNEL, ALICE, []))).text)  # the settings line
+    out.replies.append((await svc.handle(Rules(CHANNEL))).text)
+    out.replies.append((await svc.handle(Start(CHANNEL, ALICE))).text)
     rng = random.Random(seed)
     decisions = 0
     for _ in range(5000):
@@ -220,10 +221,10 @@ async def whole_game(name: str, language: str, seed: int = 3) -> Transcript:
         if game == "gnav" and table.match.hands[seat] == NARR:
             out.narr_offers.append(tuple(c.action for c in view.choices))
         out.page += await _page_words(svc, table.table_id, s.user)
-        popup = await svc.private_view(CHANNEL, user)
+        popup = await svc.handle(PrivateView(CHANNEL, user))
         out.replies += [popup.text, *(b.label for row in popup.buttons for b in row)]
         choice = rng.choice(list(view.choices))
-        reply = await svc.act(CHANNEL, user, choice.action, arg=choice.arg)
+        reply = await svc.handle(Act(CHANNEL, user, choice.action, arg=choice.arg))
         out.replies.append(reply.text)
         assert reply.ok, reply.text
     else:
@@ -452,10 +453,10 @@ def test_the_settings_line_has_no_empty_field_and_no_wait_of_0_s(language: str) 
 
     async def settings_line() -> str:
         svc = Harness().service
-        assert (await svc.open(CHANNEL, ALICE)).ok
+        assert (await svc.handle(Open(CHANNEL, ALICE))).ok
         words = ["game=karnaval", f"language={language}", "delay=0"]
-        assert (await svc.configure(CHANNEL, ALICE, words)).ok
-        return (await svc.configure(CHANNEL, ALICE, [])).text
+        assert (await svc.handle(Configure(CHANNEL, ALICE, words))).ok
+        return (await svc.handle(Configure(CHANNEL, ALICE, []))).text
 
     text = asyncio.run(settings_line())
     cat = _catalog(language)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Join, Kick, Open, Press, Stats
 from bot.service.ports import StoreLost
 from bot.service.settings import SettingsError, TableSettings, apply_changes, parse_changes
 from bot.service.table import User
@@ -19,46 +20,46 @@ GNAV = {"game": "gnav", "models": {n: g.rules.settings_model for n, g in all_gam
 # ------------------------------------------------------------------ 1. settings are the host's
 async def test_member_cannot_change_settings_without_a_table(harness: Harness) -> None:
     svc = harness.service
-    refused = await svc.configure(CHANNEL, BOB, ["lives=1", "bots=19", "timeout=10"])
+    refused = await svc.handle(Configure(CHANNEL, BOB, ["lives=1", "bots=19", "timeout=10"]))
     assert not refused.ok and not refused.public
     assert "admin" in refused.text
     assert await harness.repo.load_settings(CHANNEL.key) is None
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     assert (await harness.table()).settings == TableSettings()
 
 
 async def test_admin_changes_settings_without_a_table(harness: Harness) -> None:
-    reply = await harness.service.configure(CHANNEL, ADMIN, ["lives=4"])
+    reply = await harness.service.handle(Configure(CHANNEL, ADMIN, ["lives=4"]))
     assert reply.ok
-    await harness.service.open(CHANNEL, ALICE)
+    await harness.service.handle(Open(CHANNEL, ALICE))
     assert own((await harness.table()).settings).lives == 4
 
 
 async def test_member_cannot_change_the_settings_of_an_open_table(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    await svc.join(CHANNEL, BOB)
-    refused = await svc.configure(CHANNEL, BOB, ["lives=1"])
+    await svc.handle(Open(CHANNEL, ALICE))
+    await svc.handle(Join(CHANNEL, BOB))
+    refused = await svc.handle(Configure(CHANNEL, BOB, ["lives=1"]))
     assert not refused.ok and not refused.public
     assert "Alice" in refused.text and "admin" in refused.text  # names who may
     assert own((await harness.table()).settings).lives == 3
-    assert (await svc.configure(CHANNEL, ALICE, ["lives=2"])).ok
-    assert (await svc.configure(CHANNEL, ADMIN, ["lives=6"])).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["lives=2"]))).ok
+    assert (await svc.handle(Configure(CHANNEL, ADMIN, ["lives=6"]))).ok
     assert own((await harness.table()).settings).lives == 6
 
 
 async def test_anyone_may_read_the_settings(harness: Harness) -> None:
-    shown = await harness.service.configure(CHANNEL, BOB, [])
+    shown = await harness.service.handle(Configure(CHANNEL, BOB, []))
     assert shown.ok and "lives 3" in shown.text
 
 
 # ------------------------------------------------------------------ 7. errors in the user's words
 async def test_setting_error_names_the_word_typed_not_the_field(harness: Harness) -> None:
-    bad = await harness.service.configure(CHANNEL, ADMIN, ["timeout=abc"])
+    bad = await harness.service.handle(Configure(CHANNEL, ADMIN, ["timeout=abc"]))
     assert not bad.ok and "timeout" in bad.text and "turn_timeout" not in bad.text
-    bad = await harness.service.configure(CHANNEL, ADMIN, ["delay=x"])
+    bad = await harness.service.handle(Configure(CHANNEL, ADMIN, ["delay=x"]))
     assert "delay" in bad.text and "next_round_delay" not in bad.text
-    bad = await harness.service.configure(CHANNEL, ADMIN, ["turn", "600000"])
+    bad = await harness.service.handle(Configure(CHANNEL, ADMIN, ["turn", "600000"]))
     assert "turn " in bad.text and "turn_timeout" not in bad.text
 
 
@@ -77,7 +78,7 @@ def test_setting_numbers_accept_digits_and_seconds() -> None:
 async def test_setting_error_echoes_at_most_40_characters(harness: Harness) -> None:
     long = "x" * 500
     for words in ([f"lives={long}"], [f"rules={long}"], [f"{long}=1"], [long]):
-        bad = await harness.service.configure(CHANNEL, ADMIN, words)
+        bad = await harness.service.handle(Configure(CHANNEL, ADMIN, words))
         assert not bad.ok
         assert "x" * 41 not in bad.text, words
         assert "x" * 20 in bad.text
@@ -89,11 +90,11 @@ async def test_press_after_own_turn_timed_out_says_time_ran_out(harness: Harness
     stay = harness.notifier.buttons(CHANNEL.key)["Stay · Jeg står"]
     harness.clock.advance(31)
     await harness.settle()
-    late = await harness.service.press(CHANNEL, user, stay)
+    late = await harness.service.handle(Press(CHANNEL, user, stay))
     assert not late.ok
     assert "time ran out" in late.text and "out of date" not in late.text
     other = BOB if user.key == ALICE.key else ALICE
-    stale = await harness.service.press(CHANNEL, other, stay)
+    stale = await harness.service.handle(Press(CHANNEL, other, stay))
     assert not stale.ok and "time ran out" not in stale.text
 
 
@@ -101,11 +102,11 @@ async def test_press_after_own_turn_timed_out_says_time_ran_out(harness: Harness
 async def test_kick_removes_exactly_the_named_player(harness: Harness) -> None:
     svc = harness.service
     upper, lower = User("test:11", "Alice"), User("test:12", "alice")
-    await svc.open(CHANNEL, BOB)
-    await svc.join(CHANNEL, upper)
-    await svc.join(CHANNEL, lower)
+    await svc.handle(Open(CHANNEL, BOB))
+    await svc.handle(Join(CHANNEL, upper))
+    await svc.handle(Join(CHANNEL, lower))
     assert (await harness.table()).names == ["Bob", "Alice", "alice"]
-    assert (await svc.kick(CHANNEL, BOB, "alice")).ok
+    assert (await svc.handle(Kick(CHANNEL, BOB, "alice"))).ok
     assert (await harness.table()).names == ["Bob", "Alice"]
 
 
@@ -113,24 +114,24 @@ async def test_kick_refuses_several_case_insensitive_matches_and_lists_them(
     harness: Harness,
 ) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, BOB)
-    await svc.join(CHANNEL, User("test:11", "Alice"))
-    await svc.join(CHANNEL, User("test:12", "alice"))
-    refused = await svc.kick(CHANNEL, BOB, "ALICE")
+    await svc.handle(Open(CHANNEL, BOB))
+    await svc.handle(Join(CHANNEL, User("test:11", "Alice")))
+    await svc.handle(Join(CHANNEL, User("test:12", "alice")))
+    refused = await svc.handle(Kick(CHANNEL, BOB, "ALICE"))
     assert not refused.ok and "Alice, alice" in refused.text
     assert (await harness.table()).names == ["Bob", "Alice", "alice"]
-    assert (await svc.kick(CHANNEL, BOB, "test:12")).ok  # a user key (a reply, a mention)
+    assert (await svc.handle(Kick(CHANNEL, BOB, "test:12"))).ok  # a user key (a reply, a mention)
     assert (await harness.table()).names == ["Bob", "Alice"]
-    assert (await svc.kick(CHANNEL, BOB, "ALICE")).ok  # now only one matches
+    assert (await svc.handle(Kick(CHANNEL, BOB, "ALICE"))).ok  # now only one matches
     assert (await harness.table()).names == ["Bob"]
 
 
 # ------------------------------------------------------------------ 3. names
 async def test_names_lose_zero_width_and_bidi_controls(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, User("test:1", "Eve\u202e"))
-    await svc.join(CHANNEL, User("test:2", "B\u200bo\u2066b\ufeff\u200f"))
-    await svc.join(CHANNEL, User("test:3", "\u200b\u202e"))
+    await svc.handle(Open(CHANNEL, User("test:1", "Eve\u202e")))
+    await svc.handle(Join(CHANNEL, User("test:2", "B\u200bo\u2066b\ufeff\u200f")))
+    await svc.handle(Join(CHANNEL, User("test:3", "\u200b\u202e")))
     names = (await harness.table()).names
     assert names == ["Eve", "Bob", "?"]
     text = harness.service.render(await harness.table()).text
@@ -139,19 +140,19 @@ async def test_names_lose_zero_width_and_bidi_controls(harness: Harness) -> None
 
 async def test_names_that_look_the_same_get_a_visible_suffix(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, User("test:1", "Tor"))
-    await svc.join(CHANNEL, User("test:2", "T\u200bor"))  # the same once cleaned
-    await svc.join(CHANNEL, User("test:3", "\u0422\u043er"))  # Cyrillic Т and о
-    await svc.join(CHANNEL, User("test:4", "Tor  "))
+    await svc.handle(Open(CHANNEL, User("test:1", "Tor")))
+    await svc.handle(Join(CHANNEL, User("test:2", "T\u200bor")))  # the same once cleaned
+    await svc.handle(Join(CHANNEL, User("test:3", "\u0422\u043er")))  # Cyrillic Т and о
+    await svc.handle(Join(CHANNEL, User("test:4", "Tor  ")))
     assert (await harness.table()).names == ["Tor", "Tor (2)", "\u0422\u043er (3)", "Tor (4)"]
 
 
 async def test_long_names_are_cut_at_a_word_with_an_ellipsis(harness: Harness) -> None:
     svc = harness.service
     long = "Bartholomew Aloysius Fitzgerald-Smythe the Third"
-    await svc.open(CHANNEL, User("test:1", long))
-    await svc.join(CHANNEL, User("test:2", "x" * 200))
-    await svc.join(CHANNEL, User("test:3", long))
+    await svc.handle(Open(CHANNEL, User("test:1", long)))
+    await svc.handle(Join(CHANNEL, User("test:2", "x" * 200)))
+    await svc.handle(Join(CHANNEL, User("test:3", long)))
     names = (await harness.table()).names
     assert names[0] == "Bartholomew Aloysius…"
     assert names[1] == "x" * 31 + "…"
@@ -179,13 +180,13 @@ async def test_store_lost_refuses_every_command_and_stops_once() -> None:
     await start_table(harness, ALICE, BOB, words=["lives=5"])
     user = await harness.current()
     repo.gone = True
-    pressed = await harness.service.act(CHANNEL, user, "stay")
+    pressed = await harness.service.handle(Act(CHANNEL, user, "stay"))
     assert not pressed.ok and "lost its database" in pressed.text
     for reply in (
-        await harness.service.act(CHANNEL, user, "stay"),
-        await harness.service.join(CHANNEL, ADMIN),
-        await harness.service.stats(CHANNEL, ALICE),
-        await harness.service.press(CHANNEL, user, "g:abc:1:stay"),
+        await harness.service.handle(Act(CHANNEL, user, "stay")),
+        await harness.service.handle(Join(CHANNEL, ADMIN)),
+        await harness.service.handle(Stats(CHANNEL, ALICE)),
+        await harness.service.handle(Press(CHANNEL, user, "g:abc:1:stay")),
     ):
         assert not reply.ok and "lost its database" in reply.text
     assert stops == [1]

@@ -11,6 +11,21 @@ import pytest
 from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR
 from bot.games.gnav.engine.record import replay_record
 from bot.service import tokens
+from bot.service.commands import (
+    Act,
+    Configure,
+    Export,
+    Join,
+    Kick,
+    Leave,
+    Open,
+    Press,
+    PrivateView,
+    Start,
+    Stats,
+    Stop,
+    Top,
+)
 from bot.service.table import TableKey, User
 from tests.service.conftest import ADMIN, ALICE, BOB, CARL, CHANNEL, Harness, own
 
@@ -18,13 +33,13 @@ from tests.service.conftest import ADMIN, ALICE, BOB, CARL, CHANNEL, Harness, ow
 async def start_table(h: Harness, *users: User, words: list[str] | None = None) -> None:
     """Open a table with the first user as host, seat the rest, apply settings, start."""
     svc = h.service
-    assert (await svc.open(CHANNEL, users[0])).ok
+    assert (await svc.handle(Open(CHANNEL, users[0]))).ok
     for u in users[1:]:
-        assert (await svc.join(CHANNEL, u)).ok
+        assert (await svc.handle(Join(CHANNEL, u))).ok
     if words:
-        reply = await svc.configure(CHANNEL, users[0], words)
+        reply = await svc.handle(Configure(CHANNEL, users[0], words))
         assert reply.ok, reply.text
-    reply = await svc.start(CHANNEL, users[0])
+    reply = await svc.handle(Start(CHANNEL, users[0]))
     assert reply.ok, reply.text
     await h.settle()
 
@@ -43,7 +58,7 @@ async def play_to_end(h: Harness, choose=None, limit: int = 2000) -> None:
                 table.match.legal_actions(table.match.turn)
             ):
                 action = table.match.legal_actions(table.match.turn)[0]
-            reply = await h.service.act(CHANNEL, user, action)
+            reply = await h.service.handle(Act(CHANNEL, user, action))
             assert reply.ok, reply.text
         else:
             h.clock.advance(table.settings.next_round_delay + 1)
@@ -53,59 +68,59 @@ async def play_to_end(h: Harness, choose=None, limit: int = 2000) -> None:
 # ------------------------------------------------------------------------------------ lobby
 async def test_lobby_open_join_leave_start(harness: Harness) -> None:
     svc = harness.service
-    assert (await svc.open(CHANNEL, ALICE)).ok
-    again = await svc.join(CHANNEL, ALICE)
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+    again = await svc.handle(Join(CHANNEL, ALICE))
     assert not again.ok and "already" in again.text
-    assert (await svc.join(CHANNEL, BOB)).ok
-    assert (await svc.join(CHANNEL, CARL)).ok
-    assert (await svc.leave(CHANNEL, CARL)).ok
-    refused = await svc.start(CHANNEL, BOB)
+    assert (await svc.handle(Join(CHANNEL, BOB))).ok
+    assert (await svc.handle(Join(CHANNEL, CARL))).ok
+    assert (await svc.handle(Leave(CHANNEL, CARL))).ok
+    refused = await svc.handle(Start(CHANNEL, BOB))
     assert not refused.ok and "host" in refused.text
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     await harness.settle()
     table = await harness.table()
     assert table.status == "playing"
     assert table.names == ["Alice", "Bob"]
-    late = await svc.join(CHANNEL, CARL)
+    late = await svc.handle(Join(CHANNEL, CARL))
     assert not late.ok and "started" in late.text
 
 
 async def test_start_needs_two_players_and_bots_fill_seats(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    alone = await svc.start(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
+    alone = await svc.handle(Start(CHANNEL, ALICE))
     assert not alone.ok and "2" in alone.text
-    assert (await svc.configure(CHANNEL, ALICE, ["bots=3"])).ok
-    assert (await svc.start(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["bots=3"]))).ok
+    assert (await svc.handle(Start(CHANNEL, ALICE))).ok
     table = await harness.table()
     assert [s.bot for s in table.seats] == [False, True, True, True]
 
 
 async def test_lobby_caps_at_twenty_seats(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     for i in range(2, 21):
-        assert (await svc.join(CHANNEL, User(f"test:{100 + i}", f"P{i}"))).ok
-    full = await svc.join(CHANNEL, User("test:999", "Late"))
+        assert (await svc.handle(Join(CHANNEL, User(f"test:{100 + i}", f"P{i}")))).ok
+    full = await svc.handle(Join(CHANNEL, User("test:999", "Late")))
     assert not full.ok and "20" in full.text
 
 
 async def test_host_passes_on_and_empty_lobby_closes(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    await svc.join(CHANNEL, BOB)
-    await svc.leave(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
+    await svc.handle(Join(CHANNEL, BOB))
+    await svc.handle(Leave(CHANNEL, ALICE))
     assert (await harness.table()).host == BOB.key
-    await svc.leave(CHANNEL, BOB)
+    await svc.handle(Leave(CHANNEL, BOB))
     table = await harness.table()
     assert table.status == "closed" and table.closed_reason == "empty"
 
 
 async def test_lobby_expires_after_ten_idle_minutes(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     harness.clock.advance(9 * 60)
-    await svc.join(CHANNEL, BOB)  # activity re-arms the expiry
+    await svc.handle(Join(CHANNEL, BOB))  # activity re-arms the expiry
     harness.clock.advance(9 * 60)
     await harness.settle()
     assert (await harness.table()).status == "lobby"
@@ -118,17 +133,17 @@ async def test_lobby_expires_after_ten_idle_minutes(harness: Harness) -> None:
 
 async def test_kick_and_stop_need_host_or_admin(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
-    await svc.join(CHANNEL, BOB)
-    await svc.join(CHANNEL, CARL)
-    refused = await svc.kick(CHANNEL, BOB, "Carl")
+    await svc.handle(Open(CHANNEL, ALICE))
+    await svc.handle(Join(CHANNEL, BOB))
+    await svc.handle(Join(CHANNEL, CARL))
+    refused = await svc.handle(Kick(CHANNEL, BOB, "Carl"))
     assert not refused.ok
-    assert (await svc.kick(CHANNEL, ADMIN, "carl")).ok
+    assert (await svc.handle(Kick(CHANNEL, ADMIN, "carl"))).ok
     assert (await harness.table()).names == ["Alice", "Bob"]
-    unknown = await svc.kick(CHANNEL, ALICE, "Zed")
+    unknown = await svc.handle(Kick(CHANNEL, ALICE, "Zed"))
     assert not unknown.ok and "Zed" in unknown.text
-    assert not (await svc.stop(CHANNEL, BOB)).ok
-    assert (await svc.stop(CHANNEL, ALICE)).ok
+    assert not (await svc.handle(Stop(CHANNEL, BOB))).ok
+    assert (await svc.handle(Stop(CHANNEL, ALICE))).ok
     assert (await harness.table()).status == "closed"
 
 
@@ -138,33 +153,33 @@ async def test_settings_validated_with_clear_errors_and_kept_per_channel(
 ) -> None:
     svc = harness.service
     # With no table open, settings are a channel admin's (see test_security.py).
-    bad = await svc.configure(CHANNEL, ADMIN, ["lives=11"])
+    bad = await svc.handle(Configure(CHANNEL, ADMIN, ["lives=11"]))
     assert not bad.ok and "between 1 and 10" in bad.text
-    bad = await svc.configure(CHANNEL, ADMIN, ["timeout=5"])
+    bad = await svc.handle(Configure(CHANNEL, ADMIN, ["timeout=5"]))
     assert not bad.ok and "10" in bad.text and "600" in bad.text
-    bad = await svc.configure(CHANNEL, ADMIN, ["rules=classic"])
+    bad = await svc.handle(Configure(CHANNEL, ADMIN, ["rules=classic"]))
     assert not bad.ok and "norsk" in bad.text and "gnavspiel" in bad.text
-    bad = await svc.configure(CHANNEL, ADMIN, ["colour=red"])
+    bad = await svc.handle(Configure(CHANNEL, ADMIN, ["colour=red"]))
     assert not bad.ok and "colour" in bad.text
-    bad = await svc.configure(CHANNEL, ADMIN, ["lives=three"])
+    bad = await svc.handle(Configure(CHANNEL, ADMIN, ["lives=three"]))
     assert not bad.ok and "whole number" in bad.text
-    ok = await svc.configure(CHANNEL, ADMIN, ["lives=5", "timeout", "90", "lang=nb"])
+    ok = await svc.handle(Configure(CHANNEL, ADMIN, ["lives=5", "timeout", "90", "lang=nb"]))
     assert ok.ok
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     table = await harness.table()
     assert (own(table.settings).lives, table.settings.turn_timeout) == (5, 90)
     assert table.settings.language == "nb"
     other = TableKey("test", "chat2")
-    await svc.open(other, ALICE)
+    await svc.handle(Open(other, ALICE))
     assert own((await harness.table(other)).settings).lives == 3
 
 
 async def test_only_language_changes_during_a_match(harness: Harness) -> None:
     await start_table(harness, ALICE, BOB)
     svc = harness.service
-    refused = await svc.configure(CHANNEL, ALICE, ["lives=4"])
+    refused = await svc.handle(Configure(CHANNEL, ALICE, ["lives=4"]))
     assert not refused.ok
-    assert (await svc.configure(CHANNEL, ALICE, ["language=pt"])).ok
+    assert (await svc.handle(Configure(CHANNEL, ALICE, ["language=pt"]))).ok
     assert (await harness.table()).settings.language == "pt"
 
 
@@ -174,9 +189,9 @@ async def test_only_the_player_to_act_may_act_N8(harness: Harness) -> None:
     table = await harness.table()
     to_act = await harness.current()
     other = ALICE if to_act.key == BOB.key else BOB
-    refused = await harness.service.act(CHANNEL, other, "stay")
+    refused = await harness.service.handle(Act(CHANNEL, other, "stay"))
     assert not refused.ok and to_act.name in refused.text
-    stranger = await harness.service.act(CHANNEL, CARL, "stay")
+    stranger = await harness.service.handle(Act(CHANNEL, CARL, "stay"))
     assert not stranger.ok and "not seated" in stranger.text
     assert (await harness.table()).seq == table.seq
 
@@ -185,15 +200,15 @@ async def test_stale_or_repeated_press_is_refused_never_applied_twice(harness: H
     await start_table(harness, ALICE, BOB, words=["lives=5"])
     user = await harness.current()
     stay = harness.notifier.buttons(CHANNEL.key)["Stay · Jeg står"]
-    first = await harness.service.press(CHANNEL, user, stay)
+    first = await harness.service.handle(Press(CHANNEL, user, stay))
     assert first.ok
     table = await harness.table()
     actions = len(table.match.history[-1].actions)
-    second = await harness.service.press(CHANNEL, user, stay)
+    second = await harness.service.handle(Press(CHANNEL, user, stay))
     assert not second.ok and "out of date" in second.text
     table = await harness.table()
     assert len(table.match.history[-1].actions) == actions
-    junk = await harness.service.press(CHANNEL, user, "nonsense")
+    junk = await harness.service.handle(Press(CHANNEL, user, "nonsense"))
     assert not junk.ok
 
 
@@ -228,7 +243,7 @@ async def test_timeout_counts_as_stay_and_three_in_a_row_forfeit(harness: Harnes
             await harness.settle()
             timeouts += 1
         else:
-            assert (await svc.act(CHANNEL, user, "stay")).ok
+            assert (await svc.handle(Act(CHANNEL, user, "stay"))).ok
             await harness.settle()
     table = await harness.table()
     seat = table.seat_of(sleeper.key)
@@ -242,7 +257,7 @@ async def test_timeout_counts_as_stay_and_three_in_a_row_forfeit(harness: Harnes
 async def test_leaving_during_a_match_forfeits_at_the_reveal(harness: Harness) -> None:
     await start_table(harness, ALICE, BOB, CARL, words=["lives=5"])
     svc = harness.service
-    assert (await svc.leave(CHANNEL, CARL)).ok
+    assert (await svc.handle(Leave(CHANNEL, CARL))).ok
     await play_to_end(harness)
     table = await harness.table()
     assert not table.match.in_match[table.seat_of(CARL.key)]
@@ -258,12 +273,12 @@ async def test_private_piece_at_the_deal_and_my_piece_always_works(harness: Harn
     assert any("dealt" in t for t in harness.notifier.private[ALICE.key])
     assert BOB.key not in harness.notifier.private
     assert await harness.service.reachable(BOB.key) is False
-    piece = await harness.service.private_view(CHANNEL, BOB)
+    piece = await harness.service.handle(PrivateView(CHANNEL, BOB))
     assert piece.ok and piece.alert and len(piece.text) <= 200
     table = await harness.table()
     held = DISPLAY_NAMES[table.match.hands[table.seat_of(BOB.key)]]
     assert held in piece.text
-    not_seated = await harness.service.private_view(CHANNEL, CARL)
+    not_seated = await harness.service.handle(PrivateView(CHANNEL, CARL))
     assert not not_seated.ok
 
 
@@ -286,7 +301,7 @@ async def test_swaps_tell_both_players_their_new_piece(harness: Harness) -> None
             order = table.match.order
             partner = order[order.index(seat) + 1] if seat != order[-1] else None
             if partner is not None and table.match.hands[partner] < FIRST_MATADOR:
-                assert (await harness.service.act(CHANNEL, user, "swap")).ok
+                assert (await harness.service.handle(Act(CHANNEL, user, "swap"))).ok
                 await harness.settle()
                 partner_user = table.seats[partner].user
                 assert len(harness.notifier.private[user.key]) > before.get(user.key, 0) or (
@@ -295,7 +310,7 @@ async def test_swaps_tell_both_players_their_new_piece(harness: Harness) -> None
                 if partner_user in before:
                     assert len(harness.notifier.private[partner_user]) > before[partner_user]
                 return
-            assert (await harness.service.act(CHANNEL, user, "stay")).ok
+            assert (await harness.service.handle(Act(CHANNEL, user, "stay"))).ok
         else:
             harness.clock.advance(20)
         await harness.settle()
@@ -340,11 +355,11 @@ async def test_stats_top_and_export_replays(harness: Harness) -> None:
     await start_table(harness, ALICE, BOB, words=["bots=1", "lives=2"])
     await play_to_end(harness)
     svc = harness.service
-    stats = await svc.stats(CHANNEL, ALICE)
+    stats = await svc.handle(Stats(CHANNEL, ALICE))
     assert "matches 1 ·" in stats.text
-    top = await svc.top(CHANNEL)
+    top = await svc.handle(Top(CHANNEL))
     assert "Alice" in top.text and "Bob" in top.text
-    export = await svc.export(CHANNEL)
+    export = await svc.handle(Export(CHANNEL))
     assert export.document is not None
     record = json.loads(export.document[1])
     _, outcome = replay_record(record)
@@ -357,9 +372,9 @@ async def test_tables_in_different_channels_play_in_parallel(harness: Harness) -
     keys = [TableKey("test", f"chat{i}", "topic" if i % 2 else None) for i in range(4)]
     players = [User(f"test:{50 + i}", f"P{i}") for i in range(4)]
     for key, user in zip(keys, players, strict=True):
-        await svc.open(key, user)
-        await svc.configure(key, user, ["bots=3", "lives=2", "delay=0"])
-        assert (await svc.start(key, user)).ok
+        await svc.handle(Open(key, user))
+        await svc.handle(Configure(key, user, ["bots=3", "lives=2", "delay=0"]))
+        assert (await svc.handle(Start(key, user))).ok
 
     async def drive(key: TableKey, user: User) -> None:
         for _ in range(500):
@@ -369,7 +384,7 @@ async def test_tables_in_different_channels_play_in_parallel(harness: Harness) -
                 return
             if table.match.phase == "play" and table.seats[table.match.turn].user == user.key:
                 legal = table.match.legal_actions(table.match.turn)
-                assert (await svc.act(key, user, legal[-1])).ok
+                assert (await svc.handle(Act(key, user, legal[-1]))).ok
             elif table.match.phase != "play":
                 harness.clock.advance(1)
         raise AssertionError(f"{key.key} did not finish")
@@ -386,7 +401,7 @@ async def test_a_migrated_chat_keeps_its_table_and_lives(harness: Harness) -> No
     await start_table(harness, ALICE, BOB, words=["lives=4"])
     svc = harness.service
     user = await harness.current()
-    assert (await svc.act(CHANNEL, user, "stay")).ok
+    assert (await svc.handle(Act(CHANNEL, user, "stay"))).ok
     before = await harness.table()
     lives = list(before.match.lives)
     moved = await svc.migrate_chat("test", "chat1", "-100chat1")
@@ -396,13 +411,13 @@ async def test_a_migrated_chat_keeps_its_table_and_lives(harness: Harness) -> No
     assert after.status == "playing" and after.match.lives == lives
     assert (await harness.table()).status == "closed"
     user = await harness.current(new_key)
-    assert (await svc.act(new_key, user, "stay")).ok
+    assert (await svc.handle(Act(new_key, user, "stay"))).ok
 
 
 async def test_players_are_remembered_with_their_language(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, User("test:7", "Kari", language="nb"))
-    await svc.join(CHANNEL, BOB)
+    await svc.handle(Open(CHANNEL, User("test:7", "Kari", language="nb")))
+    await svc.handle(Join(CHANNEL, BOB))
     stored = await harness.repo.load_player("test:7")
     assert stored == {"name": "Kari", "language": "nb"}
     assert (await harness.repo.load_player(BOB.key))["name"] == "Bob"
@@ -410,11 +425,11 @@ async def test_players_are_remembered_with_their_language(harness: Harness) -> N
 
 async def test_a_deleted_table_message_is_posted_again(harness: Harness) -> None:
     svc = harness.service
-    await svc.open(CHANNEL, ALICE)
+    await svc.handle(Open(CHANNEL, ALICE))
     await harness.settle()
     first = harness.notifier.last(CHANNEL.key)
     del harness.notifier.messages[first.ref]  # someone deleted the table message
-    await svc.join(CHANNEL, BOB)
+    await svc.handle(Join(CHANNEL, BOB))
     await harness.settle()
     again = harness.notifier.last(CHANNEL.key)
     assert again.ref != first.ref and "Bob" in again.screen.text
@@ -422,10 +437,10 @@ async def test_a_deleted_table_message_is_posted_again(harness: Harness) -> None
 
 async def test_export_during_a_round_never_shows_the_hidden_deal(harness: Harness) -> None:
     await start_table(harness, ALICE, BOB, words=["lives=5"])
-    export = await harness.service.export(CHANNEL)
+    export = await harness.service.handle(Export(CHANNEL))
     record = json.loads(export.document[1])
     assert record["rounds"] == []  # the first round is under way: nothing is public yet
     await play_to_end(harness)
-    record = json.loads((await harness.service.export(CHANNEL)).document[1])
+    record = json.loads((await harness.service.handle(Export(CHANNEL))).document[1])
     table = await harness.table()
     assert len(record["rounds"]) == len(table.match.history)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.commands import Act, Configure, Join, NextRound, Open, Press, Start
 from bot.service.ports import StoreError
 from bot.service.service import TableService
 from bot.service.table import User
@@ -71,10 +72,10 @@ async def cluster() -> AsyncIterator[Cluster]:
 
 
 async def _playing(a: TableService, b: TableService, words: list[str]) -> None:
-    assert (await a.open(CHANNEL, ALICE)).ok
-    assert (await b.join(CHANNEL, BOB)).ok  # the other process sees the lobby
-    assert (await a.configure(CHANNEL, ALICE, words)).ok
-    reply = await b.start(CHANNEL, ALICE)
+    assert (await a.handle(Open(CHANNEL, ALICE))).ok
+    assert (await b.handle(Join(CHANNEL, BOB))).ok  # the other process sees the lobby
+    assert (await a.handle(Configure(CHANNEL, ALICE, words))).ok
+    reply = await b.handle(Start(CHANNEL, ALICE))
     assert reply.ok, reply.text
 
 
@@ -93,10 +94,10 @@ async def test_two_processes_serve_one_table_in_alternation(cluster: Cluster) ->
         other = await services[(step + 1) % 2].table_state(CHANNEL)
         assert table.seq == other.seq
         if table.match.phase != "play":
-            assert (await svc.next_round(CHANNEL, ALICE)).ok
+            assert (await svc.handle(NextRound(CHANNEL, ALICE))).ok
             continue
         before = table.seq
-        reply = await svc.act(CHANNEL, _mover(table), "stay")
+        reply = await svc.handle(Act(CHANNEL, _mover(table), "stay"))
         assert reply.ok, reply.text
         assert (await services[(step + 1) % 2].table_state(CHANNEL)).seq == before + 1
     for svc in services:
@@ -112,13 +113,15 @@ async def test_the_same_press_in_two_processes_applies_once(cluster: Cluster) ->
         table = await a.table_state(CHANNEL)
         await b.table_state(CHANNEL)  # both hold the current copy
         if table.match.phase != "play":
-            assert (await a.next_round(CHANNEL, ALICE)).ok
+            assert (await a.handle(NextRound(CHANNEL, ALICE))).ok
             continue
         user = _mover(table)
         before = table.seq
         version = table.seats[table.match.turn].seq
         token = f"g:{table.table_id}:{version}:stay"
-        replies = await asyncio.gather(a.press(CHANNEL, user, token), b.press(CHANNEL, user, token))
+        replies = await asyncio.gather(
+            a.handle(Press(CHANNEL, user, token)), b.handle(Press(CHANNEL, user, token))
+        )
         assert sorted(r.ok for r in replies) == [False, True]
         refused = next(r for r in replies if not r.ok)
         assert "try again" not in refused.text  # the race was retried, not shown
@@ -161,8 +164,8 @@ async def test_messages_of_a_dead_process_are_delivered_by_another(cluster: Clus
     a = await cluster.instance(held, seed=1)
     b = await cluster.instance(seed=2)
     assert await a.resume() == 0  # the first process: nothing to restore yet
-    assert (await a.open(CHANNEL, ALICE)).ok  # committed; a's platform never answers
-    assert (await a.join(CHANNEL, BOB)).ok
+    assert (await a.handle(Open(CHANNEL, ALICE))).ok  # committed; a's platform never answers
+    assert (await a.handle(Join(CHANNEL, BOB))).ok
     # A process joining while another lives posts nothing and takes nothing over.
     assert await b.resume() == 0
     await b.outbox.drain()
@@ -196,12 +199,12 @@ async def test_a_process_killed_with_sigkill_holding_timers_leaves_them(tmp_path
         repo = await PostgresRepository.open(PG_DSN, schema=schema, max_size=4)
         try:
             svc = TableService(repo, RecordingNotifier(), bot_delay=0.0, games=all_games())
-            assert (await svc.open(CHANNEL, ALICE)).ok
-            assert (await svc.configure(CHANNEL, ALICE, ["bots=2", "lives=9"])).ok
-            assert (await svc.start(CHANNEL, ALICE)).ok
+            assert (await svc.handle(Open(CHANNEL, ALICE))).ok
+            assert (await svc.handle(Configure(CHANNEL, ALICE, ["bots=2", "lives=9"]))).ok
+            assert (await svc.handle(Start(CHANNEL, ALICE))).ok
             table = await svc.table_state(CHANNEL)
             if table.seats[table.match.turn].user == ALICE.key:
-                assert (await svc.act(CHANNEL, ALICE, "stay")).ok  # a bot's turn now
+                assert (await svc.handle(Act(CHANNEL, ALICE, "stay"))).ok  # a bot's turn now
             before = (await svc.table_state(CHANNEL)).seq
             child = subprocess.Popen(
                 [sys.executable, "-m", "tests.service.timer_child", PG_DSN, schema],

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from bot.games.karnaval.engine.record import export_record
+from bot.service.commands import Configure, Open, Start
 from bot.service.parts import PARTS
 from bot.service.ports import TableRow
 from bot.service.table import User
@@ -40,10 +41,10 @@ async def test_karnaval_state_after_deal_12_grows_by_less_than_the_record_of_the
     repo = MeasuredMemory()
     h = Harness(seed=11, repo=repo)
     svc = h.service
-    assert (await svc.open(CHANNEL, HOST, sit=False)).ok
-    reply = await svc.configure(CHANNEL, HOST, ["game=karnaval", "bots=3", "delay=0"])
+    assert (await svc.handle(Open(CHANNEL, HOST, sit=False))).ok
+    reply = await svc.handle(Configure(CHANNEL, HOST, ["game=karnaval", "bots=3", "delay=0"]))
     assert reply.ok, reply.text
-    assert (await svc.start(CHANNEL, HOST)).ok
+    assert (await svc.handle(Start(CHANNEL, HOST))).ok
     await h.settle()  # the bots play the whole game
     table = await h.table()
     assert table.status == "closed" and table.match.k.phase == "over"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.games.gnav.game import GnavRules, GnavView
+from bot.service.commands import Stats, Top
 from bot.service.i18n import Catalog, with_game_messages
 from bot.service.i18n import catalog as service_catalog
 from bot.service.ports import StatDelta, TableRow
@@ -63,26 +64,26 @@ async def test_top_ranks_wins_then_lives_lost_per_round_then_matches_then_name(
         delta("other", "Other game", "karnaval", matches=50, wins=50),
         StatDelta("elsewhere", "elsewhere", "Elsewhere", "gnav", {"matches": 50, "wins": 50}),
     )
-    top = (await harness.service.top(CHANNEL)).text.splitlines()
+    top = (await harness.service.handle(Top(CHANNEL))).text.splitlines()
     names = [line.split(". ", 1)[1].split(":")[0] for line in top[1:]]
     assert names == ["Careful", "Best", "busy", "adam", "Few", "Zed", "Rounds only"]
     assert top[1] == "1. Careful: wins 4 · matches 5 (lives lost 2 · rounds 20)"
     assert top[-1] == "7. Rounds only: wins 0 · matches 0 (lives lost 3 · rounds 3)"
-    assert len((await harness.service.top(CHANNEL, limit=2)).text.splitlines()) == 3
-    empty = await harness.service.top(TableKey("test", "nobody here"))
+    assert len((await harness.service.handle(Top(CHANNEL, limit=2))).text.splitlines()) == 3
+    empty = await harness.service.handle(Top(TableKey("test", "nobody here")))
     assert empty.text == catalog("en").t("gnav.top.none")
 
 
 async def test_stats_show_absent_counters_as_zero(harness: Harness) -> None:
     await store_stats(harness, delta(ALICE.key, "Alice", rounds=2), delta(BOB.key, "Bob"))
-    alice = await harness.service.stats(CHANNEL, ALICE)
+    alice = await harness.service.handle(Stats(CHANNEL, ALICE))
     assert alice.text == (
         "Alice: matches 0 · wins 0 · rounds 2 · lives lost 0 · paid at a reveal 0 · "
         "refusals dealt 0."
     )
-    bob = await harness.service.stats(CHANNEL, BOB)
+    bob = await harness.service.handle(Stats(CHANNEL, BOB))
     assert bob.text.startswith("Bob: matches 0 · wins 0 · rounds 0")
-    carl = await harness.service.stats(CHANNEL, User("test:3", "Carl"))
+    carl = await harness.service.handle(Stats(CHANNEL, User("test:3", "Carl")))
     assert carl.text == catalog("en").t("gnav.stats.none", name="Carl")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.commands import Act, Join, Open, Press, Stats, Top
 from bot.service.i18n import LANGUAGES, catalog
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
@@ -64,15 +65,15 @@ async def refusals(
     texts = []
     for _ in range(rounds):
         replies = [
-            await svc.act(CHANNEL, user, "stay"),
-            await svc.press(CHANNEL, user, token),
-            await svc.press(private, user, token),
+            await svc.handle(Act(CHANNEL, user, "stay")),
+            await svc.handle(Press(CHANNEL, user, token)),
+            await svc.handle(Press(private, user, token)),
         ]
         if reads:
             replies += [
-                await svc.join(CHANNEL, CARL),
-                await svc.stats(CHANNEL, ALICE),
-                await svc.top(CHANNEL),
+                await svc.handle(Join(CHANNEL, CARL)),
+                await svc.handle(Stats(CHANNEL, ALICE)),
+                await svc.handle(Top(CHANNEL)),
             ]
         assert [r.ok for r in replies] == [False] * len(replies)
         texts += [r.text for r in replies]
@@ -93,12 +94,12 @@ async def test_commands_while_the_store_is_away_get_the_clear_line_and_change_no
     # failure: the language is not), from the group and from a private chat alike; the
     # senders say no language of their own (English would be the fallback).
     assert await refusals(harness, user, live_button(harness)) == [clear_line("nb")] * 18
-    assert (await svc.press(CHANNEL, user, "g:abcdef:1:stay")).text == clear_line("nb")
+    assert (await svc.handle(Press(CHANNEL, user, "g:abcdef:1:stay"))).text == clear_line("nb")
     assert not svc.health.available
     await gate.open()
     after = await harness.table()
     assert (after.row_version, after.match.turn, len(after.log)) == (version, turn, log_length)
-    assert (await svc.act(CHANNEL, user, "stay")).ok
+    assert (await svc.handle(Act(CHANNEL, user, "stay"))).ok
     assert svc.health.available
 
 
@@ -118,7 +119,7 @@ async def test_an_outage_of_any_length_logs_one_error_and_one_info(
         await svc.tick()
         await svc.timers.housekeeping()
         if step % 20 == 0:
-            assert not (await svc.act(CHANNEL, user, "stay")).ok
+            assert not (await svc.handle(Act(CHANNEL, user, "stay"))).ok
     waited = dict(svc.health.waited)
     # Backed off: far fewer tries of the store than rounds of the loop.
     assert waited["command"] == 10
@@ -149,14 +150,14 @@ async def test_an_outage_longer_than_the_give_up_time_stops_the_bot(
     )
     stops: list[int] = []
     svc.on_store_lost = lambda: stops.append(1)
-    assert (await svc.open(CHANNEL, ALICE)).ok
+    assert (await svc.handle(Open(CHANNEL, ALICE))).ok
     await gate.close()
-    assert not (await svc.join(CHANNEL, BOB)).ok
+    assert not (await svc.handle(Join(CHANNEL, BOB))).ok
     harness.clock.advance(29)
-    assert not (await svc.join(CHANNEL, BOB)).ok
+    assert not (await svc.handle(Join(CHANNEL, BOB))).ok
     assert stops == [] and not svc.health.gave_up
     harness.clock.advance(2)
-    reply = await svc.join(CHANNEL, BOB)
+    reply = await svc.handle(Join(CHANNEL, BOB))
     assert not reply.ok
     assert stops == [1] and svc.health.gave_up and svc.store_lost is not None
     assert svc.health.snapshot()["store"] == "unavailable"

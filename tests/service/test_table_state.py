@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from bot.games.registry import all_games
+from bot.service.commands import Log, Open
 from tests.service.conftest import ALICE, CHANNEL, Harness
 from tests.service.table_walk import Walk, repeated_choices, size, walk
 
@@ -109,7 +110,7 @@ async def test_the_log_command_gives_the_whole_round_the_table_message_leaves_ou
     await walk(h, "karnaval", 4, seed=5, deals=2)
     table = await h.table()
     shown = h.notifier.posts(CHANNEL.key)[-2].history[-1]  # the deal's own message, at its end
-    reply = await h.service.log(CHANNEL)
+    reply = await h.service.handle(Log(CHANNEL))
     assert reply.ok
     lines = reply.text.splitlines()
     assert lines[0] == "📜 The deal's log, newest last:"
@@ -120,8 +121,8 @@ async def test_the_log_command_gives_the_whole_round_the_table_message_leaves_ou
 
 async def test_the_log_command_says_there_is_none_before_a_round() -> None:
     h = Harness()
-    assert (await h.service.open(CHANNEL, ALICE)).ok
-    reply = await h.service.log(CHANNEL)
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
+    reply = await h.service.handle(Log(CHANNEL))
     assert not reply.ok and reply.text.startswith("There is no log here")
 
 

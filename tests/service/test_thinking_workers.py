@@ -19,6 +19,7 @@ from random import Random
 
 import pytest
 
+from bot.service.commands import Configure, Open, Start
 from bot.service.table import TableKey
 from bot.service.thinking import Thinking
 from bot.service.workers import WorkerPool
@@ -74,9 +75,9 @@ async def test_a_strong_karnaval_seat_decides_the_same_in_a_worker_as_in_a_threa
     is thought (the job is pickled into another interpreter and its answer back)."""
     svc = harness.service
     key = TableKey("test", "workers-karnaval")
-    assert (await svc.open(key, ALICE)).ok
-    assert (await svc.configure(key, ALICE, ["game=karnaval", "bots=2"])).ok
-    assert (await svc.start(key, ALICE)).ok
+    assert (await svc.handle(Open(key, ALICE))).ok
+    assert (await svc.handle(Configure(key, ALICE, ["game=karnaval", "bots=2"]))).ok
+    assert (await svc.handle(Start(key, ALICE))).ok
     await harness.settle()
     table = await harness.table(key)
     rules = svc.game_of(table)

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.games.registry import all_games
 from bot.service import tokens
+from bot.service.commands import Join, Open, Press, Start
 from bot.service.game import Game
 from bot.service.service import TableService
 from bot.service.table import TableKey
@@ -78,10 +79,10 @@ class CountingHarness(Harness):
 async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once() -> None:
     repo = CountingRepository()
     h = CountingHarness(repo=repo)
-    await h.service.open(CHANNEL, ALICE)
-    await h.service.join(CHANNEL, BOB)
-    await h.service.join(CHANNEL, CARL)
-    assert (await h.service.start(CHANNEL, ALICE)).ok
+    await h.service.handle(Open(CHANNEL, ALICE))
+    await h.service.handle(Join(CHANNEL, BOB))
+    await h.service.handle(Join(CHANNEL, CARL))
+    assert (await h.service.handle(Start(CHANNEL, ALICE))).ok
     await h.settle()
     card = sorted(keyboard(h.notifier.private_screens[ALICE.key][-1]).values())[0]
     pressed = tokens.decode(card)
@@ -89,7 +90,7 @@ async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once
     repo.reads.clear()
     h.rules.asked.clear()
 
-    reply = await h.service.press(ALICE_DM, ALICE, pressed)  # the adapter's decoded token
+    reply = await h.service.handle(Press(ALICE_DM, ALICE, pressed))  # the adapter's decoded token
 
     assert reply.ok, reply.text
     # Found by its id in memory (no read for the private chat), loaded once: one version
