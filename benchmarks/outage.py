@@ -58,8 +58,8 @@ from bot.games.registry import all_games
 from bot.service import tokens
 from bot.service.commands import Configure, Open, Press, Start
 from bot.service.i18n import LANGUAGES, catalog
-from bot.service.ports import Repository
 from bot.service.service import TableService
+from bot.service.store import Repository
 from bot.service.table import TableKey, User
 
 HOST = User("bench:host", "Host")

@@ -28,15 +28,10 @@ from bot.config import BotSettings
 from bot.games.registry import all_games
 from bot.metrics import start_metrics
 from bot.runtime import tune_garbage_collector
-from bot.service.ports import (
-    Notifier,
-    PlatformError,
-    PlatformMisconfigured,
-    Repository,
-    StoreError,
-)
+from bot.service.ports import Notifier, PlatformError, PlatformMisconfigured, StoreError
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
+from bot.service.store import Repository
 from bot.service.thinking import Thinking
 
 log = logging.getLogger("gnav_bot")

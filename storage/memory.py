@@ -42,6 +42,9 @@ def _json_copy(value: Any) -> Any:
 class MemoryRepository:
     """Tables, settings, players, statistics and finished matches in dictionaries."""
 
+    #: One process's store: nothing of it changes but through this process's commits.
+    shared = False
+
     def __init__(self) -> None:
         self.tables: dict[str, TableRow] = {}
         self.settings: dict[str, dict[str, Any]] = {}

@@ -366,6 +366,9 @@ class SqliteRepository:
     the WAL is checkpointed and cut back (TRUNCATE), so that freed space holds the database.
     """
 
+    #: One process's store (locked for `run`): nothing of it changes but through its commits.
+    shared = False
+
     def __init__(
         self,
         path: Path,

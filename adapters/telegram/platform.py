@@ -53,11 +53,11 @@ from bot.service.ports import (
     PlatformError,
     PlatformMisconfigured,
     PlatformUnreachable,
-    Repository,
     StoreUnavailable,
 )
 from bot.service.retry import retry_unreachable
 from bot.service.service import TableService
+from bot.service.store import Repository
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ class TelegramPlatform:
         service.set_command_prefix("telegram", "/gnav_")
         self.service = service
         self._closing = False
-        if getattr(service.repo, "shared", False):
+        if service.repo.shared:
             # Other processes may send on this token: a group's window is kept together.
             self.lanes.shared = StoreCalls(service.repo, service.outbox.owner)
         app = self._build(token)

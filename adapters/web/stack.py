@@ -47,7 +47,7 @@ async def start_web(
     async def reload() -> bytes:
         return await load_secret(repo, secret)
 
-    shared = bool(getattr(repo, "shared", False))
+    shared = repo.shared
     hub = Hub(service, version_of=repo.table_version if shared else None)
     if watch_interval is not None:
         hub.interval = watch_interval

@@ -58,6 +58,7 @@ from bot.service.ports import (
     Notifier,
     OutBatch,
     OutMessage,
+    PacedPrivate,
     Screen,
     StoreLost,
     StoreUnavailable,
@@ -74,7 +75,8 @@ from bot.service.table_message import (
 )
 
 if TYPE_CHECKING:
-    from bot.service.ports import Clock, Repository
+    from bot.service.ports import Clock
+    from bot.service.store import Repository
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +206,7 @@ class Outbox:
         self._staged: dict[str, list[_Intent]] = {}
         self._queues: dict[str, _Queue] = {}
         #: No other process delivers this store's messages (SQLite, locked for `run`).
-        self.alone = not getattr(repo, "shared", False)
+        self.alone = not repo.shared
         #: Delivered messages not yet marked, per table (marked together by `flush`).
         self._unacked: dict[str, list[int]] = {}
         #: Table message references not yet stored (posted from memory; lazy marking; or
@@ -360,7 +362,8 @@ class Outbox:
         meanwhile goes as one message (`merge_private`: the newest private screen of a table
         wins, the lines before it go with it), so a spent private budget delays one message,
         not a queue of out-of-date screens."""
-        ready = getattr(self.notifier, "ready_private", None)
+        notifier = self.notifier
+        ready = notifier.ready_private if isinstance(notifier, PacedPrivate) else None
         while lane.waiting:
             if ready is not None:
                 try:

@@ -15,10 +15,22 @@ from bot.service.players import Players
 from bot.service.ports import (
     FinishedMatch,
     Notifier,
+    Refreshing,
     Screen,
     StatDelta,
 )
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError, fit_text
+from bot.service.rounds import (
+    choosing as choosing_now,
+)
+from bot.service.rounds import (
+    finished_match,
+    match_deltas,
+    no_humans_left,
+    refresh_choices,
+    settle,
+    stat_deltas,
+)
 from bot.service.screens import Screens
 from bot.service.table import ACTED, Table, User
 from bot.service.texts import Catalogs, game_key
@@ -165,28 +177,28 @@ class Play:
         outcomes = list(steps)
         rules = self.games.rules_of(table)
         if not any(o.round_over for o in outcomes):
-            outcomes.extend(self._settle(table))
+            outcomes.extend(settle(table, rules))
         for o in outcomes:
             table.put_out(o)
         stats: list[StatDelta] = []
         finished = None
         round_over = any(o.round_over for o in outcomes)
         for o in outcomes:
-            stats.extend(self._stat_deltas(table, o))
+            stats.extend(stat_deltas(table, o))
         winners = rules.winners(table.match)
         round_freeze = None
         if round_over:
             round_freeze = self.screens.render(table, buttons=False, view="round")
         if winners:
             finished = self.finished_match(table, winners=winners)
-            stats.extend(self._match_deltas(table))
+            stats.extend(match_deltas(table, rules))
             table.status = "closed"
             table.closed_reason = "finished"
-        elif self._no_humans_left(table):
+        elif no_humans_left(table):
             await self._bots_finish(table, outcomes, stats, round_freeze)
             return
         table.seq += 1
-        moved = self._refresh_choices(table)
+        moved = refresh_choices(table, rules)
         self.deadlines.arm(table)
         self.uow.save(table, stats=stats, finished=finished)
         # Committed: now people may be told: the public event first, then what it means for
@@ -195,7 +207,7 @@ class Play:
         # exception: each player learns what they were dealt before the deal's message, whose
         # lines may name it ("Alice: «Bank, bank, bank!»" for a Narr), and a question comes
         # after it (issue 30: cause before effect).
-        choosing = self._choosing(table, moved)
+        choosing = choosing_now(table, rules, self.games.view_of(table), moved)
         if new_round:
             self._tell_outcomes(table, outcomes, skip=choosing)
             outcomes = []
@@ -250,10 +262,10 @@ class Play:
         winners = rules.winners(match)
         if winners:
             table.closed_reason = "finished"
-        stats.extend(self._match_deltas(table))
+        stats.extend(match_deltas(table, rules))
         finished = self.finished_match(table, winners=winners)
         table.seq += 1
-        self._refresh_choices(table)
+        refresh_choices(table, rules)
         self.deadlines.arm(table)
         self.uow.save(table, stats=stats, finished=finished)
         cat = self.catalogs.cat(table)
@@ -301,46 +313,6 @@ class Play:
         self.uow.save(table, finished=finished)
         self.screens.show(table)
 
-    def _refresh_choices(self, table: Table) -> list[int]:
-        """Move the version of every seat whose choices changed, and only theirs.
-
-        A seat's buttons carry its own version, so a private keyboard stays valid while other
-        seats act, and goes stale once the seat itself acted or its choices changed. The new
-        version is the table's (just moved on), so versions of different seats never collide
-        and a press of another seat's current button is told apart from an old one.
-        """
-        match = table.match
-        rules = self.games.rules_of(table)
-        deciders = set(rules.deciders(match)) if table.status == "playing" else set()
-        moved = []
-        for i, seat in enumerate(table.seats):
-            mark = ""
-            if i in deciders:
-                mark = "|".join(f"{c.action}:{c.arg or ''}" for c in table.choices_for(rules, i))
-            if mark != seat.mark:
-                seat.mark = mark
-                seat.seq = table.seq
-                moved.append(i)
-        return moved
-
-    def _settle(self, table: Table) -> list[Outcome]:
-        """Seats that left but still decide (the game keeps them in the round under way, or
-        plays them to the end) take their timeout choice at once (no waiting)."""
-        outcomes = []
-        match = table.match
-        rules = self.games.rules_of(table)
-        while True:
-            leaving = [s for s in rules.deciders(match) if table.seats[s].left]
-            if not leaving:
-                break
-            seat = leaving[0]
-            choice = rules.timeout_choice(match, seat)
-            o = rules.act(match, seat, choice.action, choice.arg)
-            table.seats[seat].mark = ACTED
-            table.log.extend(o.log)
-            outcomes.append(o)
-        return outcomes
-
     async def deal(self, table: Table) -> None:
         freeze = self.screens.frozen(table)  # the reveal, as its message was posted
         outcome = self.games.rules_of(table).start_round(table.match, self.settings.rng)
@@ -356,14 +328,6 @@ class Play:
         table.log.extend(outcome.log)
         await self.after_step(table, outcome)
 
-    def _choosing(self, table: Table, moved: Iterable[int]) -> set[int]:
-        """The people among `moved` (seats whose choices just changed) who now choose
-        privately: a game with private choices, a seat that decides, not a bot."""
-        if self.games.view_of(table).public_choices or table.status != "playing":
-            return set()
-        deciders = set(self.games.rules_of(table).deciders(table.match))
-        return {s for s in moved if s in deciders and not table.seats[s].bot}
-
     def _tell_choices(self, table: Table, seats: set[int]) -> None:
         """Send each of `seats` their private screen with its buttons, where private messages
         reach them; the others pull it in the chat (the view button, or inline mode)."""
@@ -372,7 +336,8 @@ class Play:
         cat = self.catalogs.cat(table)
         # A notifier may refresh a private view a player pulled in the chat (Discord's
         # ephemeral "My hand"): such a player is told too, though not reachable by DM.
-        refreshes = getattr(self.notifier, "refreshes", None)
+        notifier = self.notifier
+        refreshes = notifier.refreshes if isinstance(notifier, Refreshing) else None
         for seat in sorted(seats):
             s = table.seats[seat]
             refused = self.players.refused(s.user)
@@ -451,53 +416,6 @@ class Play:
                 ),
             )
 
-    def _no_humans_left(self, table: Table) -> bool:
-        humans = [i for i, s in enumerate(table.seats) if not s.bot]
-        if not humans:
-            return False
-        return not any(table.seats[i].in_match for i in humans)
-
-    def _stat_deltas(self, table: Table, outcome: Outcome) -> list[StatDelta]:
-        out = []
-        for seat, counters in outcome.round_stats.items():
-            s = table.seats[seat]
-            if s.bot:
-                continue
-            out.append(
-                StatDelta(
-                    chat=table.key.chat_key,
-                    user=s.user,
-                    name=s.name,
-                    game=table.game,
-                    counters=dict(counters),
-                )
-            )
-        return out
-
-    def _match_deltas(self, table: Table) -> list[StatDelta]:
-        winners = set(self.games.rules_of(table).winners(table.match))
-        # Issue 33: a match played where hints were on is counted as such (`/stats` says so).
-        hinted = {"hinted": 1} if table.settings.hints == "on" else {}
-        return [
-            StatDelta(
-                chat=table.key.chat_key,
-                user=s.user,
-                name=s.name,
-                game=table.game,
-                counters={"matches": 1, "wins": 1 if i in winners else 0, **hinted},
-            )
-            for i, s in enumerate(table.seats)
-            if not s.bot
-        ]
-
     def finished_match(self, table: Table, winners: list[int]) -> FinishedMatch:
-        assert table.match_id is not None
-        return FinishedMatch(
-            match_id=table.match_id,
-            chat=table.key.chat_key,
-            table_key=table.key.key,
-            game=table.game,
-            record=self.games.rules_of(table).record(table.match),
-            winners=[table.seats[i].name for i in winners],
-            finished_at=self.settings.clock.now(),
-        )
+        """The table's match as it is stored once finished (or stopped)."""
+        return finished_match(table, self.games.rules_of(table), winners, self.settings.clock.now())

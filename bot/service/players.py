@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.service.names import clean_name
-from bot.service.ports import Delivery, Repository
+from bot.service.ports import Delivery
+from bot.service.store import Repository
 from bot.service.table import User
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.service.ports import Delivery, Notifier, Screen
+from bot.service.ports import (
+    Delivery,
+    Notifier,
+    PacedChannels,
+    PacedPrivate,
+    Refreshing,
+    Screen,
+)
 
 
 class RoutingNotifier:
@@ -29,22 +36,21 @@ class RoutingNotifier:
     async def ready(self, channel: str) -> None:
         """Wait until the channel's platform has room for a table message's edit, where the
         platform keeps a budget (`Notifier.ready`); at once otherwise."""
-        ready = getattr(self._for(channel), "ready", None)
-        if ready is not None:
-            await ready(channel)
+        n = self._for(channel)
+        if isinstance(n, PacedChannels):
+            await n.ready(channel)
 
     async def ready_private(self, user: str) -> None:
         """Wait until the user's platform has room for a private message to them, where it
         keeps a budget per private chat; at once otherwise."""
-        ready = getattr(self._for(user), "ready_private", None)
-        if ready is not None:
-            await ready(user)
+        n = self._for(user)
+        if isinstance(n, PacedPrivate):
+            await n.ready_private(user)
 
     def refreshes(self, user: str) -> bool:
         """True when the user's platform can refresh a private view it showed in a chat."""
         n = self._for(user)
-        refreshes = getattr(n, "refreshes", None)
-        return bool(refreshes is not None and refreshes(user))
+        return isinstance(n, Refreshing) and n.refreshes(user)
 
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """Tell through the user's platform."""

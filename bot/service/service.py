@@ -57,11 +57,12 @@ from bot.service.outbox import Outbox
 from bot.service.pages import Pages, PageView
 from bot.service.play import Play
 from bot.service.players import Players
-from bot.service.ports import Clock, Notifier, PageLinks, Repository, Screen, StoreLost, TableShot
+from bot.service.ports import Clock, Notifier, PageLinks, Screen, StoreLost, TableShot
 from bot.service.queries import Queries
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError
 from bot.service.running import Runner
 from bot.service.screens import Screens
+from bot.service.store import Repository
 from bot.service.table import Table, TableKey, User
 from bot.service.texts import Catalogs
 from bot.service.thinking import Thinking

@@ -18,7 +18,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from bot.service.ports import Clock, MessageGone, Notifier, OutMessage, Screen, TableShot
+from bot.service.ports import (
+    Clock,
+    MessageGone,
+    Notifier,
+    OutMessage,
+    PacedChannels,
+    Screen,
+    TableShot,
+)
 from bot.service.samples import Samples
 
 log = logging.getLogger(__name__)
@@ -172,7 +180,8 @@ class TableMessages:
         if not self.superseded(m, later):
             if self.followed_by_post(later):
                 return True  # it ends what a post follows (a deal's last moves): no pacing
-            ready = getattr(self.notifier, "ready", None)
+            notifier = self.notifier
+            ready = notifier.ready if isinstance(notifier, PacedChannels) else None
             if ready is not None:
                 await self._until_ready(ready(channel), m, arrived, more)
             newer = arrived()

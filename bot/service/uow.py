@@ -28,12 +28,12 @@ from bot.service.ports import (
     FinishedMatch,
     OutBatch,
     OutMessage,
-    Repository,
     Screen,
     StatDelta,
     TableShot,
 )
 from bot.service.settings import TableSettings, load_settings
+from bot.service.store import Repository
 from bot.service.table import Table, TableKey
 from bot.service.texts import Catalogs
 
@@ -154,7 +154,7 @@ class UnitOfWork:
         self.repo = repo
         #: Other processes may change tables (PostgreSQL): a cached table is checked against
         #: the stored version at every load, and timers are claimed through the store.
-        self.shared = bool(getattr(repo, "shared", False))
+        self.shared = repo.shared
         self.outbox = outbox
         self.games = games
         self.catalogs = catalogs

@@ -30,9 +30,9 @@ from bot.games.gnav.engine.pieces import DISPLAY_NAMES, FIRST_MATADOR, NARR, Ran
 from bot.games.gnav.engine.record import replay_record
 from bot.games.registry import all_games
 from bot.service.commands import Export
-from bot.service.ports import Repository
 from bot.service.routing import RoutingNotifier
 from bot.service.service import TableService
+from bot.service.store import Repository
 from bot.service.table import Table, TableKey
 from storage.memory import MemoryRepository
 from storage.sqlite import SqliteRepository

@@ -20,8 +20,8 @@ from adapters.telegram.platform import TelegramLimits, TelegramPlatform
 from bot.config import BotSettings
 from bot.games.gnav.engine.pieces import FULL_SET, Rank
 from bot.games.registry import all_games
-from bot.service.ports import Repository
 from bot.service.service import TableService
+from bot.service.store import Repository
 from bot.service.table import TableKey
 from storage.memory import MemoryRepository
 from tests.fakes.telegram_api import (

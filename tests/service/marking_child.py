@@ -18,8 +18,9 @@ from pathlib import Path
 
 from bot.games.registry import all_games
 from bot.service.commands import Open
-from bot.service.ports import Delivery, Repository, Screen
+from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
+from bot.service.store import Repository
 from bot.service.table import TableKey, User
 
 KEY = TableKey("test", "marking")

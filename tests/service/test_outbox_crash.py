@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from bot.games.registry import all_games
-from bot.service.ports import Repository
 from bot.service.service import TableService
+from bot.service.store import Repository
 from bot.service.table import TableKey
 from storage.postgres import PostgresRepository
 from storage.sqlite import SqliteRepository

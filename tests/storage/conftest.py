@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bot.service.ports import Repository
+from bot.service.store import Repository
 from storage.memory import MemoryRepository
 from storage.sqlite import SqliteRepository
 
