@@ -10,7 +10,7 @@ from bot.service.deadlines import Deadlines
 from bot.service.game import Games
 from bot.service.health import StoreHealth
 from bot.service.options import ALIVE_FOR, ServiceSettings
-from bot.service.outbox import Outbox
+from bot.service.outgoing import Outgoing
 from bot.service.ports import (
     ConflictError,
     OutMessage,
@@ -37,7 +37,7 @@ class Lifecycle:
         catalogs: Catalogs,
         settings: ServiceSettings,
         health: StoreHealth,
-        outbox: Outbox,
+        outbox: Outgoing,
         screens: Screens,
         deadlines: Deadlines,
     ) -> None:

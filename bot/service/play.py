@@ -10,7 +10,7 @@ from bot.service.deadlines import Deadlines
 from bot.service.game import Games, LogLine, Outcome
 from bot.service.guards import playing_table
 from bot.service.options import ServiceSettings
-from bot.service.outbox import Outbox
+from bot.service.outgoing import Outgoing
 from bot.service.players import Players
 from bot.service.ports import (
     FinishedMatch,
@@ -55,7 +55,7 @@ class Play:
         settings: ServiceSettings,
         screens: Screens,
         deadlines: Deadlines,
-        outbox: Outbox,
+        outbox: Outgoing,
         notifier: Notifier,
     ) -> None:
         self.uow = uow

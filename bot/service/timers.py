@@ -14,7 +14,7 @@ from bot.service.deadlines import Deadlines
 from bot.service.game import Games
 from bot.service.health import StoreHealth
 from bot.service.options import ALIVE_FOR, ServiceSettings
-from bot.service.outbox import Outbox
+from bot.service.outgoing import Outgoing
 from bot.service.ports import Claim, ConflictError, StoreLost, StoreUnavailable
 from bot.service.steps import Steps
 from bot.service.table import ACTED, Table, TableKey
@@ -48,7 +48,7 @@ class Timers:
         catalogs: Catalogs,
         settings: ServiceSettings,
         health: StoreHealth,
-        outbox: Outbox,
+        outbox: Outgoing,
         thinking: Thinking,
         deadlines: Deadlines,
         steps: Steps,
