@@ -452,3 +452,116 @@ def test_the_service_catalog_has_no_key_naming_a_game_word(language: str) -> Non
     keys = json.loads(path.read_text(encoding="utf-8"))
     bad = [k for k in keys if any(w in GAME_WORDS for w in _words(k))]
     assert not bad, f"{path.name}: {bad}"
+
+
+# -- the shape of the service (issue 32, docs/design.md) ------------------------------------
+
+SERVICE = _modules("bot/service")
+#: The jobs: side by side, none importing another (docs/design.md, "The service's parts").
+JOBS = ("lobby", "play", "timers", "queries", "pages", "lifecycle")
+#: The most floors the import picture of bot/service may have: the service, the jobs, what
+#: they share (the unit of work, the screens, the outbox), the table and the game interface,
+#: the values and ports.
+MAX_FLOORS = 5
+#: The longest a module of bot/service may be.
+MAX_LINES = 400
+#: Port objects the service holds: their optional capabilities are declared in ports.py
+#: (`PacedChannels`, `PacedPrivate`, `Refreshing`, `Repository.shared`), never looked up.
+PORT_NAMES = frozenset({"notifier", "repo", "n", "store"})
+
+
+def _service_imports(path: Path) -> set[str]:
+    """The bot.service modules `path` imports (anywhere, also for types only)."""
+    name = _module_name(path)
+    found = set()
+    for i in _imports(name, path):
+        parts = i.module.split(".")
+        if parts[:2] == ["bot", "service"] and len(parts) >= 3:
+            found.add(".".join(parts[:3]))
+    return found - {name}
+
+
+def floors(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Each module's floor in an import graph: 1 for a module importing none of the graph,
+    else one more than the highest module it imports."""
+    found: dict[str, int] = {}
+
+    def floor(module: str, seen: tuple[str, ...] = ()) -> int:
+        if module in found:
+            return found[module]
+        assert module not in seen, f"an import loop: {' -> '.join((*seen, module))}"
+        below = [floor(m, (*seen, module)) for m in graph[module] if m in graph]
+        found[module] = 1 + max(below, default=0)
+        return found[module]
+
+    for module in graph:
+        floor(module)
+    return found
+
+
+def test_the_service_has_at_most_five_floors() -> None:
+    """The import picture of bot/service: at most five floors (it had eleven)."""
+    graph = {name: _service_imports(path) for name, path in SERVICE.items()}
+    found = floors(graph)
+    top = max(found.values())
+    assert top <= MAX_FLOORS, sorted(found.items(), key=lambda kv: -kv[1])
+
+
+def test_the_floor_counter_counts_the_longest_chain() -> None:
+    graph = {"a": {"b", "c"}, "b": {"c"}, "c": {"d"}, "d": set(), "e": set()}
+    assert floors(graph) == {"a": 4, "b": 3, "c": 2, "d": 1, "e": 1}
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_no_job_module_imports_another(job: str) -> None:
+    """Lobby, play, timers, queries, pages and lifecycle sit side by side: each uses the
+    unit of work, the screens and the outbox, never another job (the steps of a match reach
+    the lobby and the timers through the `Steps` Protocol)."""
+    path = ROOT / "bot" / "service" / f"{job}.py"
+    others = {f"bot.service.{j}" for j in JOBS if j != job}
+    assert not _service_imports(path) & others
+
+
+@pytest.mark.parametrize("name", sorted(SERVICE))
+def test_no_module_of_the_service_is_over_400_lines(name: str) -> None:
+    lines = SERVICE[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{name}: {lines} lines"
+
+
+def _port_probes(path: Path) -> list[str]:
+    """`getattr` calls on a port object (`self.notifier`, `repo`...) in `path`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr")
+            and node.args
+        ):
+            continue
+        target = node.args[0]
+        while isinstance(target, ast.Call):
+            target = target.func  # `getattr(self._for(user), ...)`
+        named = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if named in PORT_NAMES or named.lstrip("_") in ("for", "notifier", "repo"):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(SERVICE))
+def test_no_getattr_on_a_port_in_the_service(name: str) -> None:
+    """Optional capabilities of stores and notifiers are declared in ports.py's Protocols."""
+    assert not _port_probes(SERVICE[name])
+
+
+def test_the_port_probe_checker_flags_getattr_on_a_port(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f(self, repo, user):\n"
+        "    a = getattr(self.notifier, 'ready', None)\n"
+        "    b = getattr(repo, 'shared', False)\n"
+        "    c = getattr(self._for(user), 'refreshes', None)\n"
+        "    d = getattr(settings, 'ge', None)\n"
+    )
+    assert [p.split(":")[0] for p in _port_probes(probe)] == ["line 2", "line 3", "line 4"]

@@ -9,17 +9,14 @@ which keeps nothing. What is a state rather than an event (tables open per game,
 waiting per lane, whether the store answers) is not recorded at all: `bot/metrics.py` reads it
 from the service when it is scraped.
 
-The hooks are one line each where the thing happens: `timed` on the facade's commands
-(service.py), `delivered` where the outbox sends (outbox.py), `thought` where a thinking job
-ends (thinking.py).
+The hooks are one line each where the thing happens: `command` in the dispatcher
+(`TableService.handle`), `delivered` where the outbox sends (delivery.py), `thought` where a
+thinking job ends (thinking.py).
 """
 
 from __future__ import annotations
 
-import functools
-import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Protocol
 
 #: Lanes of delivery (the outbox): a table's channel, and a person's private chat.
 LANES = ("channel", "private")
@@ -65,32 +62,3 @@ class NoMetrics:
 
 
 NO_METRICS: Recorder = NoMetrics()
-
-R = TypeVar("R")
-
-
-class _HasMetrics(Protocol):
-    metrics: Recorder
-
-
-def timed(
-    kind: str,
-) -> Callable[[Callable[..., Awaitable[R]]], Callable[..., Awaitable[R]]]:
-    """Decorate a facade command: its latency and answer are recorded as `kind` in the
-    instance's `metrics` (a reply's `ok` when it has one)."""
-
-    def decorate(fn: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-        @functools.wraps(fn)
-        async def wrapper(self: _HasMetrics, *args: Any, **kwargs: Any) -> R:
-            start = time.perf_counter()
-            ok: bool | None = None
-            try:
-                result = await fn(self, *args, **kwargs)
-                ok = bool(getattr(result, "ok", True))
-                return result
-            finally:
-                self.metrics.command(kind, ok, time.perf_counter() - start)
-
-        return wrapper
-
-    return decorate

@@ -3,9 +3,10 @@ new rounds, forfeits, private messages and statistics."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from bot.service import rounds
 from bot.service.deadlines import Deadlines
 from bot.service.game import Games, LogLine, Outcome
 from bot.service.guards import playing_table
@@ -20,53 +21,28 @@ from bot.service.ports import (
     StatDelta,
 )
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError, fit_text
-from bot.service.rounds import (
-    choosing as choosing_now,
-)
-from bot.service.rounds import (
-    finished_match,
-    match_deltas,
-    no_humans_left,
-    refresh_choices,
-    settle,
-    stat_deltas,
-)
 from bot.service.screens import Screens
 from bot.service.table import ACTED, Table, User
 from bot.service.texts import Catalogs, game_key
 from bot.service.uow import Session, UnitOfWork
 
-log = logging.getLogger(__name__)
-
 #: The most choices and deals the bots make to finish a match no person is left in.
 MAX_PLAYOUT_STEPS = 10_000
 
 
+@dataclass(eq=False)
 class Play:
     """Commands of a match under way and what follows each step."""
 
-    def __init__(
-        self,
-        uow: UnitOfWork,
-        *,
-        games: Games,
-        catalogs: Catalogs,
-        players: Players,
-        settings: ServiceSettings,
-        screens: Screens,
-        deadlines: Deadlines,
-        outbox: Outgoing,
-        notifier: Notifier,
-    ) -> None:
-        self.uow = uow
-        self.games = games
-        self.catalogs = catalogs
-        self.players = players
-        self.settings = settings
-        self.screens = screens
-        self.deadlines = deadlines
-        self.outbox = outbox
-        self.notifier = notifier
+    uow: UnitOfWork
+    games: Games
+    catalogs: Catalogs
+    players: Players
+    settings: ServiceSettings
+    screens: Screens
+    deadlines: Deadlines
+    outbox: Outgoing
+    notifier: Notifier
 
     async def acted(
         self,
@@ -177,28 +153,28 @@ class Play:
         outcomes = list(steps)
         rules = self.games.rules_of(table)
         if not any(o.round_over for o in outcomes):
-            outcomes.extend(settle(table, rules))
+            outcomes.extend(rounds.settle(table, rules))
         for o in outcomes:
             table.put_out(o)
         stats: list[StatDelta] = []
         finished = None
         round_over = any(o.round_over for o in outcomes)
         for o in outcomes:
-            stats.extend(stat_deltas(table, o))
+            stats.extend(rounds.stat_deltas(table, o))
         winners = rules.winners(table.match)
         round_freeze = None
         if round_over:
             round_freeze = self.screens.render(table, buttons=False, view="round")
         if winners:
             finished = self.finished_match(table, winners=winners)
-            stats.extend(match_deltas(table, rules))
+            stats.extend(rounds.match_deltas(table, rules))
             table.status = "closed"
             table.closed_reason = "finished"
-        elif no_humans_left(table):
+        elif rounds.no_humans_left(table):
             await self._bots_finish(table, outcomes, stats, round_freeze)
             return
         table.seq += 1
-        moved = refresh_choices(table, rules)
+        moved = rounds.refresh_choices(table, rules)
         self.deadlines.arm(table)
         self.uow.save(table, stats=stats, finished=finished)
         # Committed: now people may be told: the public event first, then what it means for
@@ -207,7 +183,7 @@ class Play:
         # exception: each player learns what they were dealt before the deal's message, whose
         # lines may name it ("Alice: «Bank, bank, bank!»" for a Narr), and a question comes
         # after it (issue 30: cause before effect).
-        choosing = choosing_now(table, rules, self.games.view_of(table), moved)
+        choosing = rounds.choosing(table, rules, self.games.view_of(table), moved)
         if new_round:
             self._tell_outcomes(table, outcomes, skip=choosing)
             outcomes = []
@@ -262,10 +238,10 @@ class Play:
         winners = rules.winners(match)
         if winners:
             table.closed_reason = "finished"
-        stats.extend(match_deltas(table, rules))
+        stats.extend(rounds.match_deltas(table, rules))
         finished = self.finished_match(table, winners=winners)
         table.seq += 1
-        refresh_choices(table, rules)
+        rounds.refresh_choices(table, rules)
         self.deadlines.arm(table)
         self.uow.save(table, stats=stats, finished=finished)
         cat = self.catalogs.cat(table)
@@ -418,4 +394,5 @@ class Play:
 
     def finished_match(self, table: Table, winners: list[int]) -> FinishedMatch:
         """The table's match as it is stored once finished (or stopped)."""
-        return finished_match(table, self.games.rules_of(table), winners, self.settings.clock.now())
+        rules, now = self.games.rules_of(table), self.settings.clock.now()
+        return rounds.finished_match(table, rules, winners, now)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
+from bot.service import tokens
 from bot.service.game import GameRuleError
 from bot.service.health import StoreHealth
 from bot.service.i18n import LANGUAGES
@@ -27,15 +29,78 @@ CONFLICT_RETRIES = 8
 
 #: A command's work on its table's session: (session, user, *arguments) -> reply.
 Handler = Callable[..., Awaitable[Reply]]
+#: What a press's action asks for, on the session of the table its token names.
+PressHandler = Callable[[Session, User, tokens.Token], Awaitable[Reply]]
 
 
 class Runner:
     """Runs commands in units of work and turns refusals and outages into replies."""
 
-    def __init__(self, uow: UnitOfWork, catalogs: Catalogs, health: StoreHealth) -> None:
+    def __init__(
+        self,
+        uow: UnitOfWork,
+        catalogs: Catalogs,
+        health: StoreHealth,
+        *,
+        presses: Mapping[str, PressHandler],
+        choose: Handler,
+    ) -> None:
         self.uow = uow
         self.catalogs = catalogs
         self.health = health
+        #: What a press's action asks for; any other action is one of the game's choices
+        #: (`choose`: `Play.acted`).
+        self.presses = presses
+        self.choose = choose
+
+    async def read(self, tk: TableKey, user: User | None, query: Awaitable[Reply]) -> Reply:
+        """A query that reads the store outside a unit of work: refused once the store is
+        lost, the clear line while it is away."""
+        refused = self.refused_when_lost(tk)
+        if refused is not None:
+            query.close()  # type: ignore[attr-defined]
+            return refused
+        return await self.answered_when_away(tk, user, query)
+
+    async def press(self, tk: TableKey, user: User, token: str | tokens.Token) -> Reply:
+        """A button press: the token (as sent, or as the adapter already decoded it: it is
+        decoded once) names the table (found by its id, wherever it was pressed), a version
+        and the action; the command then runs in one unit of work on that table."""
+        decoded = tokens.decode(token) if isinstance(token, str) else token
+        # While the store is away the refusal speaks the language of the table the token
+        # names (pressed in a private chat too), known without the store.
+        table_id = decoded.table_id if decoded is not None else None
+        found = self._pressed_at(tk, user, decoded)
+        return await self.answered_when_away(tk, user, found, table_id)
+
+    async def _pressed_at(self, tk: TableKey, user: User, decoded: tokens.Token | None) -> Reply:
+        refused = self.refused_when_lost(tk)
+        if refused is not None:
+            return refused
+        if decoded is None:
+            settings = await self.uow.channel_settings(tk)
+            cat = self.catalogs.catalog(settings.language, tk.platform)
+            return Reply(cat.t("error.bad_button"), ok=False)
+        found = await self.uow.key_of(decoded.table_id, tk)
+        if found is None:
+            settings = await self.uow.channel_settings(tk)
+            cat = self.catalogs.catalog(settings.language, tk.platform)
+            return Reply(cat.t("error.stale"), ok=False)
+        if found != tk:
+            # Pressed elsewhere (a private chat, an inline result): rights that belong to the
+            # other chat (admin) do not carry over.
+            tk, user = found, replace(user, admin=False)
+        return await self.run(tk, user, self._pressed, decoded)
+
+    async def _pressed(self, s: Session, user: User, token: tokens.Token) -> Reply:
+        """The command a press asks for, on the table it was found at (loaded once)."""
+        table = s.table
+        if table is None or table.table_id != token.table_id or table.status == "closed":
+            raise ServiceError("error.stale")
+        handler = self.presses.get(token.action)
+        if handler is not None:
+            return await handler(s, user, token)
+        return await self.choose(s, user, token.action, token.seq, token.arg)
 
     async def run(self, tk: TableKey, user: User | None, fn: Handler, *args: Any) -> Reply:
         """Run a command under the table's lock and commit it; refusals become replies in its
@@ -155,4 +220,4 @@ class Runner:
         return (*typed, *self._names_at(tk))
 
 
-__all__ = ["CONFLICT_RETRIES", "Handler", "Runner", "Session"]
+__all__ = ["CONFLICT_RETRIES", "Handler", "PressHandler", "Runner", "Session"]

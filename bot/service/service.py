@@ -8,10 +8,9 @@ independent and proceed in parallel. Deadlines are stored with the table, so a r
 re-arms them (with a fresh turn: nobody pays for time the bot was down).
 
 The parts are objects of their own, each handed what it uses (docs/design.md): the unit of
-work (`uow.py`), the games (`game.py`), catalogs (`texts.py`), players (`players.py`), the
-store's health (`health.py`), the service's settings (`options.py`), the screens, the
-deadlines and the outbox; and the jobs side by side: `Lobby`, `Play`, `Timers`, `Queries`,
-`Lifecycle` and `Pages`.
+work, the games, catalogs, players, the store's health, the service's settings, the screens,
+the deadlines and the outbox; and the jobs side by side: `Lobby`, `Play`, `Timers`,
+`Queries`, `Lifecycle` and `Pages`.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypedDict, Unpack
 
 from bot.service import tokens
@@ -57,17 +55,17 @@ from bot.service.outbox import Outbox
 from bot.service.pages import Pages, PageView
 from bot.service.play import Play
 from bot.service.players import Players
-from bot.service.ports import Clock, Notifier, PageLinks, Screen, StoreLost, TableShot
+from bot.service.ports import Clock, Notifier, PageLinks, Screen, StoreLost
 from bot.service.queries import Queries
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError
-from bot.service.running import Runner
+from bot.service.running import PressHandler, Runner
 from bot.service.screens import Screens
 from bot.service.store import Repository
 from bot.service.table import Table, TableKey, User
 from bot.service.texts import Catalogs
 from bot.service.thinking import Thinking
 from bot.service.timers import Timers
-from bot.service.uow import Session, UnitOfWork
+from bot.service.uow import UnitOfWork
 from bot.service.views import TableView
 
 __all__ = ["MAX_ALERT", "MAX_TEXT", "Reply", "ServiceError", "ServiceOptions", "TableService"]
@@ -96,11 +94,6 @@ class ServiceOptions(TypedDict, total=False):
     store_give_up: float | None
     #: Where bot seats think at their table's level (default: threads, no worker process).
     thinking: Thinking | None
-
-
-#: What a press's action asks for, on the session of the table its token names: the game's
-#: choices are every other action (`Play.acted`).
-PressHandler = Callable[[Session, User, tokens.Token], Awaitable[Reply]]
 
 
 class TableService:
@@ -138,9 +131,9 @@ class TableService:
         self.thinking = thinking
         self.outbox = outbox = Outbox(
             notifier,
-            self._posted,
+            lambda channel, ref: self.uow.posted(channel, ref),
             players.told,
-            render_shot=self._render_shot,
+            render_shot=lambda key, shot: uow.render_shot(key, shot, screens.render_table),
             repo=repo,
             clock=settings.clock,
             owner=options.get("owner"),
@@ -148,7 +141,6 @@ class TableService:
         self.uow = uow = UnitOfWork(
             repo, outbox, games=found, catalogs=catalogs, health=health, clock=settings.clock
         )
-        self.runner = Runner(uow, catalogs, health)
         self.screens = screens = Screens(found, catalogs, settings, outbox)
         self.deadlines = deadlines = Deadlines(found, settings)
         self.play = Play(
@@ -197,8 +189,18 @@ class TableService:
         )
         #: Where commands, deliveries and thinking are recorded (`use_metrics`).
         self.metrics: Recorder = NO_METRICS
-        run = self.runner.run
         lobby, play, queries = self.lobby, self.play, self.queries
+        #: What a press's action asks for (any other action is one of the game's choices).
+        presses: dict[str, PressHandler] = {
+            "join": lambda s, user, token: lobby.joined(s, user),
+            "leave": lambda s, user, token: lobby.left(s, user),
+            "start": lambda s, user, token: lobby.started(s, user),
+            "view": lambda s, user, token: play.shown_to(s, user),
+            "hint": lambda s, user, token: play.hinted(s, user),
+            "next": lambda s, user, token: play.dealt(s, user, token.seq),
+        }
+        self.runner = runner = Runner(uow, catalogs, health, presses=presses, choose=play.acted)
+        run = runner.run
         #: The one table of handlers: each command's type -> its handler.
         self._handlers: dict[type[Command], Callable[[Any], Awaitable[Reply]]] = {
             Open: lambda c: run(c.tk, c.user, lobby.opened, c.sit, c.game),
@@ -212,23 +214,14 @@ class TableService:
             NextRound: lambda c: run(c.tk, c.user, play.dealt, c.seq),
             PrivateView: lambda c: run(c.tk, c.user, play.shown_to),
             AskHint: lambda c: run(c.tk, c.user, play.hinted),
-            Press: self._press,
-            Stats: lambda c: self._read(c.tk, c.user, queries.stats(c.tk, c.user)),
-            Top: lambda c: self._read(c.tk, None, queries.top(c.tk, c.limit)),
-            Export: lambda c: self._read(c.tk, None, queries.export(c.tk)),
-            Sheet: lambda c: self._read(c.tk, None, queries.sheet(c.tk)),
-            Log: lambda c: self._read(c.tk, None, queries.log(c.tk)),
-            Rules: lambda c: self.runner.answered_when_away(c.tk, None, queries.rules_help(c.tk)),
-            Help: lambda c: self.runner.answered_when_away(c.tk, None, queries.help(c.tk)),
-        }
-        #: What a press's action asks for (any other action is one of the game's choices).
-        self._presses: dict[str, PressHandler] = {
-            "join": lambda s, user, token: lobby.joined(s, user),
-            "leave": lambda s, user, token: lobby.left(s, user),
-            "start": lambda s, user, token: lobby.started(s, user),
-            "view": lambda s, user, token: play.shown_to(s, user),
-            "hint": lambda s, user, token: play.hinted(s, user),
-            "next": lambda s, user, token: play.dealt(s, user, token.seq),
+            Press: lambda c: runner.press(c.tk, c.user, c.token),
+            Stats: lambda c: runner.read(c.tk, c.user, queries.stats(c.tk, c.user)),
+            Top: lambda c: runner.read(c.tk, None, queries.top(c.tk, c.limit)),
+            Export: lambda c: runner.read(c.tk, None, queries.export(c.tk)),
+            Sheet: lambda c: runner.read(c.tk, None, queries.sheet(c.tk)),
+            Log: lambda c: runner.read(c.tk, None, queries.log(c.tk)),
+            Rules: lambda c: runner.answered_when_away(c.tk, None, queries.rules_help(c.tk)),
+            Help: lambda c: runner.answered_when_away(c.tk, None, queries.help(c.tk)),
         }
 
     async def handle(self, command: Command) -> Reply:
@@ -242,61 +235,6 @@ class TableService:
             return reply
         finally:
             self.metrics.command(command.kind, ok, time.perf_counter() - start)
-
-    async def _read(self, tk: TableKey, user: User | None, query: Awaitable[Reply]) -> Reply:
-        """A query that reads the store outside a unit of work: refused once the store is
-        lost, the clear line while it is away."""
-        refused = self.runner.refused_when_lost(tk)
-        if refused is not None:
-            query.close()  # type: ignore[attr-defined]
-            return refused
-        return await self.runner.answered_when_away(tk, user, query)
-
-    async def _press(self, c: Press) -> Reply:
-        """A button press: the token (as sent, or as the adapter already decoded it: it is
-        decoded once) names the table (found by its id, wherever it was pressed), a version
-        and the action; the command then runs in one unit of work on that table."""
-        decoded = tokens.decode(c.token) if isinstance(c.token, str) else c.token
-        # While the store is away the refusal speaks the language of the table the token
-        # names (pressed in a private chat too), known without the store.
-        table_id = decoded.table_id if decoded is not None else None
-        found = self._pressed_at(c.tk, c.user, decoded)
-        return await self.runner.answered_when_away(c.tk, c.user, found, table_id)
-
-    async def _pressed_at(self, tk: TableKey, user: User, decoded: tokens.Token | None) -> Reply:
-        refused = self.runner.refused_when_lost(tk)
-        if refused is not None:
-            return refused
-        if decoded is None:
-            settings = await self.uow.channel_settings(tk)
-            cat = self.catalogs.catalog(settings.language, tk.platform)
-            return Reply(cat.t("error.bad_button"), ok=False)
-        found = await self.uow.key_of(decoded.table_id, tk)
-        if found is None:
-            settings = await self.uow.channel_settings(tk)
-            cat = self.catalogs.catalog(settings.language, tk.platform)
-            return Reply(cat.t("error.stale"), ok=False)
-        if found != tk:
-            # Pressed elsewhere (a private chat, an inline result): rights that belong to the
-            # other chat (admin) do not carry over.
-            tk, user = found, replace(user, admin=False)
-        return await self.runner.run(tk, user, self._pressed, decoded)
-
-    async def _pressed(self, s: Session, user: User, token: tokens.Token) -> Reply:
-        """The command a press asks for, on the table it was found at (loaded once)."""
-        table = s.table
-        if table is None or table.table_id != token.table_id or table.status == "closed":
-            raise ServiceError("error.stale")
-        handler = self._presses.get(token.action)
-        if handler is not None:
-            return await handler(s, user, token)
-        return await self.play.acted(s, user, token.action, token.seq, token.arg)
-
-    async def _posted(self, channel: str, ref: str) -> None:
-        await self.uow.posted(channel, ref)
-
-    async def _render_shot(self, key: str, shot: TableShot) -> Screen | None:
-        return await self.uow.render_shot(key, shot, self.screens.render_table)
 
     def use_metrics(self, recorder: Recorder) -> None:
         """Record commands (per kind), deliveries (per lane) and bot seats' thinking into
