@@ -25,10 +25,12 @@ import discord
 from adapters.discord import texts
 from adapters.discord.buttons import build_view, render_text
 from adapters.discord.notifier import PressedMessage
+from bot.service import tokens
 from bot.service.commands import Press
 from bot.service.ports import Screen, StoreUnavailable
 from bot.service.service import Reply, TableService
 from bot.service.table import TableKey, User
+from bot.service.tokens import Token
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ NO_MENTIONS = discord.AllowedMentions.none()
 #: Service commands as the handler runs them.
 Work = Callable[[], Awaitable[Reply]]
 #: Lends a press on a private message to the notifier: (user key, interaction, token).
-Pressing = Callable[[str, discord.Interaction[Any], str], PressedMessage | None]
+Pressing = Callable[[str, discord.Interaction[Any], Token | None], PressedMessage | None]
 
 
 def table_key(interaction: discord.Interaction[Any]) -> TableKey:
@@ -136,12 +138,13 @@ class InteractionHandler:
     async def press(self, interaction: discord.Interaction[Any], token: str) -> None:
         """Answer a button press: refusals and "My piece" ephemerally, the rest silently."""
         tk, user = table_key(interaction), user_of(interaction)
+        decoded = tokens.decode(token)  # once: for the pressed message and the service
         pressed = None
         if self.pressing is not None and not self.closing:
-            pressed = self.pressing(user.key, interaction, token)
+            pressed = self.pressing(user.key, interaction, decoded)
         await self._answer(
             interaction,
-            lambda: self.service.handle(Press(tk, user, token)),
+            lambda: self.service.handle(Press(tk, user, decoded or token)),
             component=True,
             public=False,
             pressed=pressed,

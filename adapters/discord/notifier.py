@@ -186,12 +186,12 @@ class DiscordNotifier:
         self._last_dm: dict[str, int] = {}
 
     def pressing(
-        self, user: str, interaction: discord.Interaction[Any], token: str
+        self, user: str, interaction: discord.Interaction[Any], decoded: tokens.Token | None
     ) -> PressedMessage | None:
-        """`user` pressed `token` in `interaction`: when the pressed message is private (a DM
-        or an ephemeral message) it may show their next private screen of the same table."""
+        """`user` pressed the button `decoded` (its token, as the press decoded it; None: not
+        a token) in `interaction`: when the pressed message is private (a DM or an ephemeral
+        message) it may show their next private screen of the same table."""
         message = interaction.message
-        decoded = tokens.decode(token)
         if message is None or decoded is None:
             return None
         if not message.flags.ephemeral and interaction.guild_id is not None:

@@ -9,7 +9,8 @@ page cannot show what its viewer may not see.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from bot.service.i18n import Catalog
 from bot.service.options import ServiceSettings
 from bot.service.ports import Screen
 from bot.service.screens import Screens
-from bot.service.table import Table
+from bot.service.table import Table, TableKey
 from bot.service.texts import Catalogs
 from bot.service.uow import UnitOfWork
 
@@ -78,18 +79,35 @@ class Pages:
     ) -> dict[str | None, PageView] | None:
         """The table with `table_id` as each of `viewers` may see it, built together from one
         load under one lock (the pushes after a commit); None when no table has that id."""
+        async with self._table(table_id) as table:
+            if table is None:
+                return None
+            screen = self.screens.render(table)  # the public table message, once
+            return {viewer: self._page(table, viewer, screen) for viewer in viewers}
+
+    async def seat_at(self, table_id: str, user: str) -> tuple[TableKey, str] | None:
+        """Where the table `table_id` lives and the name of `user`'s seat at it (a press from
+        the page acts as that seat); None when no table has that id or `user` sits at none."""
+        async with self._table(table_id) as table:
+            seat = table.seat_of(user) if table is not None else None
+            if table is None or seat is None:
+                return None
+            return table.key, table.seats[seat].name
+
+    @asynccontextmanager
+    async def _table(self, table_id: str) -> AsyncIterator[Table | None]:
+        """The table `table_id` as committed, under its lock (a closed one read from the
+        store, not cached); None when no table has that id."""
         key = await self._key_by_id(table_id)
         if key is None:
-            return None
+            yield None
+            return
         async with self.uow.lock(key):
             table = await self.uow.load(key)
             if table is None or table.table_id != table_id:
                 row = await self.repo.load_table_by_id(table_id)
-                if row is None:
-                    return None
-                table = Table.from_row(row, self.games.rules)  # a closed table, not cached
-            screen = self.screens.render(table)  # the public table message, once
-            return {viewer: self._page(table, viewer, screen) for viewer in viewers}
+                table = None if row is None else Table.from_row(row, self.games.rules)
+            yield table
 
     async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
         """The finished match of the table `table_id` as the replay page's frames (the game's

@@ -277,15 +277,6 @@ class TableService:
         """How `platform` writes a sub-command in help texts ("/gnav_" on Telegram)."""
         self.catalogs.set_command_prefix(platform, prefix)
 
-    @property
-    def default_game(self) -> str:
-        """The game of a new table when the channel chose none."""
-        return self.games_of.default
-
-    def settings_models(self) -> dict[str, Any]:
-        """Every registered game's own settings model, by name."""
-        return self.games_of.settings_models()
-
     def game_of(self, table: Table) -> GameRules:
         """The rules of the game `table` plays."""
         return self.games_of.rules_of(table)
@@ -340,6 +331,11 @@ class TableService:
     async def replay_frames(self, table_id: str) -> dict[str, Any] | None:
         """The finished match of table `table_id` as the replay page's frames (None: none)."""
         return await self.pages.replay_frames(table_id)
+
+    async def seat_at(self, table_id: str, user: str) -> tuple[TableKey, str] | None:
+        """Where the table `table_id` lives and the name of `user`'s seat at it (a press from
+        the web table acts as that seat); None when no table has that id or no such seat."""
+        return await self.pages.seat_at(table_id, user)
 
     async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
         """The table in a channel as `viewer` may see it, frozen; None when there is none."""
