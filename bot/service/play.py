@@ -64,7 +64,7 @@ class Play:
         deciders = rules.deciders(match)
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
-            if table.timed_out.get(user.key) == seq:
+            if table.cache.timed_out.get(user.key) == seq:
                 raise ServiceError("error.timed_out")
             owner = next((d for d in deciders if table.seats[d].seq == seq), None)
             if owner is None or seat in deciders:

@@ -109,7 +109,7 @@ class Screens:
             in_round = bool(deciders)
             if in_round or view == "round":
                 lines.extend(self._round_lines(table, names, cat))
-                log = tuple(table.rendered_log) if table.log else ()
+                log = tuple(table.cache.rendered_log) if table.log else ()
             else:
                 lines.extend(shows.render_reveal(match, names, cat))
                 told = tuple(shows.told_lines(match, names, cat))  # the log's own lines
@@ -225,10 +225,10 @@ class Screens:
     def round_log(self, table: Table, cat: Catalog) -> list[str]:
         """The round's log in `cat`'s language, one entry a line (as `Screen.log` has it)."""
         # The log only grows during a round: render each line once per language.
-        cache = table.rendered_log
-        if table.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
+        cache = table.cache.rendered_log
+        if table.cache.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
             cache.clear()
-            table.rendered_for = (id(table.log), cat.language)
+            table.cache.rendered_for = (id(table.log), cat.language)
         view = self.games.view_of(table)
         for line in table.log[len(cache) :]:
             cache.append(view.render_line(line, cat))
@@ -262,14 +262,14 @@ class Screens:
         table.message_no += 1
         screen = self.render(table, note=note)
         if keep and note is None:
-            table.kept_screen = ((table.row_version or 0) + 1, table.seq, screen)
+            table.cache.kept_screen = ((table.row_version or 0) + 1, table.seq, screen)
         self.outbox.post_table(table.key.key, screen, freeze)
 
     def frozen(self, table: Table) -> Screen:
         """The table message without buttons, as the table is now: the message posted for
         this very state (the same version and `seq`, kept by `repost`) without its buttons,
         else rendered (the text never depends on the buttons)."""
-        kept, table.kept_screen = table.kept_screen, None
+        kept, table.cache.kept_screen = table.cache.kept_screen, None
         if kept is not None and kept[0] == table.row_version and kept[1] == table.seq:
             return replace(kept[2], buttons=())
         return self.render(table, buttons=False)

@@ -117,6 +117,31 @@ class Seat:
 
 
 @dataclass(slots=True)
+class TableCache:
+    """What a process keeps beside a stored table, never stored: renderings, each seat's
+    choices in the state now, the parts of the match already stored, the table message kept
+    for the next deal, and whose turns timed out."""
+
+    # Not stored: the round's log lines already rendered, and for which log and language.
+    rendered_log: list[str] = field(default_factory=list)
+    rendered_for: tuple[int, str] | None = None
+    # Not stored: user key -> the state version their turn timed out at (a press of that
+    # version's buttons is answered "your time ran out", not "out of date").
+    timed_out: dict[str, int] = field(default_factory=dict)
+    # Not stored: each seat's choices in the state of version `choices_seq`, built once per
+    # state (a press's check, the seat's mark, keyboards and views all read them).
+    choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
+    choices_seq: int = -1
+    # Not stored in the row: where the match's finished parts are stored (the row's key and
+    # the match), and how many: `to_row` hands the store only the parts after those.
+    parts_stored: tuple[str, str | None, int] = ("", None, 0)
+    # Not stored: the table message posted at a round's end (its buttons, no note), with the
+    # row version and `seq` of the state it shows (that the posting command committed):
+    # until the next deal, which freezes that very state (the screen without its buttons).
+    kept_screen: tuple[int, int, Screen] | None = None
+
+
+@dataclass(slots=True)
 class Table:
     """One table and everything needed to resume it after a restart."""
 
@@ -141,23 +166,8 @@ class Table:
     message_no: int = 0
     closed_reason: str | None = None
     row_version: int | None = None  # storage version last read or written
-    # Not stored: the round's log lines already rendered, and for which log and language.
-    rendered_log: list[str] = field(default_factory=list)
-    rendered_for: tuple[int, str] | None = None
-    # Not stored: user key -> the state version their turn timed out at (a press of that
-    # version's buttons is answered "your time ran out", not "out of date").
-    timed_out: dict[str, int] = field(default_factory=dict)
-    # Not stored: each seat's choices in the state of version `choices_seq`, built once per
-    # state (a press's check, the seat's mark, keyboards and views all read them).
-    choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
-    choices_seq: int = -1
-    # Not stored in the row: where the match's finished parts are stored (the row's key and
-    # the match), and how many: `to_row` hands the store only the parts after those.
-    parts_stored: tuple[str, str | None, int] = ("", None, 0)
-    # Not stored: the table message posted at a round's end (its buttons, no note), with the
-    # row version and `seq` of the state it shows (that the posting command committed):
-    # until the next deal, which freezes that very state (the screen without its buttons).
-    kept_screen: tuple[int, int, Screen] | None = None
+    #: What this process keeps beside the table and never stores (built again after a load).
+    cache: TableCache = field(default_factory=TableCache)
 
     def seat_of(self, user: str) -> int | None:
         """The seat index of a user, if seated."""
@@ -179,12 +189,12 @@ class Table:
     def choices_for(self, rules: Codec, seat: int) -> tuple[Choice, ...]:
         """`seat`'s choices in the table's state now, built once per state: a step moves the
         table's version (`seq`) before anyone reads them again."""
-        if self.choices_seq != self.seq:
-            self.choices.clear()
-            self.choices_seq = self.seq
-        found = self.choices.get(seat)
+        if self.cache.choices_seq != self.seq:
+            self.cache.choices.clear()
+            self.cache.choices_seq = self.seq
+        found = self.cache.choices.get(seat)
         if found is None:
-            found = self.choices[seat] = tuple(rules.choices(self.match, seat))
+            found = self.cache.choices[seat] = tuple(rules.choices(self.match, seat))
         return found
 
     def put_out(self, outcome: Outcome) -> None:
@@ -222,7 +232,7 @@ class Table:
             dump = rules.dump(self.match)
             parts = dump.get(PARTS)
             if isinstance(parts, list):
-                key, owner, stored = self.parts_stored
+                key, owner, stored = self.cache.parts_stored
                 if (key, owner) != (self.key.key, self.match_id):
                     stored = 0  # a new match, or the table moved: its parts start afresh
                 owner = self.match_id or ""
@@ -245,7 +255,7 @@ class Table:
     def parts_saved(self, row: TableRow) -> None:
         """`row` (from `to_row`) is stored: its parts count as stored from now on."""
         if row.parts:
-            self.parts_stored = (row.key, self.match_id, row.parts[-1].seq + 1)
+            self.cache.parts_stored = (row.key, self.match_id, row.parts[-1].seq + 1)
 
     @classmethod
     def from_row(cls, row: TableRow, games: Mapping[str, Codec]) -> Table:
@@ -286,5 +296,5 @@ class Table:
             row_version=row.version,
         )
         if isinstance(count, int):
-            table.parts_stored = (row.key, s["match_id"], count)
+            table.cache.parts_stored = (row.key, s["match_id"], count)
         return table

@@ -263,7 +263,7 @@ class Timers:
             choice = rules.timeout_choice(match, turn)
             seat.timeouts += 1
             # A press of this seat's buttons from now on says its time ran out.
-            table.timed_out[seat.user] = seat.seq
+            table.cache.timed_out[seat.user] = seat.seq
             seat.mark = ACTED
             # The game's own words for what a timeout chose (`<game>.note.timeout_<action>`),
             # else the service's for that action, else its general one.
