@@ -2,8 +2,9 @@
 
 Every button's `custom_id` is the service's token (`g:<table id>:<version>:<action>[:<arg>]`),
 so one `DynamicItem` whose template matches any token routes every press, on old messages as on
-new ones, to `TableService.press`. Views built here contain only that item: discord.py then keeps
-nothing per message, and a restarted process needs nothing but the registration in `setup_hook`.
+new ones, to `TableService.handle` as a `Press`. Views built here contain only that item:
+discord.py then keeps nothing per message, and a restarted process needs nothing but the
+registration in `setup_hook`.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 No game rule lives here. A command becomes a service call with the table key of its chat (and
 forum topic) and the sender as a `User`; the service's `Reply` becomes a reply in the group
 (public answers and refusals), a document, or nothing when the table message already shows
-the change. A button press becomes `service.press` and is always answered: a popup for
-private pieces and refusals, a short toast otherwise.
+the change. A button press becomes a `Press` for `service.handle` and is always answered: a
+popup for private pieces and refusals, a short toast otherwise.
 """
 
 from __future__ import annotations
