@@ -90,7 +90,8 @@ class Runner:
             # Pressed elsewhere (a private chat, an inline result): rights that belong to the
             # other chat (admin) do not carry over.
             tk, user = found, replace(user, admin=False)
-        return await self.run(tk, user, self._pressed, decoded)
+        # The store's loss was answered above: the command's attempts follow at once.
+        return await self._attempts(tk, user, self._pressed, decoded)
 
     async def _pressed(self, s: Session, user: User, token: tokens.Token) -> Reply:
         """The command a press asks for, on the table it was found at (loaded once)."""
@@ -109,6 +110,9 @@ class Runner:
         refused = self.refused_when_lost(tk)
         if refused is not None:
             return refused
+        return await self._attempts(tk, user, fn, *args)
+
+    async def _attempts(self, tk: TableKey, user: User | None, fn: Handler, *args: Any) -> Reply:
         for attempt in range(CONFLICT_RETRIES):
             try:
                 return await self._run_once(tk, user, fn, *args)

@@ -202,7 +202,9 @@ class Timers:
 
     async def _on_deadline(self, key: str) -> bool:
         try:
-            async with self.uow.table(TableKey.parse(key)) as session:
+            cached = self.uow.cached.get(key)  # its key as a value, not parsed again
+            tk = cached.key if cached is not None else TableKey.parse(key)
+            async with self.uow.table(tk) as session:
                 return await self._deadline_step(session)
         except ConflictError as exc:
             # Another process acted on the table first (a press, or this timer before the
