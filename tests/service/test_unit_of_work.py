@@ -9,6 +9,8 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from bot.games.registry import all_games
 from bot.service import tokens
 from bot.service.commands import Join, Open, Press, Start
@@ -102,3 +104,70 @@ async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once
     deciding = set(h.rules.deciders(table.match))
     assert deciding and ALICE.key not in {table.seats[s].user for s in deciding}
     assert h.rules.asked == Counter({s: 1 for s in deciding})
+
+
+class NoScan(dict[str, Any]):
+    """The table cache, refusing to be walked: a table is found by its id, never by a scan."""
+
+    def values(self) -> Any:
+        raise AssertionError("the table cache was scanned")
+
+    def items(self) -> Any:
+        raise AssertionError("the table cache was scanned")
+
+    def __iter__(self) -> Any:
+        raise AssertionError("the table cache was scanned")
+
+
+async def test_a_press_from_elsewhere_finds_its_table_by_id_without_a_scan() -> None:
+    """Issue 32: a press in a private chat finds its table through the unit of work's index
+    (table id -> key), never by walking every cached table; so does the web table's seat."""
+    h = CountingHarness(repo=CountingRepository())
+    other = TableKey("test", "chat2")
+    await h.service.handle(Open(other, BOB))  # another table cached beside it
+    await h.service.handle(Open(CHANNEL, ALICE))
+    await h.service.handle(Join(CHANNEL, BOB))
+    await h.service.handle(Join(CHANNEL, CARL))
+    assert (await h.service.handle(Start(CHANNEL, ALICE))).ok
+    await h.settle()
+    card = sorted(keyboard(h.notifier.private_screens[ALICE.key][-1]).values())[0]
+    pressed = tokens.decode(card)
+    assert pressed is not None
+    uow = h.service.uow
+    kept = uow.cached
+    uow.cached = NoScan(kept)
+    try:
+        assert await h.service.seat_at(pressed.table_id, ALICE.key) == (CHANNEL, "Alice")
+        reply = await h.service.handle(Press(ALICE_DM, ALICE, pressed))
+    finally:
+        uow.cached = dict(uow.cached)
+    assert reply.ok, reply.text
+
+
+async def test_a_session_holds_the_table_and_commits_once_or_drops_what_failed() -> None:
+    """`async with uow.table(key) as session`: the table loaded once with its rules, view and
+    texts; leaving commits what was staged once; an error drops it (the store is the truth)."""
+    h = Harness()
+    await h.service.handle(Open(CHANNEL, ALICE))
+    uow = h.service.uow
+    stored = await h.repo.table_version(CHANNEL.key)
+    async with uow.table(CHANNEL) as session:
+        table = session.table
+        assert table is not None
+        assert session.rules is h.service.game_of(table)
+        assert session.view is h.service.view_of(table)
+        assert session.texts is h.service.texts(table)
+        table.host = BOB.key
+        session.stage()
+        session.stage()  # staged twice, stored once
+    assert await h.repo.table_version(CHANNEL.key) == (stored or 0) + 1
+    with pytest.raises(RuntimeError):
+        async with uow.table(CHANNEL) as session:
+            assert session.table is not None
+            session.table.host = CARL.key
+            session.stage()
+            raise RuntimeError("the command failed")
+    assert CHANNEL.key not in uow.cached  # what the command changed in memory is gone
+    table = await h.table()
+    assert table is not None and table.host == BOB.key
+    assert await h.repo.table_version(CHANNEL.key) == (stored or 0) + 1
