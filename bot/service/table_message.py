@@ -41,7 +41,7 @@ OnPosted = Callable[[str, str], Awaitable[None]]
 #: Renderings at the commit kept per table for its delivery (more are rendered anew).
 RENDERED_KEPT = 8
 
-#: The longest text of private messages sent as one (`bot.service.core.MAX_TEXT`, a text
+#: The longest text of private messages sent as one (`bot.service.replies.MAX_TEXT`, a text
 #: every platform takes in one message).
 MERGED_TEXT = 1900
 
