@@ -392,9 +392,9 @@ class GnavspielView(GameView):
         return web.web_view(t.m, seat, names, cat, cat.t(self.view_label), partial(card_text, cat))
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
-        """A finished match's record as the replay page's steps (Gnav's rounds of actions,
-        bot/games/gnav/web.py), every card shown from the deal on."""
-        from bot.games.gnav.web import replay_steps
+        """A finished match's record as the replay page's steps (rounds of actions, as Gnav's:
+        bot/games/common/web.py), every card shown from the deal on."""
+        from bot.games.common.web import replay_steps
         from bot.games.gnavspiel import web
         from bot.games.gnavspiel.engine.record import replay_record
 
