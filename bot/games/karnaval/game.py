@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Any
@@ -100,6 +100,39 @@ class KarnavalMatch:
     #: The JSON form of the finished deals (they never change again): each made once for
     #: `dump`'s finished parts, not at every move.
     finished: list[dict[str, Any]] = field(default_factory=list)
+    #: Who decides now and their labelled choices, computed once per state of the match
+    #: (`_state`) however often one command asks (screens, deadlines, bots, the page): a
+    #: per-process memo, never stored.
+    memo: _Memo | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(slots=True)
+class _Memo:
+    """The deciders of one state of a match (`_state`), and the choices asked for so far."""
+
+    state: tuple[int, int, int, tuple[str, ...] | None]
+    deciders: tuple[int, ...]
+    choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
+
+
+def _state(k: Karnaval) -> tuple[int, int, int, tuple[str, ...] | None]:
+    """What tells one state of a match from the next: every step deals, bids, plays a card
+    (or two) or picks the first half of a step of two (`pending`), and the engine's state
+    between them is what those steps made it."""
+    d = k.deals[-1] if k.deals else None
+    if d is None:
+        return (0, 0, 0, k.pending)
+    return (len(k.deals), len(d.bids), len(d.plays), k.pending)
+
+
+def _memo(t: KarnavalMatch) -> _Memo:
+    """The match's memo of its current state: made anew (its deciders computed) once a step
+    has changed the state."""
+    state = _state(t.k)
+    memo = t.memo
+    if memo is None or memo.state != state:
+        memo = t.memo = _Memo(state, tuple(t.k.deciders()))
+    return memo
 
 
 def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
@@ -149,15 +182,21 @@ class KarnavalRules(GameRules):
 
     def deciders(self, t: KarnavalMatch) -> list[int]:
         """The seat to bid or play (none while dealing, or once all four quarters are played:
-        K3, K20)."""
-        return t.k.deciders()
+        K3, K20); computed once per state of the match."""
+        return list(_memo(t).deciders)
 
     def choices(self, t: KarnavalMatch, seat: int) -> list[Choice]:
         """The seat's legal steps, labelled from the catalog; cards in the hand's order, a
-        row of buttons for each suit (jokers, trumps, then the others: issue 30)."""
-        d = t.k.current
-        trump = d.trump if d is not None else None
-        return [self._choice(c.action, c.arg, trump) for c in t.k.choices(seat)]
+        row of buttons for each suit (jokers, trumps, then the others: issue 30); computed
+        once per state of the match."""
+        memo = _memo(t)
+        found = memo.choices.get(seat)
+        if found is None:
+            d = t.k.current
+            trump = d.trump if d is not None else None
+            found = tuple(self._choice(c.action, c.arg, trump) for c in t.k.choices(seat))
+            memo.choices[seat] = found
+        return list(found)
 
     @staticmethod
     def _choice(action: str, arg: str | None, trump: str | None = None) -> Choice:
@@ -285,11 +324,7 @@ class KarnavalRules(GameRules):
                 if e.kind == "hand":
                     # As the private screen shows a hand: by suit, trumps first and marked.
                     d = k.current
-                    trump = d.trump if d is not None else None
-                    hand = [
-                        {"card": c, "trump": trump is not None and suit_of(c) == trump}
-                        for c in sorted_hand(e.cards, trump)
-                    ]
+                    hand = marked_hand(e.cards, d.trump if d is not None else None)
                     line: LogLine = (hand_key(hand), {"cards": hand_text(hand)})
                     out.private.append((e.audience, line))
                 continue
@@ -485,9 +520,12 @@ class KarnavalView(GameView):
         d = k.current
         if d is None or d.complete:
             return cat.t("karnaval.piece.none")
-        view = k.view_for(seat)
-        text = cat.t(hand_key(view["hand"]), cards=hand_text(view["hand"], cat) or "–")
-        pending = k.pending if seat in k.deciders() else None
+        # The hand as `Karnaval.view_for` sorts and marks it, without the rest of that view
+        # (the seat's choices, the score sheet): the choices are the screen's buttons,
+        # computed once per state (`KarnavalRules.choices`).
+        hand = marked_hand(d.held[seat], d.trump) if 0 <= seat < k.n else []
+        text = cat.t(hand_key(hand), cards=hand_text(hand, cat) or "–")
+        pending = k.pending if seat in _memo(t).deciders else None
         if pending is not None:
             # The first pick of a step of two (a card given to a Karnaval, a joker led...)
             # is acknowledged: the next question never looks the same as the first.
@@ -537,6 +575,15 @@ def _suit_row(card: str, trump: str | None) -> int:
         return CARD_ROW
     suit = suit_of(card)
     return CARD_ROW + (1 if suit == trump else 2 + SUITS.index(suit))
+
+
+def marked_hand(cards: Iterable[str], trump: str | None) -> list[dict[str, Any]]:
+    """A hand as `Karnaval.view_for` gives it: in display order (jokers, trumps, then the
+    suits), each card `{"card", "trump"}`."""
+    return [
+        {"card": c, "trump": trump is not None and suit_of(c) == trump}
+        for c in sorted_hand(cards, trump)
+    ]
 
 
 def hand_key(hand: Sequence[Mapping[str, Any]]) -> str:
