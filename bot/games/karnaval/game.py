@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Any
@@ -25,8 +25,8 @@ from bot.games.karnaval.engine.cards import (
     JOKER,
     SUITS,
     full_deck,
+    marked_hand,
     rank_of,
-    sorted_hand,
     suit_of,
 )
 from bot.games.karnaval.engine.game import Deal, Play, barred_bid, draw_next
@@ -575,15 +575,6 @@ def _suit_row(card: str, trump: str | None) -> int:
         return CARD_ROW
     suit = suit_of(card)
     return CARD_ROW + (1 if suit == trump else 2 + SUITS.index(suit))
-
-
-def marked_hand(cards: Iterable[str], trump: str | None) -> list[dict[str, Any]]:
-    """A hand as `Karnaval.view_for` gives it: in display order (jokers, trumps, then the
-    suits), each card `{"card", "trump"}`."""
-    return [
-        {"card": c, "trump": trump is not None and suit_of(c) == trump}
-        for c in sorted_hand(cards, trump)
-    ]
 
 
 def hand_key(hand: Sequence[Mapping[str, Any]]) -> str:
