@@ -101,37 +101,35 @@ class KarnavalMatch:
     #: `dump`'s finished parts, not at every move.
     finished: list[dict[str, Any]] = field(default_factory=list)
     #: Who decides now and their labelled choices, computed once per state of the match
-    #: (`_state`) however often one command asks (screens, deadlines, bots, the page): a
+    #: (`_memo`) however often one command asks (screens, deadlines, bots, the page): a
     #: per-process memo, never stored.
     memo: _Memo | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)
 class _Memo:
-    """The deciders of one state of a match (`_state`), and the choices asked for so far."""
+    """The deciders of one state of a match (`_memo`), and the choices asked for so far."""
 
     state: tuple[int, int, int, tuple[str, ...] | None]
     deciders: tuple[int, ...]
     choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
 
 
-def _state(k: Karnaval) -> tuple[int, int, int, tuple[str, ...] | None]:
-    """What tells one state of a match from the next: every step deals, bids, plays a card
-    (or two) or picks the first half of a step of two (`pending`), and the engine's state
-    between them is what those steps made it."""
-    d = k.deals[-1] if k.deals else None
-    if d is None:
-        return (0, 0, 0, k.pending)
-    return (len(k.deals), len(d.bids), len(d.plays), k.pending)
-
-
 def _memo(t: KarnavalMatch) -> _Memo:
     """The match's memo of its current state: made anew (its deciders computed) once a step
-    has changed the state."""
-    state = _state(t.k)
+    has changed the state. What tells one state from the next: every step deals, bids, plays
+    a card (or two) or picks the first half of a step of two (`pending`), and the engine's
+    state between them is what those steps made it."""
+    k = t.k
+    deals = k.deals
+    if deals:
+        d = deals[-1]
+        state = (len(deals), len(d.bids), len(d.plays), k.pending)
+    else:
+        state = (0, 0, 0, k.pending)
     memo = t.memo
     if memo is None or memo.state != state:
-        memo = t.memo = _Memo(state, tuple(t.k.deciders()))
+        memo = t.memo = _Memo(state, tuple(k.deciders()))
     return memo
 
 
@@ -199,7 +197,10 @@ class KarnavalRules(GameRules):
         return list(found)
 
     @staticmethod
+    @lru_cache(maxsize=4096)
     def _choice(action: str, arg: str | None, trump: str | None = None) -> Choice:
+        """A step labelled for its button, made once per step and trump suit (a few hundred
+        in all): every table and state shares it (a `Choice` is frozen, its label read only)."""
         if action == "bid":
             return Choice("bid", arg, ("karnaval.button.bid", {"n": arg}), "primary", 0)
         if action in ("play", "give"):
