@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -78,14 +79,22 @@ def lettered(text: str, cat: Catalog) -> str:
     return _LETTER.sub(lambda m: letters.get(m.group(1), m.group(1)), text)
 
 
+#: Each catalog's letters (`_letters`), worked out once per catalog: a table message and a
+#: hand letter dozens of cards.
+_LETTERS: weakref.WeakKeyDictionary[Catalog, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
 def _letters(cat: Catalog) -> dict[str, str]:
     """The ranks `cat`'s language letters otherwise than the cards' own letters."""
-    out = {}
-    for r in LETTERED:
-        key = f"karnaval.rank.{r}"
-        if cat.has(key) and cat.t(key) != r:
-            out[r] = cat.t(key)
-    return out
+    found = _LETTERS.get(cat)
+    if found is None:
+        found = {}
+        for r in LETTERED:
+            key = f"karnaval.rank.{r}"
+            if cat.has(key) and cat.t(key) != r:
+                found[r] = cat.t(key)
+        _LETTERS[cat] = found
+    return found
 
 
 @dataclass(slots=True)
