@@ -4,12 +4,14 @@
 a piece, its own dealt piece and its piece now, the exchanges it took part in, the actions taken
 so far and the round's public events (knocks, refusals with the matador shown, passes, bag
 draws). `choose_sampled(knowledge, seed, worlds)` deals the unseen pieces many times (the own
-dealt piece kept, a Narr to every seat that knocked, N5), replays the round's actions on each
-deal through the engine and keeps the deals that give the same public events and the same own
-exchanges; each kept deal is weighed by how well it explains the other seats' choices (a seat
-that stayed on a deal where the tuned thresholds of `strategy.decide` would swap counts
-`SLIP`), and in each the round is played out twice, staying and swapping, with every seat on
-`strategy.decide`. The action with the fewer lives lost on (weighted) average is chosen.
+dealt piece kept, a Narr to every seat that knocked and none to the others, N5), replays the
+round's actions on each deal through the engine and keeps the deals that give the same public
+events and the same own exchanges (and where every recorded action is legal: a stay is not,
+for a Narr under T3); each kept deal is weighed by how well it explains the other seats'
+choices (a seat that stayed on a deal where the tuned thresholds of `strategy.decide` would
+swap counts `SLIP`), and in each the round is played out twice, staying and swapping, with
+every seat on `strategy.decide`. The action with the fewer lives lost on (weighted) average
+is chosen.
 
 Not a level: it does not beat the tuned thresholds, so Gnav's `strong` plays as `normal`.
 Measured by `python -m benchmarks.strategy --level strong` (duplicate rounds: the same deal
@@ -131,9 +133,11 @@ class Worlds:
         return m
 
     def sample(self, rng: random.Random) -> tuple[dict[int, int], list[int]]:
-        """One dealing of the unseen pieces: (deal, bag)."""
+        """One dealing of the unseen pieces: (deal, bag). A seat that did not knock was dealt
+        no Narr (N5), so the Narrs nobody knocked for lie in the bag: the other pieces are
+        dealt uniformly, then the bag (those left and the Narrs) is shuffled."""
         k = self.k
-        pool = list(self.pool)
+        pool = [r for r in self.pool if r != NARR]
         rng.shuffle(pool)
         deal = {k.seat: k.own_dealt}
         for s in self.knockers:
@@ -141,7 +145,9 @@ class Worlds:
                 deal[s] = NARR
         for i, s in enumerate(self.others):
             deal[s] = pool[i]
-        return deal, pool[len(self.others) :]
+        bag = pool[len(self.others) :] + [r for r in self.pool if r == NARR]
+        rng.shuffle(bag)
+        return deal, bag
 
     def replay(self, deal: dict[int, int], bag: list[int]) -> tuple[Match, float] | None:
         """The round so far on this deal, with the deal's weight (how well `decide` explains
@@ -150,7 +156,9 @@ class Worlds:
         m = self.table(deal, bag)
         weight = 1.0
         for s, action in k.actions:
-            if m.phase != "play" or m.turn != s:
+            if m.phase != "play" or m.turn != s or action not in m.legal_actions(s):
+                # A stay where this deal gives the seat a Narr under T3 is one more way for
+                # the deal to contradict what was seen.
                 return None
             if (
                 s != k.seat
@@ -198,7 +206,7 @@ def _fitting(
             return
         deal, bag = w.sample(rng)
         seen = w.replay(deal, bag)
-        if seen is None:
+        if seen is None or seen[1] <= 0:  # a weight of 0 (`slip` 0): it contradicts too
             continue
         kept += 1
         yield deal, bag, seen[1]
