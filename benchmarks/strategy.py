@@ -24,12 +24,14 @@ line is one JSON object with every figure.
 
 `--level strong` (issue 22) plays duplicate rounds instead: round i of n seats (3, 4, 6, or
 `--counts`) on the deal of its seed, once with every seat on the thresholds (`normal`) and once
-with seat i mod n on `bot/games/gnav/search.py`'s sampled stay/swap (`--worlds` deals,
-overruling the thresholds only past `--margin` standard errors, `--slip` the weight of a deal
-on which another seat's action is not the thresholds'); it reports both levels' lives lost per
-round, the difference with its 95% interval, how many rounds the strong seat changed (better,
-worse), the duplicate win rate (fewer lives lost; a tie counts half) and the decision CPU time.
-`--profile` sets the rules of these rounds too.
+with the seat at turn position i mod n (every position plays 1/n of the rounds) on
+`bot/games/gnav/search.py`'s sampled stay/swap (`--worlds` deals, overruling the thresholds
+only past `--margin` standard errors, `--slip` the weight of a deal on which another seat's
+action is not the thresholds'; 0 keeps only the deals they explain); it reports both levels'
+lives lost per round, the difference with its 95% interval, how many rounds the strong seat
+changed (better, worse), the duplicate win rate (fewer lives lost; a tie counts half; in the
+JSON line also per turn position) and the decision CPU time. `--profile` sets the rules of
+these rounds too.
 
 `--level oracle` (issue 33) plays the same duplicate rounds with the omniscient seat of
 `benchmarks/oracle.py` in place of the strong one (it sees every piece and the bag and looks
@@ -446,7 +448,8 @@ def level_round(
 
 def levels(args: argparse.Namespace) -> int:
     """`--level strong`: duplicate rounds (the same deal played by `normal` seats, then with
-    seat i mod n `strong`), the strong seat's lives lost against the normal seat's."""
+    the seat at turn position i mod n `strong`), the strong seat's lives lost against the
+    normal seat's, and its duplicate win rate per size and per turn position."""
     sizes = [int(c) for c in args.counts.split(",")] if args.counts != DEFAULT_COUNTS else [3, 4, 6]
     level = args.level
     print(f"profile {args.profile}, seed {args.seed}, {args.rounds} duplicate rounds per size")
@@ -466,6 +469,7 @@ def levels(args: argparse.Namespace) -> int:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rates: dict[str, float] = {}
     cis: dict[str, float] = {}
+    by_position: dict[str, list[float]] = {}
     every: list[float] = []
     for n in sizes:
         times: list[float] = []
@@ -474,13 +478,18 @@ def levels(args: argparse.Namespace) -> int:
         normal: list[float] = []
         for i in range(args.rounds):
             seed = args.seed * 100_003 + n * 1_009 + i
-            seat = i % n
+            # The dealer is seed % n (`level_round`) and seed moves with i: seat i % n would
+            # keep one turn position for a whole size. Turn position i % n instead (N8: the
+            # dealer's left neighbour first), so every position plays its share of the rounds.
+            position = i % n
+            seat = (seed % n + 1 + position) % n
             base = level_round(n, seed, None, args, [])
             mine = level_round(n, seed, seat, args, times)
             strong.append(mine[seat])
             normal.append(base[seat])
             diffs.append(mine[seat] - base[seat])
         duel = [0.0 if d > 0 else 1.0 if d < 0 else 0.5 for d in diffs]
+        by_position[str(n)] = [round(mean_ci(duel[p::n])[0], 4) for p in range(min(n, len(duel)))]
         times.sort()
         every += times
         (sm, _), (nm, _), (dm, dc), (wm, wc) = map(mean_ci, (strong, normal, diffs, duel))
@@ -502,6 +511,7 @@ def levels(args: argparse.Namespace) -> int:
         "seed": args.seed,
         f"win_rate_{level}_vs_normal": rates,
         "win_rate_ci95": cis,
+        "win_rate_by_turn_position": by_position,
         "decision_p99_ms": round(pct(every, 0.99), 1),
         "rounds_per_size": args.rounds,
         "worlds": args.worlds,
