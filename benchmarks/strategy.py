@@ -415,18 +415,35 @@ def gjok_check(
 
 
 # --------------------------------------------------------------------------- levels
+def level_deal(base_seed: int, n: int, i: int) -> tuple[int, int]:
+    """Round i of n seats in the duplicate format: its seed and the measured seat.
+
+    The dealer is seed % n (`level_match`) and the seed moves with i, so seat i % n would keep
+    one turn position for a whole size; the seat at turn position i % n is measured instead
+    (N8: the dealer's left neighbour first), so every position plays its share of the rounds.
+    """
+    seed = base_seed * 100_003 + n * 1_009 + i
+    return seed, (seed % n + 1 + i % n) % n
+
+
+def level_match(n: int, seed: int, profile: str) -> Match:
+    """The round of `seed` dealt (dealer seed % n), with lives enough that nobody leaves."""
+    deals = random.Random(seed)
+    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n, profile=profile)
+    pieces = list(FULL_SET)
+    deals.shuffle(pieces)
+    match.start_round(*match.deal_from(pieces))
+    return match
+
+
 def level_round(
     n: int, seed: int, strong_seat: int | None, args: argparse.Namespace, times: list[float]
 ) -> list[int]:
     """One round of n seats on the deal of `seed`, every seat on `decide` but `strong_seat`
     (None: all of them) on `search.decide_strong` (`--level oracle`: on
     `benchmarks.oracle.gnav_oracle`): the lives each seat lost."""
-    deals = random.Random(seed)
     think = random.Random(seed * 7 + 1)
-    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n, profile=args.profile)
-    pieces = list(FULL_SET)
-    deals.shuffle(pieces)
-    match.start_round(*match.deal_from(pieces))
+    match = level_match(n, seed, args.profile)
     start = list(match.lives)
     while match.phase == "play":
         seat = match.turn
@@ -477,12 +494,7 @@ def levels(args: argparse.Namespace) -> int:
         strong: list[float] = []
         normal: list[float] = []
         for i in range(args.rounds):
-            seed = args.seed * 100_003 + n * 1_009 + i
-            # The dealer is seed % n (`level_round`) and seed moves with i: seat i % n would
-            # keep one turn position for a whole size. Turn position i % n instead (N8: the
-            # dealer's left neighbour first), so every position plays its share of the rounds.
-            position = i % n
-            seat = (seed % n + 1 + position) % n
+            seed, seat = level_deal(args.seed, n, i)
             base = level_round(n, seed, None, args, [])
             mine = level_round(n, seed, seat, args, times)
             strong.append(mine[seat])
