@@ -26,11 +26,15 @@ finds nothing they get measurably wrong.
 
 The ceiling (issue 33): an omniscient seat (benchmarks/oracle.py: it sees every piece and the
 bag and looks ahead exactly against the `normal` seats) loses fewer lives than the `normal`
-seat in its place in 0.517-0.559 of duplicate rounds (2,000 per size, 2-10 players, both
-profiles, each interval ± 0.004-0.007): small, but not noise. Weighing the deals harder
-(`--slip 0.05`) and overruling past 1 standard error (`--margin 1`) still changes 3-6 rounds
-in 500 per size, 0.498-0.503 (± 0.003-0.005): nothing of the oracle's edge is reached from
-the seat's own knowledge, so `strong` stays `normal` (docs/performance.md, "Bot strength").
+seat in its place in 0.516-0.546 of duplicate rounds (2,000 per size, 2-20 players, every turn
+position in turn, each interval ± 0.004-0.006): small, but not noise. It wins by seeing the
+partner's piece or the bag's next one, which no public event has touched. With `slip` 0 the
+deals kept follow the exact posterior given the public events when the other seats are
+`normal`; the best response to them (benchmarks/gnav_posterior.py, scored on fresh deals)
+saves -0.004 to +0.002 lives a round against the oracle's 0.06-0.10, and as the level
+(`--slip 0 --margin 2`, 500 rounds per size) it changes 0-4 rounds in 500, 0.497-0.503: the
+honest ceiling is within noise of the thresholds, so `strong` stays `normal`
+(docs/performance.md, "Bot strength").
 
 `hint` (issue 33) answers a person learning with `strong`'s choice (today the thresholds')
 and the share of the deals sampled from their own knowledge on which it loses no life.
