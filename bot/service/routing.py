@@ -33,6 +33,12 @@ class RoutingNotifier:
         if ready is not None:
             await ready(channel)
 
+    def room(self, channel: str) -> bool:
+        """Whether the channel's platform has room now for a table message's edit beyond
+        what it keeps for posts, where it keeps a budget (`Notifier.room`); True otherwise."""
+        room = getattr(self._for(channel), "room", None)
+        return True if room is None else bool(room(channel))
+
     async def ready_private(self, user: str) -> None:
         """Wait until the user's platform has room for a private message to them, where it
         keeps a budget per private chat; at once otherwise."""
