@@ -74,7 +74,7 @@ class LaneLimits:
     which, at the end of a Karnaval quarter, is the score sheet's picture and a text too long
     for its caption, three calls). Five are kept: a deal's end, the next deal's message and
     that deal's end, when it was over within a second or two, are seven calls (the result's
-    freeze merged into it or put off while the budget is short: `Lanes.room`), all within
+    freeze merged into it or put off while the budget is short: `Lanes.short`), all within
     10 s of a last move; with three kept, such an end waited up to 16.8 s for calls to leave
     the window. `horizon`: the seconds within which a deal's end is to reach the group; the
     budget is short when an edit now would leave the calls kept for posts still spent that
@@ -262,22 +262,22 @@ class Lanes(BaseRateLimiter[int]):
                 return
             await asyncio.sleep(wait)
 
-    def room(self, chat_id: int | str) -> bool:
-        """Whether a group's window has room now for a table message's edit beyond the calls
-        kept for posts (`reserve`; this process's own calls, no pacing): False when the
-        group's budget is short, and a call spared now is a deal's end sooner (the outbox
-        then merges or defers what it can). Always True in a private chat."""
+    def short(self, chat_id: int | str) -> bool:
+        """Whether a group's budget is short now: an edit of its table message now would
+        leave the calls kept for posts (`reserve`) still spent `horizon` s from now (this
+        process's own calls, no pacing), so a call spared now is a deal's end sooner (the
+        outbox then merges or puts off what it can). Never in a private chat."""
         key = _chat_key(chat_id)
         if not _group(key):
-            return True
+            return False
         lane = self._lane(key)
         if lane.limit <= 0:
-            return True
+            return False
         # The calls still in the window `horizon` s from now: the room kept for posts must
         # be free again by then, this call made.
         since = asyncio.get_running_loop().time() + self.limits.horizon - lane.window
         kept = sum(1 for t in lane.sent if t > since)
-        return kept + lane.busy < max(1, lane.limit - self.limits.reserve)
+        return kept + lane.busy >= max(1, lane.limit - self.limits.reserve)
 
     async def _take(
         self, lanes: tuple[_Lane, ...], spacing: float = 0.0, key: int | str = 0

@@ -146,12 +146,12 @@ class TelegramNotifier:
             return
         await self._until_room(int(TableKey.parse(channel).chat))
 
-    def room(self, channel: str) -> bool:
-        """Whether `channel`'s lane has room now for an edit beyond the calls kept for posts
-        (`Lanes.room`; True without lanes, or once closed)."""
+    def short(self, channel: str) -> bool:
+        """Whether `channel`'s budget is short now: an edit would leave the calls kept for
+        posts spent (`Lanes.short`; never without lanes, or once closed)."""
         if self.lanes is None or self._closed.is_set():
-            return True
-        return self.lanes.room(int(TableKey.parse(channel).chat))
+            return False
+        return self.lanes.short(int(TableKey.parse(channel).chat))
 
     async def ready_private(self, user: str) -> None:
         """Return once a private message to `user` would go at once (the lane of their

@@ -33,11 +33,11 @@ class RoutingNotifier:
         if ready is not None:
             await ready(channel)
 
-    def room(self, channel: str) -> bool:
-        """Whether the channel's platform has room now for a table message's edit beyond
-        what it keeps for posts, where it keeps a budget (`Notifier.room`); True otherwise."""
-        room = getattr(self._for(channel), "room", None)
-        return True if room is None else bool(room(channel))
+    def short(self, channel: str) -> bool:
+        """Whether the channel's platform says its budget is short now (`Notifier.short`:
+        an edit would leave the calls it keeps for posts spent); never where it keeps none."""
+        short = getattr(self._for(channel), "short", None)
+        return False if short is None else bool(short(channel))
 
     async def ready_private(self, user: str) -> None:
         """Wait until the user's platform has room for a private message to them, where it

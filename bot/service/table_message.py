@@ -5,7 +5,7 @@ of the table message waits for its channel's budget (`Notifier.ready`, where the
 one) and then goes only if nothing newer was committed meanwhile: every state committed while
 the budget was spent is merged into the newest, and a state never follows a newer one. An edit
 that would show what the message shows already is skipped; a new table message freezes the old
-one first (its buttons removed). While the channel's budget is short (`Notifier.room`: an edit
+one first (its buttons removed). While the channel's budget is short (`Notifier.short`: an edit
 now would leave the calls kept for posts spent), a freeze spares its call for a deal's end
 (issue 31, point 5): a table message whose successor already waits is posted as that successor
 freezes it, and the freeze is not sent; else the freeze is put off until an edit has room,
@@ -160,11 +160,11 @@ class TableMessages:
         what the post follows, and goes with it, unpaced."""
         return any(n.kind in ("post", "post_table") for n in later)
 
-    def room(self, channel: str) -> bool:
-        """Whether the channel's budget has room now for an edit beyond what it keeps for
-        posts (`Notifier.room`, where the platform keeps one; else always)."""
-        room = getattr(self.notifier, "room", None)
-        return True if room is None else bool(room(channel))
+    def short(self, channel: str) -> bool:
+        """Whether the channel's budget is short now: an edit would leave the calls it keeps
+        for posts spent (`Notifier.short`, where the platform keeps a budget; else never)."""
+        short = getattr(self.notifier, "short", None)
+        return False if short is None else bool(short(channel))
 
     @staticmethod
     def freezer(m: OutMessage, later: list[OutMessage]) -> OutMessage | None:
@@ -293,7 +293,7 @@ class TableMessages:
         """Send a channel's message (an edit, a new table message, a post); True when a new
         table message was posted. `later`: the channel's messages waiting after `m`.
 
-        While the channel's budget is short (`room`), a new table message whose successor
+        While the channel's budget is short (`short`), a new table message whose successor
         waits already (`freezer`: a deal's result, and the next deal's message committed
         before the result went out) is posted as that successor freezes it, and that freeze
         is not sent: the message the same as it ends, one call less; and the freeze of the
@@ -324,7 +324,7 @@ class TableMessages:
             freeze = None
             if m.freeze is not None and not frozen:
                 freeze = await self.screen(channel, tm, m.freeze)
-            old, short = tm.ref, not self.room(channel)
+            old, short = tm.ref, self.short(channel)
             if old is not None and freeze is not None and not short:
                 await self._freeze(channel, old, freeze)  # then post the new one anyway
             nxt = self.freezer(m, later or []) if short else None
