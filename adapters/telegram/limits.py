@@ -75,13 +75,13 @@ class LaneLimits:
     for its caption, three calls). Five are kept: a deal's end, the next deal's message and
     that deal's end, when it was over within a second or two, are seven calls (the result's
     freeze merged into it or put off while the budget is short: `Lanes.short`), all within
-    10 s of a last move; with three kept, such an end waited up to 16.8 s for calls to leave
-    the window. `horizon`: the seconds within which a deal's end is to reach the group; the
-    budget is short when an edit now would leave the calls kept for posts still spent that
-    long from now. Edits are also spread evenly (one per `group_window / group` s at most,
-    and the room left spread over the time until the window's calls leave it: `_Lane.wait`),
-    so the budget is never spent in a burst that would leave the group without a call for
-    most of a minute."""
+    10 s of a last move; with three kept and the freeze always sent, such an end waited up
+    to 17.3 s for calls to leave the window. `horizon`: the seconds within which a deal's
+    end is to reach the group; the budget is short when an edit now would leave the calls
+    kept for posts still spent that long from now. Edits are also spread evenly (one per
+    `group_window / group` s at most, and the room left spread over the time until the
+    window's calls leave it: `_Lane.wait`), so the budget is never spent in a burst that
+    would leave the group without a call for most of a minute."""
 
     group: int = 20
     group_window: float = 60.0
