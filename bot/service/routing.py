@@ -33,6 +33,12 @@ class RoutingNotifier:
         if ready is not None:
             await ready(channel)
 
+    def short(self, channel: str) -> bool:
+        """Whether the channel's platform says its budget is short now (`Notifier.short`:
+        an edit would leave the calls it keeps for posts spent); never where it keeps none."""
+        short = getattr(self._for(channel), "short", None)
+        return False if short is None else bool(short(channel))
+
     async def ready_private(self, user: str) -> None:
         """Wait until the user's platform has room for a private message to them, where it
         keeps a budget per private chat; at once otherwise."""
