@@ -24,12 +24,14 @@ line is one JSON object with every figure.
 
 `--level strong` (issue 22) plays duplicate rounds instead: round i of n seats (3, 4, 6, or
 `--counts`) on the deal of its seed, once with every seat on the thresholds (`normal`) and once
-with seat i mod n on `bot/games/gnav/search.py`'s sampled stay/swap (`--worlds` deals,
-overruling the thresholds only past `--margin` standard errors, `--slip` the weight of a deal
-on which another seat's action is not the thresholds'); it reports both levels' lives lost per
-round, the difference with its 95% interval, how many rounds the strong seat changed (better,
-worse), the duplicate win rate (fewer lives lost; a tie counts half) and the decision CPU time.
-`--profile` sets the rules of these rounds too.
+with the seat at turn position i mod n (every position plays 1/n of the rounds) on
+`bot/games/gnav/search.py`'s sampled stay/swap (`--worlds` deals, overruling the thresholds
+only past `--margin` standard errors, `--slip` the weight of a deal on which another seat's
+action is not the thresholds'; 0 keeps only the deals they explain); it reports both levels'
+lives lost per round, the difference with its 95% interval, how many rounds the strong seat
+changed (better, worse), the duplicate win rate (fewer lives lost; a tie counts half; in the
+JSON line also per turn position) and the decision CPU time. `--profile` sets the rules of
+these rounds too.
 
 `--level oracle` (issue 33) plays the same duplicate rounds with the omniscient seat of
 `benchmarks/oracle.py` in place of the strong one (it sees every piece and the bag and looks
@@ -413,18 +415,35 @@ def gjok_check(
 
 
 # --------------------------------------------------------------------------- levels
+def level_deal(base_seed: int, n: int, i: int) -> tuple[int, int]:
+    """Round i of n seats in the duplicate format: its seed and the measured seat.
+
+    The dealer is seed % n (`level_match`) and the seed moves with i, so seat i % n would keep
+    one turn position for a whole size; the seat at turn position i % n is measured instead
+    (N8: the dealer's left neighbour first), so every position plays its share of the rounds.
+    """
+    seed = base_seed * 100_003 + n * 1_009 + i
+    return seed, (seed % n + 1 + i % n) % n
+
+
+def level_match(n: int, seed: int, profile: str) -> Match:
+    """The round of `seed` dealt (dealer seed % n), with lives enough that nobody leaves."""
+    deals = random.Random(seed)
+    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n, profile=profile)
+    pieces = list(FULL_SET)
+    deals.shuffle(pieces)
+    match.start_round(*match.deal_from(pieces))
+    return match
+
+
 def level_round(
     n: int, seed: int, strong_seat: int | None, args: argparse.Namespace, times: list[float]
 ) -> list[int]:
     """One round of n seats on the deal of `seed`, every seat on `decide` but `strong_seat`
     (None: all of them) on `search.decide_strong` (`--level oracle`: on
     `benchmarks.oracle.gnav_oracle`): the lives each seat lost."""
-    deals = random.Random(seed)
     think = random.Random(seed * 7 + 1)
-    match = Match(names(n), lives=MANY_LIVES, dealer=seed % n, profile=args.profile)
-    pieces = list(FULL_SET)
-    deals.shuffle(pieces)
-    match.start_round(*match.deal_from(pieces))
+    match = level_match(n, seed, args.profile)
     start = list(match.lives)
     while match.phase == "play":
         seat = match.turn
@@ -446,7 +465,8 @@ def level_round(
 
 def levels(args: argparse.Namespace) -> int:
     """`--level strong`: duplicate rounds (the same deal played by `normal` seats, then with
-    seat i mod n `strong`), the strong seat's lives lost against the normal seat's."""
+    the seat at turn position i mod n `strong`), the strong seat's lives lost against the
+    normal seat's, and its duplicate win rate per size and per turn position."""
     sizes = [int(c) for c in args.counts.split(",")] if args.counts != DEFAULT_COUNTS else [3, 4, 6]
     level = args.level
     print(f"profile {args.profile}, seed {args.seed}, {args.rounds} duplicate rounds per size")
@@ -466,6 +486,7 @@ def levels(args: argparse.Namespace) -> int:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rates: dict[str, float] = {}
     cis: dict[str, float] = {}
+    by_position: dict[str, list[float]] = {}
     every: list[float] = []
     for n in sizes:
         times: list[float] = []
@@ -473,14 +494,14 @@ def levels(args: argparse.Namespace) -> int:
         strong: list[float] = []
         normal: list[float] = []
         for i in range(args.rounds):
-            seed = args.seed * 100_003 + n * 1_009 + i
-            seat = i % n
+            seed, seat = level_deal(args.seed, n, i)
             base = level_round(n, seed, None, args, [])
             mine = level_round(n, seed, seat, args, times)
             strong.append(mine[seat])
             normal.append(base[seat])
             diffs.append(mine[seat] - base[seat])
         duel = [0.0 if d > 0 else 1.0 if d < 0 else 0.5 for d in diffs]
+        by_position[str(n)] = [round(mean_ci(duel[p::n])[0], 4) for p in range(min(n, len(duel)))]
         times.sort()
         every += times
         (sm, _), (nm, _), (dm, dc), (wm, wc) = map(mean_ci, (strong, normal, diffs, duel))
@@ -502,6 +523,7 @@ def levels(args: argparse.Namespace) -> int:
         "seed": args.seed,
         f"win_rate_{level}_vs_normal": rates,
         "win_rate_ci95": cis,
+        "win_rate_by_turn_position": by_position,
         "decision_p99_ms": round(pct(every, 0.99), 1),
         "rounds_per_size": args.rounds,
         "worlds": args.worlds,

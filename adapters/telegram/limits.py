@@ -72,12 +72,16 @@ class LaneLimits:
     `reserve`: calls of a group's window that a table message's edit never takes (`ready`
     keeps them for posts, so a deal's end goes out at once: its last state and its result,
     which, at the end of a Karnaval quarter, is the score sheet's picture and a text too long
-    for its caption, three calls; with two kept, such an end waited for calls to leave the
-    window, more than 10 s when the next deal's message had taken two soon before);
-    edits are also spread evenly (one per `group_window / group` s at most, and the room
-    left spread over the time until the window's calls leave it: `_Lane.wait`), so the
-    budget is never spent in a burst that would leave the group without a call for most of a
-    minute."""
+    for its caption, three calls). Five are kept: a deal's end, the next deal's message and
+    that deal's end, when it was over within a second or two, are seven calls (the result's
+    freeze merged into it or put off while the budget is short: `Lanes.short`), all within
+    10 s of a last move; with three kept and the freeze always sent, such an end waited up
+    to 17.3 s for calls to leave the window. `horizon`: the seconds within which a deal's
+    end is to reach the group; the budget is short when an edit now would leave the calls
+    kept for posts still spent that long from now. Edits are also spread evenly (one per
+    `group_window / group` s at most, and the room left spread over the time until the
+    window's calls leave it: `_Lane.wait`), so the budget is never spent in a burst that
+    would leave the group without a call for most of a minute."""
 
     group: int = 20
     group_window: float = 60.0
@@ -86,7 +90,8 @@ class LaneLimits:
     overall: int = 30
     overall_window: float = 1.0
     margin: float = 0.02
-    reserve: int = 3
+    reserve: int = 5
+    horizon: float = 10.0
 
 
 class SharedCalls(Protocol):
@@ -256,6 +261,23 @@ class Lanes(BaseRateLimiter[int]):
             if wait <= 0:
                 return
             await asyncio.sleep(wait)
+
+    def short(self, chat_id: int | str) -> bool:
+        """Whether a group's budget is short now: an edit of its table message now would
+        leave the calls kept for posts (`reserve`) still spent `horizon` s from now (this
+        process's own calls, no pacing), so a call spared now is a deal's end sooner (the
+        outbox then merges or puts off what it can). Never in a private chat."""
+        key = _chat_key(chat_id)
+        if not _group(key):
+            return False
+        lane = self._lane(key)
+        if lane.limit <= 0:
+            return False
+        # The calls still in the window `horizon` s from now: the room kept for posts must
+        # be free again by then, this call made.
+        since = asyncio.get_running_loop().time() + self.limits.horizon - lane.window
+        kept = sum(1 for t in lane.sent if t > since)
+        return kept + lane.busy >= max(1, lane.limit - self.limits.reserve)
 
     async def _take(
         self, lanes: tuple[_Lane, ...], spacing: float = 0.0, key: int | str = 0

@@ -146,6 +146,13 @@ class TelegramNotifier:
             return
         await self._until_room(int(TableKey.parse(channel).chat))
 
+    def short(self, channel: str) -> bool:
+        """Whether `channel`'s budget is short now: an edit would leave the calls kept for
+        posts spent (`Lanes.short`; never without lanes, or once closed)."""
+        if self.lanes is None or self._closed.is_set():
+            return False
+        return self.lanes.short(int(TableKey.parse(channel).chat))
+
     async def ready_private(self, user: str) -> None:
         """Return once a private message to `user` would go at once (the lane of their
         private chat has room), or at once when the notifier closes or `user` is no person

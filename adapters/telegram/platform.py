@@ -146,6 +146,7 @@ class TelegramPlatform:
                 private_window=3 * lim.chat_interval * lim.scale,
                 overall=int(lim.overall_per_second),
                 overall_window=lim.scale,
+                horizon=10.0 * lim.scale,
             )
         )
         self.notifier = TelegramNotifier(lanes=self.lanes)

@@ -178,6 +178,7 @@ class Deliveries(Markings):
                 lane.task = asyncio.get_running_loop().create_task(self._tell_all(m.user, lane))
             if not self.in_memory(channel):
                 q.finish = True  # the table's deliverer renews the claim and takes what waits
+                q.arrived.set()  # a deliverer freezing older messages finishes first
             return
         q.messages.append(m)
         q.arrived.set()
@@ -262,6 +263,19 @@ class Deliveries(Markings):
                 q.last_id = m.id
 
     async def _drain(self, channel: str, q: _Queue) -> None:
+        """Send the table's queue; then freeze the older table messages whose freeze was put
+        off while the channel's budget was short (`TableMessages.thaw`), as the budget lets,
+        unless newer messages come, which go first."""
+        while True:
+            await self._send_queue(channel, q)
+            if q.blocked or not q.view.unfrozen:
+                return
+            await self.policy.thaw(channel, q.view, lambda: bool(q.messages or q.finish), q.arrived)
+            if not (q.messages or q.finish):
+                return
+
+    async def _send_queue(self, channel: str, q: _Queue) -> None:
+        """Send what the table's queue holds, in order, marking it as it goes."""
         while (q.messages or q.finish) and not q.blocked:
             q.finish = False
             pending = list(q.messages)
@@ -275,7 +289,8 @@ class Deliveries(Markings):
                     channel, q.view, m, later, lambda: list(q.messages), q.arrived
                 ):
                     try:
-                        posted |= await self.policy.send(channel, q.view, m)
+                        waiting = later + list(q.messages)
+                        posted |= await self.policy.send(channel, q.view, m, waiting)
                     except Exception:  # a platform failure must not stop the table's queue
                         log.exception("sending to %s failed", channel)
                     sent = True

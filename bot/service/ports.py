@@ -128,6 +128,17 @@ class PacedChannels(Protocol):
 
 
 @runtime_checkable
+class ShortBudget(Protocol):
+    """A notifier whose platform can say that a channel's budget is short now: an edit would
+    leave the calls it keeps for posts spent (Telegram's group minute); the table message then
+    merges a finished deal's freeze with what follows (table_message.py)."""
+
+    def short(self, channel: str) -> bool:
+        """True when an edit in the channel now would spend the calls kept for posts."""
+        ...
+
+
+@runtime_checkable
 class PacedPrivate(Protocol):
     """A notifier whose platform paces each private chat (Telegram: about one a second):
     what waits meanwhile goes as one message (outbox.py's private lanes)."""

@@ -11,6 +11,7 @@ from bot.service.ports import (
     PacedPrivate,
     Refreshing,
     Screen,
+    ShortBudget,
 )
 
 
@@ -39,6 +40,12 @@ class RoutingNotifier:
         n = self._for(channel)
         if isinstance(n, PacedChannels):
             await n.ready(channel)
+
+    def short(self, channel: str) -> bool:
+        """Whether the channel's platform says its budget is short now (`ShortBudget.short`:
+        an edit would leave the calls it keeps for posts spent); never where it keeps none."""
+        n = self._for(channel)
+        return isinstance(n, ShortBudget) and n.short(channel)
 
     async def ready_private(self, user: str) -> None:
         """Wait until the user's platform has room for a private message to them, where it

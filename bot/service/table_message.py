@@ -5,7 +5,11 @@ of the table message waits for its channel's budget (`Notifier.ready`, where the
 one) and then goes only if nothing newer was committed meanwhile: every state committed while
 the budget was spent is merged into the newest, and a state never follows a newer one. An edit
 that would show what the message shows already is skipped; a new table message freezes the old
-one first (its buttons removed). Posts (a reveal, a deal's result, a picture) are events: sent
+one first (its buttons removed). While the channel's budget is short (`ShortBudget.short`: an edit
+now would leave the calls kept for posts spent), a freeze spares its call for a deal's end
+(issue 31, point 5): a table message whose successor already waits is posted as that successor
+freezes it, and the freeze is not sent; else the freeze is put off until an edit has room,
+after the new message (`thaw`). Posts (a reveal, a deal's result, a picture) are events: sent
 in order, never merged. This module decides; `bot/service/outbox.py` stores, claims, orders,
 retries and marks.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 from bot.service.ports import (
@@ -25,6 +29,7 @@ from bot.service.ports import (
     OutMessage,
     PacedChannels,
     Screen,
+    ShortBudget,
     TableShot,
 )
 from bot.service.samples import Samples
@@ -114,6 +119,12 @@ class TableMessage:
     rendered: dict[TableShot, Screen] = field(default_factory=dict)
     #: When the oldest state merged into the next edit was committed (None: none merged).
     stale_since: float | None = None
+    #: A newer table message whose freeze `ref` shows already (it was posted frozen, its
+    #: successor waiting): that message's freeze edit is not sent.
+    frozen_for: OutMessage | None = None
+    #: Older table messages still to freeze (reference, their last screen): posted past
+    #: while the channel's budget was short, they are frozen when an edit has room.
+    unfrozen: list[tuple[str, Screen]] = field(default_factory=list)
 
     def adopt(self, ref: str | None) -> None:
         """The store's reference (another process may have posted or edited since: what the
@@ -158,6 +169,24 @@ class TableMessages:
         what the post follows, and goes with it, unpaced."""
         return any(n.kind in ("post", "post_table") for n in later)
 
+    def short(self, channel: str) -> bool:
+        """Whether the channel's budget is short now: an edit would leave the calls it keeps
+        for posts spent (`ShortBudget.short`, where the platform keeps a budget; else never)."""
+        n = self.notifier
+        return isinstance(n, ShortBudget) and n.short(channel)
+
+    @staticmethod
+    def freezer(m: OutMessage, later: list[OutMessage]) -> OutMessage | None:
+        """The newer table message, already waiting, whose freeze ends the message `m` (a
+        new table message) posts: the next table message after `m`, when it freezes the old
+        one (edits between are of `m`'s message, which the freeze replaces)."""
+        if m.kind != "post_table":
+            return None
+        for n in later:
+            if n.kind == "post_table":
+                return n if n.freeze is not None else None
+        return None
+
     async def due(
         self,
         channel: str,
@@ -183,7 +212,15 @@ class TableMessages:
             notifier = self.notifier
             ready = notifier.ready if isinstance(notifier, PacedChannels) else None
             if ready is not None:
-                await self._until_ready(ready(channel), m, arrived, more)
+
+                def stop() -> bool:
+                    newer = arrived()
+                    return self.superseded(m, newer) or self.followed_by_post(newer)
+
+                # An older message's freeze put off goes first, in the room it waits for.
+                await self.thaw(channel, tm, stop, more)
+                if not stop():
+                    await self._until_ready(ready(channel), stop, more)
             newer = arrived()
             if not self.superseded(m, newer):
                 return True
@@ -191,23 +228,45 @@ class TableMessages:
             tm.stale_since = m.created_at
         return False
 
-    async def _until_ready(
+    async def thaw(
         self,
-        ready: Awaitable[None],
-        m: OutMessage,
-        arrived: Callable[[], list[OutMessage]],
+        channel: str,
+        tm: TableMessage,
+        stop: Callable[[], bool],
         more: asyncio.Event | None,
     ) -> None:
-        """Wait for the channel's budget (`ready`), or until what arrived meanwhile replaces
-        `m` or puts a post after it (`more` tells of arrivals; None: the budget alone)."""
+        """Freeze the older table messages whose freeze was put off (`unfrozen`), oldest
+        first, each when the channel has room for an edit (`PacedChannels.ready`), until `stop`
+        says what arrived goes first (`more` tells of arrivals)."""
+        n = self.notifier
+        ready = n.ready if isinstance(n, PacedChannels) else None
+        while tm.unfrozen and not stop():
+            if ready is not None:
+                await self._until_ready(ready(channel), stop, more)
+                if stop():
+                    return
+            ref, freeze = tm.unfrozen.pop(0)
+            await self._freeze(channel, ref, freeze)
+
+    async def _freeze(self, channel: str, ref: str, freeze: Screen) -> None:
+        """Show `freeze` (no buttons) in the older table message `ref`."""
+        try:
+            await self.notifier.edit(channel, ref, freeze)
+        except Exception:  # the old message may be gone: nothing to freeze
+            log.warning("freezing the old table message in %s failed", channel)
+
+    async def _until_ready(
+        self, ready: Awaitable[None], stop: Callable[[], bool], more: asyncio.Event | None
+    ) -> None:
+        """Wait for the channel's budget (`ready`), or until `stop` says what arrived
+        meanwhile goes first (`more` tells of arrivals; None: the budget alone)."""
         room = asyncio.ensure_future(ready)
         try:
             while not room.done():
                 if more is None:
                     await room
                     return
-                newer = arrived()
-                if self.superseded(m, newer) or self.followed_by_post(newer):
+                if stop():
                     return
                 more.clear()
                 woke = asyncio.ensure_future(more.wait())
@@ -239,9 +298,18 @@ class TableMessages:
             return rendered
         return await self._render_shot(channel, shown)
 
-    async def send(self, channel: str, tm: TableMessage, m: OutMessage) -> bool:
+    async def send(
+        self, channel: str, tm: TableMessage, m: OutMessage, later: list[OutMessage] | None = None
+    ) -> bool:
         """Send a channel's message (an edit, a new table message, a post); True when a new
-        table message was posted."""
+        table message was posted. `later`: the channel's messages waiting after `m`.
+
+        While the channel's budget is short (`short`), a new table message whose successor
+        waits already (`freezer`: a deal's result, and the next deal's message committed
+        before the result went out) is posted as that successor freezes it, and that freeze
+        is not sent: the message the same as it ends, one call less; and the freeze of the
+        old message a new one replaces is put off until an edit has room (`thaw`), so a
+        deal's end that follows goes first (issue 31, point 5)."""
         n = self.notifier
         # Rendered now (not at its commit): it may show what the message shows already.
         fresh = isinstance(m.screen, TableShot) and m.screen not in tm.rendered
@@ -262,13 +330,29 @@ class TableMessages:
                 return await self._post_table_message(channel, tm, screen)
             return False
         if m.kind == "post_table":
-            freeze = None if m.freeze is None else await self.screen(channel, tm, m.freeze)
-            if tm.ref is not None and freeze is not None:
-                try:
-                    await n.edit(channel, tm.ref, freeze)
-                except Exception:  # the old message may be gone: post the new one anyway
-                    log.warning("freezing the old table message in %s failed", channel)
-            return await self._post_table_message(channel, tm, screen)
+            # Its freeze shows already when the old message was posted as it ends.
+            frozen, tm.frozen_for = tm.frozen_for is m, None
+            freeze = None
+            if m.freeze is not None and not frozen:
+                freeze = await self.screen(channel, tm, m.freeze)
+            old, short = tm.ref, self.short(channel)
+            if old is not None and freeze is not None and not short:
+                await self._freeze(channel, old, freeze)  # then post the new one anyway
+            nxt = self.freezer(m, later or []) if short else None
+            final = (
+                None
+                if nxt is None or nxt.freeze is None
+                else await self.screen(channel, tm, nxt.freeze)
+            )
+            if final is not None:
+                # As its successor leaves it: that freeze's text and buttons (none), under
+                # this message's picture (an edit never changes a picture).
+                screen = replace(final, image=screen.image)
+            posted = await self._post_table_message(channel, tm, screen)
+            tm.frozen_for = nxt if final is not None else None
+            if old is not None and freeze is not None and short:
+                tm.unfrozen.append((old, freeze))  # frozen when an edit has room (`thaw`)
+            return posted
         await n.post(channel, screen)
         return False
 

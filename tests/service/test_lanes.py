@@ -1,7 +1,8 @@
 """Lanes (issue 17): a private screen never waits for the group's budget; the table message is
 "latest state wins" while the budget is spent (merged, never older after newer); a restart in
 the middle of a spent budget shows the newest state once; a round's end is not held behind a
-paced edit; private messages waiting for a spent private budget go as one (the newest screen
+paced edit; while the group's budget is short a round's reveal is frozen once, sparing its
+call; private messages waiting for a spent private budget go as one (the newest screen
 wins, no line is dropped); a private screen never waits behind a claim's batch of the group's
 messages, with or without a restart (the store claims each lane apart)."""
 
@@ -170,6 +171,62 @@ async def test_a_rounds_end_goes_out_at_once_while_an_edit_waits_for_the_groups_
     assert kinds[-2:] == ["edit", "post"]
     budget.budget.set()
     await h.settle()
+
+
+class ShortNotifier(BudgetNotifier):
+    """A platform that says when its channel budget is short (`short`: an edit would leave
+    the calls it keeps for posts spent), as Telegram's lanes do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.is_short = False
+
+    def short(self, channel: str) -> bool:
+        """Whether the channel's budget is short now."""
+        return self.is_short
+
+
+@pytest.mark.parametrize("reveal_out", [False, True], ids=["reveal-waiting", "reveal-out"])
+@pytest.mark.parametrize("short", [False, True], ids=["room", "short"])
+async def test_a_reveal_is_frozen_once_and_spares_its_call_while_the_budget_is_short(
+    reveal_out: bool, short: bool
+) -> None:
+    """Issue 31, point 5: with no next-round delay, the next round's message follows a
+    round's reveal at once. While the group's budget is short, the reveal's freeze spares its
+    call for a deal's end: a reveal still waiting when the next round's message comes is
+    posted as it ends (no buttons) and never edited; one already out is frozen after the next
+    round's message (when an edit has room). With room (and on a platform keeping no budget)
+    the reveal is frozen before the next round's message, as before. Each posted once."""
+    h = Harness()
+    n = h.notifier = ShortNotifier()
+    h.service = h.make_service()
+    assert (await h.service.handle(Open(CHANNEL, ALICE))).ok
+    for user in (BOB, CARL):
+        assert (await h.service.handle(Join(CHANNEL, user))).ok
+    assert (await h.service.handle(Configure(CHANNEL, ALICE, ["lives=9", "delay=0"]))).ok
+    assert (await h.service.handle(Start(CHANNEL, ALICE))).ok
+    await h.settle()
+    n.is_short = short
+    posts = len(n.posts(CHANNEL.key))
+    for _ in range(3):  # everyone stays: the dealer's move ends the round
+        await _move(h, "stay")
+    if reveal_out:
+        await h.service.outbox.drain()
+    await h.settle()  # the next round, at once
+    new = n.posts(CHANNEL.key)[posts:]
+    assert len(new) == 2, [m.screen.text for m in new]  # the reveal, the next round: once each
+    reveal, nxt = new
+    assert "Reveal of round 1" in reveal.screen.text and reveal.screen.buttons == ()
+    assert "Reveal of round 1" not in nxt.screen.text and nxt.screen.buttons
+    order = [(kind, ref) for kind, channel, ref in n.order if channel == CHANNEL.key]
+    frozen_at = [i for i, (kind, ref) in enumerate(order) if (kind, ref) == ("edit", reveal.ref)]
+    next_at = order.index(("post", nxt.ref))
+    if short and not reveal_out:
+        assert frozen_at == [] and reveal.history[0].buttons == ()  # posted as it ends
+    elif short:
+        assert frozen_at and frozen_at[0] > next_at  # the next round's message first
+    else:
+        assert frozen_at and frozen_at[0] < next_at  # as before
 
 
 class PrivateBudgetNotifier(RecordingNotifier):

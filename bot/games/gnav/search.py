@@ -4,12 +4,14 @@
 a piece, its own dealt piece and its piece now, the exchanges it took part in, the actions taken
 so far and the round's public events (knocks, refusals with the matador shown, passes, bag
 draws). `choose_sampled(knowledge, seed, worlds)` deals the unseen pieces many times (the own
-dealt piece kept, a Narr to every seat that knocked, N5), replays the round's actions on each
-deal through the engine and keeps the deals that give the same public events and the same own
-exchanges; each kept deal is weighed by how well it explains the other seats' choices (a seat
-that stayed on a deal where the tuned thresholds of `strategy.decide` would swap counts
-`SLIP`), and in each the round is played out twice, staying and swapping, with every seat on
-`strategy.decide`. The action with the fewer lives lost on (weighted) average is chosen.
+dealt piece kept, a Narr to every seat that knocked and none to the others, N5), replays the
+round's actions on each deal through the engine and keeps the deals that give the same public
+events and the same own exchanges (and where every recorded action is legal: a stay is not,
+for a Narr under T3); each kept deal is weighed by how well it explains the other seats'
+choices (a seat that stayed on a deal where the tuned thresholds of `strategy.decide` would
+swap counts `SLIP`), and in each the round is played out twice, staying and swapping, with
+every seat on `strategy.decide`. The action with the fewer lives lost on (weighted) average
+is chosen.
 
 Not a level: it does not beat the tuned thresholds, so Gnav's `strong` plays as `normal`.
 Measured by `python -m benchmarks.strategy --level strong` (duplicate rounds: the same deal
@@ -24,11 +26,15 @@ finds nothing they get measurably wrong.
 
 The ceiling (issue 33): an omniscient seat (benchmarks/oracle.py: it sees every piece and the
 bag and looks ahead exactly against the `normal` seats) loses fewer lives than the `normal`
-seat in its place in 0.517-0.559 of duplicate rounds (2,000 per size, 2-10 players, both
-profiles, each interval ± 0.004-0.007): small, but not noise. Weighing the deals harder
-(`--slip 0.05`) and overruling past 1 standard error (`--margin 1`) still changes 3-6 rounds
-in 500 per size, 0.498-0.503 (± 0.003-0.005): nothing of the oracle's edge is reached from
-the seat's own knowledge, so `strong` stays `normal` (docs/performance.md, "Bot strength").
+seat in its place in 0.516-0.546 of duplicate rounds (2,000 per size, 2-20 players, every turn
+position in turn, each interval ± 0.004-0.006): small, but not noise. It wins by seeing the
+partner's piece or the bag's next one, which no public event has touched. With `slip` 0 the
+deals kept follow the exact posterior given the public events when the other seats are
+`normal`; the best response to them (benchmarks/gnav_posterior.py, scored on fresh deals)
+saves -0.004 to +0.002 lives a round against the oracle's 0.06-0.10, and as the level
+(`--slip 0 --margin 2`, 500 rounds per size) it changes 0-4 rounds in 500, 0.497-0.503: the
+honest ceiling is within noise of the thresholds, so `strong` stays `normal`
+(docs/performance.md, "Bot strength").
 
 `hint` (issue 33) answers a person learning with `strong`'s choice (today the thresholds')
 and the share of the deals sampled from their own knowledge on which it loses no life.
@@ -131,9 +137,11 @@ class Worlds:
         return m
 
     def sample(self, rng: random.Random) -> tuple[dict[int, int], list[int]]:
-        """One dealing of the unseen pieces: (deal, bag)."""
+        """One dealing of the unseen pieces: (deal, bag). A seat that did not knock was dealt
+        no Narr (N5), so the Narrs nobody knocked for lie in the bag: the other pieces are
+        dealt uniformly, then the bag (those left and the Narrs) is shuffled."""
         k = self.k
-        pool = list(self.pool)
+        pool = [r for r in self.pool if r != NARR]
         rng.shuffle(pool)
         deal = {k.seat: k.own_dealt}
         for s in self.knockers:
@@ -141,7 +149,9 @@ class Worlds:
                 deal[s] = NARR
         for i, s in enumerate(self.others):
             deal[s] = pool[i]
-        return deal, pool[len(self.others) :]
+        bag = pool[len(self.others) :] + [r for r in self.pool if r == NARR]
+        rng.shuffle(bag)
+        return deal, bag
 
     def replay(self, deal: dict[int, int], bag: list[int]) -> tuple[Match, float] | None:
         """The round so far on this deal, with the deal's weight (how well `decide` explains
@@ -150,7 +160,9 @@ class Worlds:
         m = self.table(deal, bag)
         weight = 1.0
         for s, action in k.actions:
-            if m.phase != "play" or m.turn != s:
+            if m.phase != "play" or m.turn != s or action not in m.legal_actions(s):
+                # A stay where this deal gives the seat a Narr under T3 is one more way for
+                # the deal to contradict what was seen.
                 return None
             if (
                 s != k.seat
@@ -198,7 +210,7 @@ def _fitting(
             return
         deal, bag = w.sample(rng)
         seen = w.replay(deal, bag)
-        if seen is None:
+        if seen is None or seen[1] <= 0:  # a weight of 0 (`slip` 0): it contradicts too
             continue
         kept += 1
         yield deal, bag, seen[1]

@@ -88,3 +88,43 @@ def test_the_hint_depends_only_on_the_seats_information_set_n8() -> None:
         assert ha == hb and ha is not None and ha.choice.action == action
     # A seat not to act gets no hint.
     assert hint(a, 3, random.Random(0)) is None
+
+
+def test_a_deal_where_a_recorded_stay_is_illegal_is_dropped_t3() -> None:
+    # Tradisjonell: seat 1 knocks and must swap (T3); seat 2's Hest passes the request on
+    # (N15), so seat 3 gets the Narr and must swap it to the dealer. Deals giving seat 2 an
+    # ordinary piece hand it the Narr, and its recorded stay is illegal there (T3): those deals
+    # contradict what was seen and are dropped, and the dealer's hint and strong choice come
+    # from the others instead of failing.
+    match = Match([f"P{i}" for i in range(4)], dealer=0, profile="tradisjonell")
+    deal = {1: NARR, 2: int(R.HEST), 3: int(R.V), 0: int(R.VIII)}
+    rest = Counter(FULL_SET)
+    rest.subtract(deal.values())
+    match.start_round(deal, sorted(rest.elements()))
+    for seat in (1, 2, 3):
+        match.act(seat, match.legal_actions(seat)[-1] if seat != 2 else "stay")
+    assert match.turn == 0 and match.hands[0] == NARR
+    k = Knowledge.from_match(match, 0)
+    worlds = Worlds(k)
+    rng = random.Random(2)
+    kept = 0
+    for _ in range(300):
+        seen = worlds.replay(*worlds.sample(rng))
+        if seen is not None:
+            kept += 1
+            assert seen[0].hands[2] == int(R.HEST)
+    assert kept > 0
+    for seed in range(3):
+        found = hint(match, 0, random.Random(seed), worlds=32)
+        assert found is not None and found[2] > 0
+        assert decide_strong(match, 0, random.Random(seed), worlds=32) in ("stay", "swap")
+
+
+def test_no_deal_gives_a_narr_to_a_seat_that_did_not_knock_n5() -> None:
+    m = start({1: int(R.V), 2: int(R.IV), 3: int(R.VI), 0: int(R.VIII)}, [])
+    m.act(1, "stay")
+    worlds = Worlds(Knowledge.from_match(m, 2))
+    rng = random.Random(4)
+    for _ in range(200):
+        deal, bag = worlds.sample(rng)
+        assert NARR not in deal.values() and bag.count(NARR) == 2
