@@ -120,8 +120,9 @@ class Session:
     @property
     def texts(self) -> Catalog:
         """The catalog the session's table speaks."""
-        assert self.table is not None, "a session without a table speaks its channel's"
-        return self._uow.catalogs.of(self.table)
+        table = self.table
+        assert table is not None, "a session without a table speaks its channel's"
+        return self._uow.catalogs.catalog(table.settings.language, table.key.platform)
 
     def stage(
         self,
