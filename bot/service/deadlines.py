@@ -30,8 +30,7 @@ class Deadlines:
         if table.status == "lobby":
             table.deadline, table.deadline_kind = now + self.settings.lobby_idle, "lobby"
         elif table.status == "playing":
-            match = table.match
-            deciders = self.games.rules_of(table).deciders(match)
+            deciders = table.deciders_for(self.games.rules_of(table))
             if deciders:
                 if any(table.seats[s].bot for s in deciders):
                     table.deadline, table.deadline_kind = now + self.settings.bot_delay, "bot"

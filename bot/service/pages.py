@@ -139,7 +139,7 @@ class Pages:
         seat = table.seat_of(viewer) if viewer is not None else None
         match = table.match
         playing = match is not None and table.status == "playing"
-        deciders = tuple(rules.deciders(match)) if playing else ()
+        deciders = table.deciders_for(rules) if playing else ()
         in_round = bool(deciders)
         actions: list[dict[str, Any]] = []
         if seat is not None:  # a seated player only: a spectator's page has nothing to press

@@ -61,7 +61,7 @@ class Play:
             raise ServiceError("error.not_seated")
         match = table.match
         rules = s.rules
-        deciders = rules.deciders(match)
+        deciders = table.deciders_for(rules)
         if seq is not None and not (seat in deciders and seq == table.seats[seat].seq):
             # Not this seat's current button: another seat's (a wrong-person press) or old.
             if table.cache.timed_out.get(user.key) == seq:
@@ -92,7 +92,7 @@ class Play:
             raise ServiceError("error.stale")
         if table.seat_of(user.key) is None and not user.admin:
             raise ServiceError("error.not_seated")
-        if s.rules.deciders(table.match):
+        if table.deciders_for(s.rules):
             raise ServiceError("next.already")
         await self.deal(table)
         return Reply(cat.t("next.done"))
@@ -150,6 +150,7 @@ class Play:
         new_round: bool = False,
     ) -> None:
         """Settle automatic moves, commit, then tell people (in that order)."""
+        table.cache.deciders_at = None  # the step moved the match: ask again
         outcomes = list(steps)
         rules = self.games.rules_of(table)
         if not any(o.round_over for o in outcomes):

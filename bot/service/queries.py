@@ -56,7 +56,7 @@ class Queries:
             phase = table.status
         elif match is None or rules.winners(match):
             phase = "finished"
-        elif deciders := tuple(rules.deciders(match)):
+        elif deciders := table.deciders_for(rules):
             phase = "round"
         else:
             phase = "between"
@@ -93,7 +93,7 @@ class Queries:
                 if table is None or table.status != "playing":
                     continue
                 seat = table.seat_of(user.key)
-                if seat is None or seat not in self.games.rules_of(table).deciders(table.match):
+                if seat is None or seat not in table.deciders_for(self.games.rules_of(table)):
                     continue
                 cat = self.catalogs.cat(table)
                 view = self.games.view_of(table)

@@ -21,8 +21,7 @@ def refresh_choices(table: Table, rules: GameRules) -> list[int]:
     version is the table's (just moved on), so versions of different seats never collide
     and a press of another seat's current button is told apart from an old one.
     """
-    match = table.match
-    deciders = set(rules.deciders(match)) if table.status == "playing" else set()
+    deciders = set(table.deciders_for(rules)) if table.status == "playing" else set()
     moved = []
     for i, seat in enumerate(table.seats):
         mark = ""
@@ -58,7 +57,7 @@ def choosing(table: Table, rules: GameRules, view: GameView, moved: Iterable[int
     privately: a game with private choices, a seat that decides, not a bot."""
     if view.public_choices or table.status != "playing":
         return set()
-    deciders = set(rules.deciders(table.match))
+    deciders = set(table.deciders_for(rules))
     return {s for s in moved if s in deciders and not table.seats[s].bot}
 
 

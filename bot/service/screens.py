@@ -105,7 +105,7 @@ class Screens:
             match = table.match
             rules = self.games.rules_of(table)
             shows = self.games.view_of(table)
-            deciders = rules.deciders(match)
+            deciders = table.deciders_for(rules)
             in_round = bool(deciders)
             if in_round or view == "round":
                 lines.extend(self._round_lines(table, names, cat))

@@ -29,10 +29,11 @@ BOT_PREFIX = "bot:"
 
 class Codec(Protocol):
     """What a table asks of its game's rules (`bot/service/game.py`'s `GameRules`): its match
-    in JSON and back, and a seat's choices."""
+    in JSON and back, who decides, and a seat's choices."""
 
     def dump(self, match: Any) -> dict[str, Any]: ...
     def load(self, data: dict[str, Any]) -> Any: ...
+    def deciders(self, match: Any) -> Sequence[int]: ...
     def choices(self, match: Any, seat: int) -> Sequence[Choice]: ...
 
 
@@ -132,6 +133,10 @@ class TableCache:
     # state (a press's check, the seat's mark, keyboards and views all read them).
     choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
     choices_seq: int = -1
+    # Not stored: the seats deciding in the state of (`seq`, the match), asked once per state
+    # (`Table.deciders_for`); forgotten when a step begins (`Play.after_step`).
+    deciders: tuple[int, ...] = ()
+    deciders_at: tuple[int, int] | None = None
     # Not stored in the row: where the match's finished parts are stored (the row's key and
     # the match), and how many: `to_row` hands the store only the parts after those.
     parts_stored: tuple[str, str | None, int] = ("", None, 0)
@@ -185,6 +190,17 @@ class Table:
     def humans(self) -> list[Seat]:
         """Seats of people."""
         return [s for s in self.seats if not s.bot]
+
+    def deciders_for(self, rules: Codec) -> tuple[int, ...]:
+        """The seats deciding in the table's state now, asked once per state (its version
+        `seq` and its match): for where the state is settled (a command's check, the seats'
+        versions, the deadline, the screens, the views), never between a step's moves (those
+        ask the rules themselves)."""
+        at = (self.seq, id(self.match))
+        if self.cache.deciders_at != at:
+            self.cache.deciders = tuple(rules.deciders(self.match))
+            self.cache.deciders_at = at
+        return self.cache.deciders
 
     def choices_for(self, rules: Codec, seat: int) -> tuple[Choice, ...]:
         """`seat`'s choices in the table's state now, built once per state: a step moves the

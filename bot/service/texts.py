@@ -75,7 +75,7 @@ class Catalogs:
     ) -> Catalog:
         """The table's catalog; without a table, the one `settings` choose (English without)."""
         if table is not None:
-            return self.of(table)
+            return self.catalog(table.settings.language, table.key.platform)
         return self.catalog(settings.language if settings else "en", platform or "")
 
 

@@ -158,7 +158,7 @@ class Timers:
         if table.settings.level == "normal" or table.status != "playing":
             return
         rules = self.games.rules_of(table)
-        turn = self._bot_turn(table, rules.deciders(table.match))
+        turn = self._bot_turn(table, table.deciders_for(rules))
         if turn is None or table.deadline is None:
             return
         seat, stamp = turn

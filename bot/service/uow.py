@@ -15,8 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from bot.service.game import GameRules, Games, GameView
@@ -121,8 +120,9 @@ class Session:
     @property
     def texts(self) -> Catalog:
         """The catalog the session's table speaks."""
-        assert self.table is not None, "a session without a table speaks its channel's"
-        return self._uow.catalogs.of(self.table)
+        table = self.table
+        assert table is not None, "a session without a table speaks its channel's"
+        return self._uow.catalogs.catalog(table.settings.language, table.key.platform)
 
     def stage(
         self,
@@ -136,6 +136,45 @@ class Session:
             self.table = table
         assert self.table is not None, "nothing to stage"
         self._uow.save(self.table, stats, finished)
+
+
+class TableScope:
+    """One command's hold on a table (`UnitOfWork.table`): entering takes the table's lock and
+    loads it once; leaving commits what was staged (then releases a closed table from the
+    cache), or drops it when the command raised; the lock is released either way."""
+
+    __slots__ = ("_lock", "_tk", "_uow")
+
+    def __init__(self, uow: UnitOfWork, tk: TableKey) -> None:
+        self._uow = uow
+        self._tk = tk
+        self._lock = uow.lock(tk.key)
+
+    async def __aenter__(self) -> Session:
+        await self._lock.acquire()
+        try:
+            return Session(self._uow, self._tk, await self._uow.load(self._tk.key))
+        except BaseException:
+            self._uow.forget(self._tk.key)
+            self._lock.release()
+            raise
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
+        key = self._tk.key
+        try:
+            if kind is not None:
+                self._uow.forget(key)
+                return
+            try:
+                await self._uow.commit(key)
+            except BaseException:
+                self._uow.forget(key)
+                raise
+            self._uow.release_closed(key)
+        finally:
+            self._lock.release()
 
 
 class UnitOfWork:
@@ -177,20 +216,11 @@ class UnitOfWork:
             lock = self._locks[key] = asyncio.Lock()
         return lock
 
-    @asynccontextmanager
-    async def table(self, tk: TableKey) -> AsyncIterator[Session]:
-        """The table at `tk` under its lock, loaded once, as a session; leaving commits what
-        the session staged (one transaction, then delivery), an exception drops it."""
-        key = tk.key
-        async with self.lock(key):
-            try:
-                session = Session(self, tk, await self.load(key))
-                yield session
-                await self.commit(key)
-            except BaseException:
-                self.forget(key)
-                raise
-            self.release_closed(key)
+    def table(self, tk: TableKey) -> TableScope:
+        """`async with uow.table(tk) as session`: the table at `tk` under its lock, loaded
+        once, as a session; leaving commits what the session staged (one transaction, then
+        delivery), an exception drops it."""
+        return TableScope(self, tk)
 
     async def load(self, key: str) -> Table | None:
         """The table at `key`: the cached one (on a shared store, checked against the stored

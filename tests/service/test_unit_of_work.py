@@ -55,6 +55,11 @@ class CountingHighCard(HighCardRules):
     def __init__(self) -> None:
         super().__init__()
         self.asked: Counter[int] = Counter()
+        self.deciding = 0
+
+    def deciders(self, match: Any) -> Any:
+        self.deciding += 1
+        return super().deciders(match)
 
     def choices(self, match: Any, seat: int) -> Any:
         self.asked[seat] += 1
@@ -91,8 +96,10 @@ async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once
     assert pressed is not None
     repo.reads.clear()
     h.rules.asked.clear()
+    h.rules.deciding = 0
 
     reply = await h.service.handle(Press(ALICE_DM, ALICE, pressed))  # the adapter's decoded token
+    deciders_asked = h.rules.deciding
 
     assert reply.ok, reply.text
     # Found by its id in memory (no read for the private chat), loaded once: one version
@@ -104,6 +111,12 @@ async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once
     deciding = set(h.rules.deciders(table.match))
     assert deciding and ALICE.key not in {table.seats[s].user for s in deciding}
     assert h.rules.asked == Counter({s: 1 for s in deciding})
+    # Who decides is asked once per state (issue 32; before, the rules were asked 9 times in
+    # all for this press, now 5): the press's check reads the state committed last, the
+    # service asks once after the move (seats that left settled) and once for the new state
+    # that the seats' versions, the deadline, the screens and the views share. High card's
+    # own `act` and `choices` ask too.
+    assert deciders_asked == 2 + 1 + sum(h.rules.asked.values())
 
 
 class NoScan(dict[str, Any]):
