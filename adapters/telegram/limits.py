@@ -16,7 +16,10 @@ and on any 429 it pauses **every** request of the bot. `Lanes` instead:
   state then instead of an older one queued in the limiter; a table message's edits spread
   the room a group's window has left over the time until its calls leave it, so a burst (a
   round's last state and result, the next round's message) is not followed by most of a
-  minute without a call, the table far behind the game.
+  minute without a call, the table far behind the game; and an edit leaves the room the calls
+  made without waiting for `ready` (posts, a deal's end) will need, at the pace they came
+  (`_Lane.projected`): with deals of about 10 s and no next-deal delay their ends alone want
+  most of a group's minute.
 
 Reads (getChatMember...) spend no chat's budget. The budget is per bot token: several
 processes on one token (one PostgreSQL store) keep a group's window together, each counting
@@ -280,10 +283,11 @@ class Lanes(BaseRateLimiter[int]):
     async def ready(self, chat_id: int | str) -> None:
         """Return once a call to `chat_id` would go at once: in a group, an edit of a table
         message (its lane has room beyond the calls kept for posts, `reserve`, the last call
-        is one even step back, and, with `spread`, the room left lasts at that pace until
-        the calls in the window leave it); in a private chat, the next message (one even
-        step after the last started); and the bot has room. It takes nothing: the call that
-        follows spends the budget."""
+        is one even step back, with `spread`, the room left lasts at that pace until the
+        calls in the window leave it, and the calls to come unpaced still find room:
+        `_Lane.projected`); in a private chat, the next message (one even step after the
+        last started); and the bot has room. It takes nothing: the call that follows spends
+        the budget (a group's next call counts as paced)."""
         loop = asyncio.get_running_loop()
         key = _chat_key(chat_id)
         lane = self._lane(key)
@@ -307,7 +311,8 @@ class Lanes(BaseRateLimiter[int]):
     def short(self, chat_id: int | str) -> bool:
         """Whether a group's budget is short now: an edit of its table message now would
         leave the calls kept for posts (`reserve`) still spent `horizon` s from now (this
-        process's own calls, no pacing), so a call spared now is a deal's end sooner (the
+        process's own calls, no pacing), or leave too little room for the posts and deal
+        ends to come (`_Lane.projected`), so a call spared now is a deal's end sooner (the
         outbox then merges or puts off what it can). Never in a private chat."""
         key = _chat_key(chat_id)
         if not _group(key):

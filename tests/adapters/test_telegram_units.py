@@ -195,6 +195,39 @@ async def test_a_table_edit_waiting_for_a_spent_group_minute_gives_up_when_the_b
     await asyncio.wait_for(waiting, 30)
 
 
+def test_an_edit_leaves_the_room_the_posts_to_come_need_at_the_pace_they_came() -> None:
+    """Issue 31, point 5: a group's calls made without `ready` (posts, a deal's end) are
+    expected again at the pace they came; an edit goes only when it leaves them room until
+    it leaves the window itself. Six posts in 20 s (18 a minute): a table message's edit
+    waits though the window holds 6 of the 15 calls edits may take, and the budget is short;
+    six paced edits instead leave room for the next (on a virtual clock)."""
+
+    async def call() -> Any:
+        return True
+
+    async def run(paced: bool) -> tuple[bool, bool]:
+        lanes = Lanes(LaneLimits())
+        for _ in range(6):
+            if paced:
+                await lanes.ready(-100)
+            method = "editMessageText" if paced else "sendMessage"
+            await lanes.process_request(call, (), {}, method, {"chat_id": -100}, None)
+            await asyncio.sleep(4)
+        room = asyncio.ensure_future(lanes.ready(-100))
+        await asyncio.sleep(0.5)  # the even step after the last call is past
+        shown, short = room.done(), lanes.short(-100)
+        room.cancel()
+        await asyncio.gather(room, return_exceptions=True)
+        return shown, short
+
+    loop = _VirtualLoop()
+    try:
+        assert loop.run_until_complete(run(paced=False)) == (False, True)
+        assert loop.run_until_complete(run(paced=True)) == (True, False)
+    finally:
+        loop.close()
+
+
 async def test_a_private_chats_pace_counts_from_the_previous_calls_start() -> None:
     """Issue 17: a private chat's calls are spaced from one call's start to the next's (the
     window, counted from answers, still keeps Telegram's 3 per 3 s), so a screen that follows
