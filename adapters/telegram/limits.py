@@ -16,7 +16,10 @@ and on any 429 it pauses **every** request of the bot. `Lanes` instead:
   state then instead of an older one queued in the limiter; a table message's edits spread
   the room a group's window has left over the time until its calls leave it, so a burst (a
   round's last state and result, the next round's message) is not followed by most of a
-  minute without a call, the table far behind the game.
+  minute without a call, the table far behind the game; and an edit leaves the room the calls
+  made without waiting for `ready` (posts, a deal's end) will need, at the pace they came
+  (`_Lane.projected`): with deals of about 10 s and no next-deal delay their ends alone want
+  most of a group's minute.
 
 Reads (getChatMember...) spend no chat's budget. The budget is per bot token: several
 processes on one token (one PostgreSQL store) keep a group's window together, each counting
@@ -114,7 +117,17 @@ class _Lane:
     window kept here is never shorter. The even spacing between calls is kept from one call's
     start to the next's (the window, kept by answers, is what guards against a 429)."""
 
-    __slots__ = ("busy", "limit", "paused_until", "sent", "started", "window")
+    __slots__ = (
+        "busy",
+        "first",
+        "granted",
+        "limit",
+        "paused_until",
+        "sent",
+        "started",
+        "unpaced",
+        "window",
+    )
 
     def __init__(self, limit: int, window: float) -> None:
         self.limit = limit
@@ -123,6 +136,13 @@ class _Lane:
         self.busy = 0
         self.paused_until = 0.0
         self.started: float | None = None
+        #: When the calls made without waiting for `Lanes.ready` were answered (a group's
+        #: posts and a deal's end: they come whatever the budget), within the window.
+        self.unpaced: deque[float] = deque()
+        #: `Lanes.ready` let an edit go: the next call is that paced edit.
+        self.granted = False
+        #: When the lane's first call was answered (None: none yet).
+        self.first: float | None = None
 
     def wait(
         self,
@@ -167,6 +187,29 @@ class _Lane:
                 if k >= 1:
                     wait = max(wait, (k * last + at + self.window) / (k + 1) - now)
         return max(0.0, wait)
+
+    def projected(self, now: float, limit: int) -> float:
+        """Seconds until one more paced call (a table message's edit) fits `limit` with the
+        unpaced calls still to come: they are expected at the pace of the window's own (per
+        second since the lane's first call, within the window), and an edit now is to leave
+        room for them at every moment until it leaves the window itself: while the calls
+        already made leave it, and until its end. 0: it fits now."""
+        while self.unpaced and self.unpaced[0] <= now - self.window:
+            self.unpaced.popleft()
+        if not self.unpaced or self.first is None:
+            return 0.0
+        rate = len(self.unpaced) / max(min(self.window, now - self.first), self.window / 6)
+        sent = [t for t in self.sent if t > now - self.window]
+        # Just before the i-th oldest call leaves (at + window), it and the newer ones are in
+        # the window, with the edit and the unpaced calls expected by then.
+        moments = [(at + self.window, len(sent) - i) for i, at in enumerate(sent)]
+        moments.append((now + self.window, 0))
+        if all(kept + self.busy + 1 + rate * (at - now) <= limit for at, kept in moments):
+            return 0.0
+        # Looked at again when a call leaves the window (the pace or the room changes), at
+        # least every even step (the pace is counted since the first call for a minute).
+        leaves = min([*sent[:1], self.unpaced[0]]) + self.window - now
+        return min(self.step, max(leaves, 0.001))
 
     @property
     def step(self) -> float:
@@ -240,10 +283,11 @@ class Lanes(BaseRateLimiter[int]):
     async def ready(self, chat_id: int | str) -> None:
         """Return once a call to `chat_id` would go at once: in a group, an edit of a table
         message (its lane has room beyond the calls kept for posts, `reserve`, the last call
-        is one even step back, and, with `spread`, the room left lasts at that pace until
-        the calls in the window leave it); in a private chat, the next message (one even
-        step after the last started); and the bot has room. It takes nothing: the call that
-        follows spends the budget."""
+        is one even step back, with `spread`, the room left lasts at that pace until the
+        calls in the window leave it, and the calls to come unpaced still find room:
+        `_Lane.projected`); in a private chat, the next message (one even step after the
+        last started); and the bot has room. It takes nothing: the call that follows spends
+        the budget (a group's next call counts as paced)."""
         loop = asyncio.get_running_loop()
         key = _chat_key(chat_id)
         lane = self._lane(key)
@@ -257,15 +301,18 @@ class Lanes(BaseRateLimiter[int]):
             wait = max(
                 lane.wait(now, limit, spacing, others, spread=_group(key)),
                 self._overall.wait(now),
+                lane.projected(now, limit) if _group(key) else 0.0,
             )
             if wait <= 0:
+                lane.granted = _group(key)
                 return
             await asyncio.sleep(wait)
 
     def short(self, chat_id: int | str) -> bool:
         """Whether a group's budget is short now: an edit of its table message now would
         leave the calls kept for posts (`reserve`) still spent `horizon` s from now (this
-        process's own calls, no pacing), so a call spared now is a deal's end sooner (the
+        process's own calls, no pacing), or leave too little room for the posts and deal
+        ends to come (`_Lane.projected`), so a call spared now is a deal's end sooner (the
         outbox then merges or puts off what it can). Never in a private chat."""
         key = _chat_key(chat_id)
         if not _group(key):
@@ -275,9 +322,12 @@ class Lanes(BaseRateLimiter[int]):
             return False
         # The calls still in the window `horizon` s from now: the room kept for posts must
         # be free again by then, this call made.
-        since = asyncio.get_running_loop().time() + self.limits.horizon - lane.window
+        now = asyncio.get_running_loop().time()
+        since = now + self.limits.horizon - lane.window
         kept = sum(1 for t in lane.sent if t > since)
-        return kept + lane.busy >= max(1, lane.limit - self.limits.reserve)
+        room = max(1, lane.limit - self.limits.reserve)
+        # Or an edit now would leave no room for the posts and deal ends to come.
+        return kept + lane.busy >= room or lane.projected(now, room) > 0
 
     async def _take(
         self, lanes: tuple[_Lane, ...], spacing: float = 0.0, key: int | str = 0
@@ -301,12 +351,18 @@ class Lanes(BaseRateLimiter[int]):
             await asyncio.sleep(wait)
 
     @staticmethod
-    def _done(lanes: tuple[_Lane, ...]) -> None:
-        """A call was answered: it counts from now."""
+    def _done(lanes: tuple[_Lane, ...], paced: bool = True) -> None:
+        """A call was answered: it counts from now (in the chat's unpaced calls too, unless
+        `paced`: an edit `ready` let go)."""
         now = asyncio.get_running_loop().time()
         for lane in lanes:
             lane.busy -= 1
             lane.sent.append(now)
+        chat = lanes[0]
+        if chat.first is None:
+            chat.first = now
+        if not paced:
+            chat.unpaced.append(now)
 
     async def process_request(
         self,
@@ -338,6 +394,11 @@ class Lanes(BaseRateLimiter[int]):
         else:
             return await callback(*args, **kwargs)
         loop = asyncio.get_running_loop()
+        # A group's call `ready` did not let go comes whatever the budget (a post, a deal's
+        # end): edits leave room for such calls at the pace they came (`_Lane.projected`).
+        paced = len(lanes) < 2 or not _group(key) or lanes[0].granted
+        if len(lanes) > 1:
+            lanes[0].granted = False
         while True:
             await self._take(lanes, spacing, key)
             try:
@@ -345,7 +406,7 @@ class Lanes(BaseRateLimiter[int]):
             except RetryAfter as exc:
                 flood = exc
             finally:
-                self._done(lanes)  # answered, refused or failed: it counts all the same
+                self._done(lanes, paced)  # answered, refused or failed: it counts the same
                 if len(lanes) > 1:
                     await self._record(key)
             self.floods[key] = self.floods.get(key, 0) + 1

@@ -6,12 +6,12 @@ one) and then goes only if nothing newer was committed meanwhile: every state co
 the budget was spent is merged into the newest, and a state never follows a newer one. An edit
 that would show what the message shows already is skipped; a new table message freezes the old
 one first (its buttons removed). While the channel's budget is short (`ShortBudget.short`: an edit
-now would leave the calls kept for posts spent), a freeze spares its call for a deal's end
-(issue 31, point 5): a table message whose successor already waits is posted as that successor
-freezes it, and the freeze is not sent; else the freeze is put off until an edit has room,
-after the new message (`thaw`). Posts (a reveal, a deal's result, a picture) are events: sent
-in order, never merged. This module decides; `bot/service/outbox.py` stores, claims, orders,
-retries and marks.
+now would leave the calls kept for posts, or the room the posts to come need, spent), a freeze
+spares its call for a deal's end (issue 31, point 5): a table message whose successor already
+waits (a deal's result is held a moment for it: `HOLD`) is posted as that successor freezes it,
+the freeze not sent; else the freeze is put off until an edit has room, after the new message
+(`thaw`). Posts (a reveal, a deal's result, a picture) are events: sent in order, never merged.
+This module decides; `bot/service/outbox.py` stores, claims, orders, retries and marks.
 """
 
 from __future__ import annotations
@@ -45,6 +45,12 @@ OnPosted = Callable[[str, str], Awaitable[None]]
 
 #: Renderings at the commit kept per table for its delivery (more are rendered anew).
 RENDERED_KEPT = 8
+
+#: Seconds a new table message freezing no older one (a deal's result) waits, while its
+#: channel's budget is short, for the next one that would freeze it (the next deal's message,
+#: committed a moment later at no next-deal delay; only where the last one came that soon):
+#: posted as that one leaves it, its freeze spares a call.
+HOLD = 0.5
 
 #: The longest text of private messages sent as one (`bot.service.replies.MAX_TEXT`, a text
 #: every platform takes in one message).
@@ -125,6 +131,10 @@ class TableMessage:
     #: Older table messages still to freeze (reference, their last screen): posted past
     #: while the channel's budget was short, they are frozen when an edit has room.
     unfrozen: list[tuple[str, Screen]] = field(default_factory=list)
+    #: When the newest table message freezing no older one (a deal's result) was committed,
+    #: until a successor froze it; how soon after it the last such successor came (`HOLD`).
+    unfreezing: float | None = None
+    follows: float | None = None
 
     def adopt(self, ref: str | None) -> None:
         """The store's reference (another process may have posted or edited since: what the
@@ -204,6 +214,9 @@ class TableMessages:
         `more` is set when a message of the channel arrives: an edit waiting for the budget
         stops waiting when a newer edit replaces it or a post comes (a deal's end then goes
         out at once, on the calls kept for posts, not after the paced edit's turn)."""
+        if m.kind == "post_table":
+            await self._hold(channel, tm, m, later, arrived, more)
+            return True
         if m.kind != "edit":
             return True
         if not self.superseded(m, later):
@@ -227,6 +240,29 @@ class TableMessages:
         if tm.stale_since is None or m.created_at < tm.stale_since:
             tm.stale_since = m.created_at
         return False
+
+    async def _hold(
+        self,
+        channel: str,
+        tm: TableMessage,
+        m: OutMessage,
+        later: list[OutMessage],
+        arrived: Callable[[], list[OutMessage]],
+        more: asyncio.Event | None,
+    ) -> None:
+        """Hold `m`, a new table message freezing no older one (a deal's result), up to
+        `HOLD` s for the next one, while the budget is short and the last one came that soon:
+        when it comes and freezes `m`'s, `m` is posted as it ends (`freezer`), and the
+        freeze's call is spared for a deal's end (issue 31, point 5)."""
+        if m.freeze is not None and tm.unfreezing is not None:
+            tm.follows = m.created_at - tm.unfreezing  # how soon the successor came
+        tm.unfreezing = m.created_at if m.freeze is None else None
+        soon = m.freeze is None and tm.follows is not None and tm.follows <= HOLD
+        if more is None or not soon or not self.short(channel):
+            return
+        if self.freezer(m, later) is None:
+            stop = lambda: any(n.kind == "post_table" for n in later + arrived())  # noqa: E731
+            await self._until_ready(asyncio.sleep(HOLD), stop, more)
 
     async def thaw(
         self,
@@ -305,11 +341,10 @@ class TableMessages:
         table message was posted. `later`: the channel's messages waiting after `m`.
 
         While the channel's budget is short (`short`), a new table message whose successor
-        waits already (`freezer`: a deal's result, and the next deal's message committed
-        before the result went out) is posted as that successor freezes it, and that freeze
-        is not sent: the message the same as it ends, one call less; and the freeze of the
-        old message a new one replaces is put off until an edit has room (`thaw`), so a
-        deal's end that follows goes first (issue 31, point 5)."""
+        waits already (`freezer`: a deal's result, and the next deal's message) is posted as
+        that successor freezes it, the freeze not sent: the same as it ends, one call less;
+        and the freeze of the old message a new one replaces is put off until an edit has
+        room (`thaw`), so a deal's end that follows goes first (issue 31, point 5)."""
         n = self.notifier
         # Rendered now (not at its commit): it may show what the message shows already.
         fresh = isinstance(m.screen, TableShot) and m.screen not in tm.rendered
