@@ -2,8 +2,11 @@
 
 - every game's engine (`bot/games/<game>/engine`) is pure: the standard library only, and none of
   it that does I/O, time, chance, logging or concurrency; `json` only in its `record.py` (parsing
-  a record's text); nothing of ours but engines; no use of the global `random` module, and no
+  a record's text); of ours only itself and the engines' shared part (`bot/games/common/engine`,
+  pure by the same rule, which imports no game); no use of the global `random` module, and no
   dynamic imports.
+- no game imports another: what two games share lives in `bot/games/common`, which imports no
+  game.
 - `bot/service` never imports `adapters` or `storage` (it owns ports they implement), and
   `bot/service`, `storage` and `adapters` import no game: only the composition root does.
 - `storage` never imports `adapters`; adapters never import each other.
@@ -131,6 +134,10 @@ def _is_ours(module: str) -> bool:
 ENGINE = _modules(*(str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("bot/games/*/engine"))))
 
 
+#: The engines' shared pure part: every engine may import it; it imports no game.
+COMMON_ENGINE = "bot.games.common.engine"
+
+
 def _engine_of(name: str) -> str:
     """The engine package a module belongs to: `bot.games.<game>.engine`."""
     return ".".join(name.split(".")[:4])
@@ -140,6 +147,9 @@ def test_the_engines_are_found() -> None:
     """The checker sees the engines' modules (a wrong path would pass vacuously)."""
     gnav = {"match", "record", "pieces"}
     assert {f"bot.games.gnav.engine.{m}" for m in gnav} <= set(ENGINE)
+    assert {f"{COMMON_ENGINE}.{m}" for m in ("errors", "events", "record", "safejson")} <= set(
+        ENGINE
+    )
 
 
 def _engine_violations(name: str, path: Path) -> list[str]:
@@ -149,12 +159,18 @@ def _engine_violations(name: str, path: Path) -> list[str]:
         top = _top(imp.module)
         if _is_ours(imp.module):
             # `from bot import engine` names the bare `bot` package too: only what follows counts.
-            # An engine may build on another game's pure engine (Gnavspiel shares Gnav's error
-            # and record-error bases), never on anything else of ours.
-            parts = imp.module.split(".")
-            is_engine = len(parts) >= 4 and parts[:2] == ["bot", "games"] and parts[3] == "engine"
-            if (len(parts) > 3 and not is_engine) or (len(parts) == 3 and parts[1] != "games"):
-                bad.append(f"line {imp.line}: {imp.module} (an engine imports only engines)")
+            # An engine builds on itself and on the engines' shared pure part, never on another
+            # game's engine or anything else of ours.
+            own = _engine_of(name)
+            inside = any(
+                imp.module == a or imp.module.startswith(a + ".") for a in (own, COMMON_ENGINE)
+            )
+            packages = {"bot", "bot.games", own.rpartition(".")[0], "bot.games.common"}
+            if not inside and imp.module not in packages:
+                bad.append(
+                    f"line {imp.line}: {imp.module} (an engine imports only itself and "
+                    f"{COMMON_ENGINE})"
+                )
             continue
         if top == "__future__":
             continue
@@ -225,6 +241,44 @@ def test_games_import_no_adapter_and_no_storage() -> None:
     assert not _violations(("bot/games",), ("adapters", "storage"))
 
 
+#: The games' packages (`bot/games/<game>/`), the shared part `bot/games/common` apart.
+GAMES = sorted(
+    p.name
+    for p in (ROOT / "bot" / "games").iterdir()
+    if (p / "__init__.py").exists() and p.name != "common"
+)
+
+
+def test_the_games_are_found() -> None:
+    """The checker sees the games' packages (a wrong path would pass vacuously)."""
+    assert {"gnav", "gnavspiel", "karnaval"} <= set(GAMES)
+
+
+@pytest.mark.parametrize("game", [*GAMES, "common"])
+def test_no_game_imports_another(game: str) -> None:
+    """What two games share lives in `bot/games/common` (issue 32): a game imports no other
+    game, and the shared part imports none."""
+    others = tuple(f"bot.games.{g}" for g in GAMES if g != game)
+    assert not _violations((f"bot/games/{game}",), others)
+
+
+def test_gnavspiel_loads_nothing_of_gnav() -> None:
+    """Gnavspiel's rules, view, engine, record reader, bots and page load no module of Gnav,
+    not even through the shared part (issue 32)."""
+    code = (
+        "import sys\n"
+        "import bot.games.gnavspiel.game, bot.games.gnavspiel.web, bot.games.gnavspiel.search\n"
+        "import bot.games.gnavspiel.engine.record\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    loaded = done.stdout.split()
+    assert "bot.games.gnavspiel.engine.record" in loaded
+    assert [m for m in loaded if m == "bot.games.gnav" or m.startswith("bot.games.gnav.")] == []
+
+
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_adapters_never_import_each_other(adapter: str) -> None:
     """Telegram, Discord and the console adapter stay independent."""
@@ -263,6 +317,26 @@ def test_the_checker_resolves_relative_imports_and_flags_bad_ones(tmp_path: Path
     ]
     bad = _engine_violations("bot.games.gnav.engine.fake", path)
     assert [b.split(":")[0] for b in bad] == ["line 2", "line 3", "line 5"]
+
+
+def test_the_checker_lets_an_engine_import_the_shared_engine_and_no_other_game(
+    tmp_path: Path,
+) -> None:
+    """The checker itself: the shared pure part is allowed, another game's engine, the shared
+    web part and the service are not."""
+    path = tmp_path / "fake.py"
+    path.write_text(
+        "from bot.games.common.engine.errors import RuleError\n"
+        "from bot.games.common.engine import safejson\n"
+        "from bot.games.gnav.engine.errors import RuleError as Gnav\n"
+        "from bot.games.common import web\n"
+        "from bot.games import karnaval\n"
+        "from bot import service\n"
+        "from .cards import DECK\n",
+        encoding="utf-8",
+    )
+    bad = _engine_violations("bot.games.gnavspiel.engine.fake", path)
+    assert [b.split(":")[0] for b in bad] == ["line 3", "line 3", "line 4", "line 5", "line 6"]
 
 
 PLATFORM_LIBRARIES = ("telegram", "discord", "aiosqlite", "asyncpg", "pydantic", "aiohttp")

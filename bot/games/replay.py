@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bot.games.gnav.engine import safejson
+from bot.games.common.engine import safejson
 from bot.games.registry import GAME_NAMES
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.games import replay
-from bot.games.gnav.engine.safejson import MAX_SHOWN
+from bot.games.common.engine.safejson import MAX_SHOWN
 from bot.games.registry import GAME_NAMES, all_games
 from tests.games.gnav.engine.vectors import run_gnav_bot
 

@@ -328,11 +328,12 @@ class GnavView(GameView):
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps, every piece shown from the
-        deal on (bot/games/gnav/web.py)."""
+        deal on (bot/games/common/web.py)."""
+        from bot.games.common.web import replay_steps
         from bot.games.gnav import web
         from bot.games.gnav.engine.record import replay_record
 
-        return web.replay_steps(
+        return replay_steps(
             record,
             cat,
             self,

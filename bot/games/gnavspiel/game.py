@@ -158,11 +158,12 @@ class GnavspielRules(GameRules):
         (`easy` now and then, `EASY_SLIP`, takes another legal choice: a casual player's
         second-best); `strong` (bot/games/gnavspiel/search.py) as a job holding a snapshot of
         what the seat may know, to run away from the service's loop within `seconds`."""
-        if level == "strong" and len(t.m.choices(seat)) > 1:
+        legal = t.m.choices(seat)
+        if level == "strong" and len(legal) > 1:
             return partial(_thought_choice, search.think(t.m, seat, rng, seconds=seconds))
         pick = self.bot_choice(t, seat, rng)
         if level == "easy" and rng.random() < EASY_SLIP:
-            others = [c for c in t.m.choices(seat) if (c.action, c.arg) != (pick.action, pick.arg)]
+            others = [c for c in legal if (c.action, c.arg) != (pick.action, pick.arg)]
             if others:
                 c = others[rng.randrange(len(others))]
                 return Choice(c.action, c.arg)
@@ -392,9 +393,9 @@ class GnavspielView(GameView):
         return web.web_view(t.m, seat, names, cat, cat.t(self.view_label), partial(card_text, cat))
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
-        """A finished match's record as the replay page's steps (Gnav's rounds of actions,
-        bot/games/gnav/web.py), every card shown from the deal on."""
-        from bot.games.gnav.web import replay_steps
+        """A finished match's record as the replay page's steps (rounds of actions, as Gnav's:
+        bot/games/common/web.py), every card shown from the deal on."""
+        from bot.games.common.web import replay_steps
         from bot.games.gnavspiel import web
         from bot.games.gnavspiel.engine.record import replay_record
 

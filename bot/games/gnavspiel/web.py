@@ -1,12 +1,13 @@
 """Gnavspiel on the web page: the viewer's own card (G4: hidden from the others until the
 reveal), the pot, every seat's chips and debt at the seat; the replay shows every seat's card
-(bot/games/gnav/web.py folds the rounds)."""
+(bot/games/common/web.py folds the rounds)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bot.games.common.web import own_tile
 from bot.games.gnavspiel.engine import Match, card_name
 from bot.service.i18n import Catalog
 
@@ -41,8 +42,7 @@ def web_view(
 
 def card_tile(card: int, text: Callable[[str], str]) -> dict[str, Any]:
     """A card as a tile, named in the table's language."""
-    name = text(card_name(card))
-    return {"id": "own", "text": name, "tone": "", "note": "", "label": name}
+    return own_tile(text(card_name(card)))
 
 
 def hands(m: Match, text: Callable[[str], str]) -> list[list[dict[str, Any]]]:

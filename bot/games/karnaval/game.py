@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -25,8 +26,8 @@ from bot.games.karnaval.engine.cards import (
     JOKER,
     SUITS,
     full_deck,
+    marked_hand,
     rank_of,
-    sorted_hand,
     suit_of,
 )
 from bot.games.karnaval.engine.game import Deal, Play, barred_bid, draw_next
@@ -78,14 +79,22 @@ def lettered(text: str, cat: Catalog) -> str:
     return _LETTER.sub(lambda m: letters.get(m.group(1), m.group(1)), text)
 
 
+#: Each catalog's letters (`_letters`), worked out once per catalog: a table message and a
+#: hand letter dozens of cards.
+_LETTERS: weakref.WeakKeyDictionary[Catalog, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
 def _letters(cat: Catalog) -> dict[str, str]:
     """The ranks `cat`'s language letters otherwise than the cards' own letters."""
-    out = {}
-    for r in LETTERED:
-        key = f"karnaval.rank.{r}"
-        if cat.has(key) and cat.t(key) != r:
-            out[r] = cat.t(key)
-    return out
+    found = _LETTERS.get(cat)
+    if found is None:
+        found = {}
+        for r in LETTERED:
+            key = f"karnaval.rank.{r}"
+            if cat.has(key) and cat.t(key) != r:
+                found[r] = cat.t(key)
+        _LETTERS[cat] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -100,6 +109,37 @@ class KarnavalMatch:
     #: The JSON form of the finished deals (they never change again): each made once for
     #: `dump`'s finished parts, not at every move.
     finished: list[dict[str, Any]] = field(default_factory=list)
+    #: Who decides now and their labelled choices, computed once per state of the match
+    #: (`_memo`) however often one command asks (screens, deadlines, bots, the page): a
+    #: per-process memo, never stored.
+    memo: _Memo | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(slots=True)
+class _Memo:
+    """The deciders of one state of a match (`_memo`), and the choices asked for so far."""
+
+    state: tuple[int, int, int, tuple[str, ...] | None]
+    deciders: tuple[int, ...]
+    choices: dict[int, tuple[Choice, ...]] = field(default_factory=dict)
+
+
+def _memo(t: KarnavalMatch) -> _Memo:
+    """The match's memo of its current state: made anew (its deciders computed) once a step
+    has changed the state. What tells one state from the next: every step deals, bids, plays
+    a card (or two) or picks the first half of a step of two (`pending`), and the engine's
+    state between them is what those steps made it."""
+    k = t.k
+    deals = k.deals
+    if deals:
+        d = deals[-1]
+        state = (len(deals), len(d.bids), len(d.plays), k.pending)
+    else:
+        state = (0, 0, 0, k.pending)
+    memo = t.memo
+    if memo is None or memo.state != state:
+        memo = t.memo = _Memo(state, tuple(k.deciders()))
+    return memo
 
 
 def _draw(n: int, rng: random.Random) -> list[dict[int, str]]:
@@ -149,18 +189,27 @@ class KarnavalRules(GameRules):
 
     def deciders(self, t: KarnavalMatch) -> list[int]:
         """The seat to bid or play (none while dealing, or once all four quarters are played:
-        K3, K20)."""
-        return t.k.deciders()
+        K3, K20); computed once per state of the match."""
+        return list(_memo(t).deciders)
 
     def choices(self, t: KarnavalMatch, seat: int) -> list[Choice]:
         """The seat's legal steps, labelled from the catalog; cards in the hand's order, a
-        row of buttons for each suit (jokers, trumps, then the others: issue 30)."""
-        d = t.k.current
-        trump = d.trump if d is not None else None
-        return [self._choice(c.action, c.arg, trump) for c in t.k.choices(seat)]
+        row of buttons for each suit (jokers, trumps, then the others: issue 30); computed
+        once per state of the match."""
+        memo = _memo(t)
+        found = memo.choices.get(seat)
+        if found is None:
+            d = t.k.current
+            trump = d.trump if d is not None else None
+            found = tuple(self._choice(c.action, c.arg, trump) for c in t.k.choices(seat))
+            memo.choices[seat] = found
+        return list(found)
 
     @staticmethod
+    @lru_cache(maxsize=4096)
     def _choice(action: str, arg: str | None, trump: str | None = None) -> Choice:
+        """A step labelled for its button, made once per step and trump suit (a few hundred
+        in all): every table and state shares it (a `Choice` is frozen, its label read only)."""
         if action == "bid":
             return Choice("bid", arg, ("karnaval.button.bid", {"n": arg}), "primary", 0)
         if action in ("play", "give"):
@@ -285,11 +334,7 @@ class KarnavalRules(GameRules):
                 if e.kind == "hand":
                     # As the private screen shows a hand: by suit, trumps first and marked.
                     d = k.current
-                    trump = d.trump if d is not None else None
-                    hand = [
-                        {"card": c, "trump": trump is not None and suit_of(c) == trump}
-                        for c in sorted_hand(e.cards, trump)
-                    ]
+                    hand = marked_hand(e.cards, d.trump if d is not None else None)
                     line: LogLine = (hand_key(hand), {"cards": hand_text(hand)})
                     out.private.append((e.audience, line))
                 continue
@@ -485,9 +530,12 @@ class KarnavalView(GameView):
         d = k.current
         if d is None or d.complete:
             return cat.t("karnaval.piece.none")
-        view = k.view_for(seat)
-        text = cat.t(hand_key(view["hand"]), cards=hand_text(view["hand"], cat) or "–")
-        pending = k.pending if seat in k.deciders() else None
+        # The hand as `Karnaval.view_for` sorts and marks it, without the rest of that view
+        # (the seat's choices, the score sheet): the choices are the screen's buttons,
+        # computed once per state (`KarnavalRules.choices`).
+        hand = marked_hand(d.held[seat], d.trump) if 0 <= seat < k.n else []
+        text = cat.t(hand_key(hand), cards=hand_text(hand, cat) or "–")
+        pending = k.pending if seat in _memo(t).deciders else None
         if pending is not None:
             # The first pick of a step of two (a card given to a Karnaval, a joker led...)
             # is acknowledged: the next question never looks the same as the first.

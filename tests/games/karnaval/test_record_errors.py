@@ -503,7 +503,7 @@ def test_shared_rounds_are_still_checked_for_depth_and_surrogates() -> None:
     """The parse shares equal objects of strings and the checks look at each once: a lone
     surrogate in a repeated round, and an object of strings one level too deep, are still
     refused as faults of the file; one level less is fine."""
-    from bot.games.gnav.engine import safejson
+    from bot.games.common.engine import safejson
 
     text = _tied_draw_text(1000).replace('"P2": "10C"', '"P2": "10\\udc00"')
     assert _replay_text(text).startswith("file: ") and "surrogate" in _replay_text(text)

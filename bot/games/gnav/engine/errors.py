@@ -1,18 +1,11 @@
-"""Typed errors of the rules engine: each names the rule (RULES.md id) it enforces."""
+"""Typed errors of the Gnav rules engine: each names the rule (RULES.md id) it enforces. Their
+base, `RuleError`, is the one Gnavspiel's errors derive from too (bot/games/common/engine)."""
 
 from __future__ import annotations
 
+from bot.games.common.engine.errors import RuleError
 
-class RuleError(Exception):
-    """An action the rules forbid; `rule` is the RULES.md id, e.g. "N9"."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
+__all__ = ["BagExhausted", "InvalidDeal", "MatchOver", "NotYourTurn", "RoundOver", "RuleError"]
 
 
 class NotYourTurn(RuleError):

@@ -7,12 +7,13 @@ private event (`piece`) tells one seat the rank it now holds; nothing else carri
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from bot.games.common.engine.events import EVERYONE
+from bot.games.common.engine.events import Event as _Event
+from bot.games.common.engine.events import event_text as _event_text
 from bot.games.gnav.engine.pieces import RANK_NAMES
 
-#: Audience of an event every seat (and the channel) may see.
-EVERYONE = -1
+__all__ = ["EVERYONE", "PUBLIC_KINDS", "RANKED_PUBLIC_KINDS", "Event", "event_text"]
 
 #: Public event kinds, as in MATCH_RECORD.md.
 PUBLIC_KINDS = frozenset(
@@ -43,32 +44,24 @@ PUBLIC_KINDS = frozenset(
 RANKED_PUBLIC_KINDS = frozenset({"forbi", "bag_forbi"})
 
 
-class Event(NamedTuple):
-    """One fact of the game.
+class Event(_Event):
+    """One fact of Gnav (the fields are `bot.games.common.engine.events.Event`'s).
 
-    `seats` are seat indexes in the order the record format names them (`swap P Q`: P asked,
-    Q gave). `rank` is -1 unless the event may carry one: a matador that refused (`forbi`,
+    `seats` are in the order the record format names them (`swap P Q`: P asked, Q gave).
+    `rank` is -1 unless the event may carry one: a matador that refused (`forbi`,
     `bag_forbi`) or, for a private `piece` event, the rank its audience now holds. `detail`
     qualifies: the reason of a `piece` ("deal", "swap", "bag", "undo") or of a `pay`
     ("lowest", "narr"); `data` is, for `reveal`, the (seat, rank) pairs of all participants.
     """
 
-    kind: str
-    seats: tuple[int, ...] = ()
-    rank: int = -1
-    audience: int = EVERYONE
-    detail: str = ""
-    data: tuple[tuple[int, int], ...] = ()
+    __slots__ = ()
 
     @property
-    def public(self) -> bool:
-        """True when everyone may see this event."""
-        return self.audience == EVERYONE
+    def rank(self) -> int:
+        """The piece's rank the event carries (its `item`), -1 when none."""
+        return self.item
 
 
 def event_text(event: Event, names: Sequence[str]) -> str:
     """The MATCH_RECORD.md string of a public event, e.g. `forbi B Hest` or `swap A C`."""
-    parts = [event.kind, *(names[s] for s in event.seats)]
-    if event.kind in RANKED_PUBLIC_KINDS:
-        parts.append(RANK_NAMES[event.rank])
-    return " ".join(parts)
+    return _event_text(event, names, RANK_NAMES, RANKED_PUBLIC_KINDS)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.games.common.engine.events import event_from_list, event_to_list
 from bot.games.gnav.engine.errors import (
     BagExhausted,
     InvalidDeal,
@@ -793,7 +794,7 @@ class Match:
             # The newest round keeps its outcome too, so a restored table can still show it.
             last = self.history[-1]
             data["last_round"] = {
-                "events": [_event_to_list(e) for e in last.events],
+                "events": [event_to_list(e) for e in last.events],
                 "end": last.end,
                 "hands": [[s, r] for s, r in last.hands.items()],
                 "lives": list(last.lives),
@@ -860,7 +861,7 @@ class Match:
         last = data.get("last_round")
         if last is not None and m.history:
             log = m.history[-1]
-            log.events = [_event_from_list(e) for e in last["events"]]
+            log.events = [event_from_list(Event, e) for e in last["events"]]
             log.end = last["end"]
             log.hands = {s: r for s, r in last["hands"]}
             log.lives = list(last["lives"])
@@ -879,15 +880,6 @@ class Match:
 
 #: Builds an Event from all six fields at C speed (NamedTuple's own __new__ is Python code).
 _new = tuple.__new__
-
-
-def _event_to_list(e: Event) -> list[Any]:
-    return [e.kind, list(e.seats), e.rank, e.audience, e.detail, [list(p) for p in e.data]]
-
-
-def _event_from_list(v: Sequence[Any]) -> Event:
-    kind, seats, rank, audience, detail, data = v
-    return Event(kind, tuple(seats), rank, audience, detail, tuple((a, b) for a, b in data))
 
 
 def _count_word(count: int) -> str:

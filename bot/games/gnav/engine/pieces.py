@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from bot.games.gnav.engine.safejson import cut, shown
+from bot.games.common.engine.safejson import cut, shown
 
 
 class Rank(IntEnum):

@@ -10,20 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.games.gnav.engine import safejson
+from bot.games.common.engine import safejson
+from bot.games.common.engine.record import RecordError
+from bot.games.common.engine.record import where as _where
+from bot.games.common.engine.safejson import cut, shown
 from bot.games.gnav.engine.errors import RuleError
 from bot.games.gnav.engine.events import event_text
 from bot.games.gnav.engine.match import NO_PIECE, Match, RoundLog
 from bot.games.gnav.engine.pieces import RANK_BY_TEXT, RANK_NAMES, parse_rank
 from bot.games.gnav.engine.profiles import PROFILES
-from bot.games.gnav.engine.safejson import cut, shown
 
 #: Exact record spellings of the ranks; anything else goes through `parse_rank` (and its errors).
 _rank_of = RANK_BY_TEXT.get
-
-
-class RecordError(ValueError):
-    """An invalid match record; the message is one line naming where and what."""
 
 
 def parse_record(text: str) -> Any:
@@ -44,12 +42,6 @@ def _clip(message: str, seats: Sequence[str]) -> str:
         if len(name) > safejson.MAX_SHOWN:
             message = message.replace(name, name[: safejson.MAX_SHOWN - 1] + "…")
     return message
-
-
-def _where(round_no: int, action_no: int | None = None) -> str:
-    if action_no is None:
-        return f"round {round_no}"
-    return f"round {round_no}, action {action_no}"
 
 
 def new_match_from_record(record: Any) -> Match:

@@ -2,7 +2,8 @@
 
 Each error names the RULES.md rule it enforces (`rule`, e.g. "G5"), a message-catalog key
 (`key`, e.g. "gnavspiel.error.not_your_turn") with its `params`, and an English `message`.
-They subclass the Gnav engine's `RuleError`, so code that catches rule errors catches these too.
+They subclass the shared `RuleError` (bot/games/common/engine), as Gnav's errors do, so code
+that catches rule errors catches these too.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.games.gnav.engine.errors import RuleError as _BaseRuleError
+from bot.games.common.engine.errors import RuleError as _BaseRuleError
 
 
 class RuleError(_BaseRuleError):

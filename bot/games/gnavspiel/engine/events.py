@@ -9,12 +9,24 @@ The private `card` event tells one seat the card it now holds; nothing else name
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
+from bot.games.common.engine.events import EVERYONE, event_to_list
+from bot.games.common.engine.events import Event as _Event
+from bot.games.common.engine.events import event_from_list as _event_from_list
+from bot.games.common.engine.events import event_text as _event_text
 from bot.games.gnavspiel.engine.cards import CARD_NAMES
 
-#: Audience of an event every seat (and the channel) may see.
-EVERYONE = -1
+__all__ = [
+    "CARD_PUBLIC_KINDS",
+    "EVERYONE",
+    "PRIVATE_KINDS",
+    "PUBLIC_KINDS",
+    "Event",
+    "event_from_list",
+    "event_text",
+    "event_to_list",
+]
 
 #: Public event kinds, as MATCH_RECORD.md words them.
 PUBLIC_KINDS = frozenset(
@@ -44,56 +56,28 @@ CARD_PUBLIC_KINDS = frozenset({"taboo", "stand"})
 PRIVATE_KINDS = frozenset({"card"})
 
 
-class Event(NamedTuple):
-    """One fact of the game.
+class Event(_Event):
+    """One fact of Gnavspiel (the fields are `bot.games.common.engine.events.Event`'s).
 
-    `seats` are seat indexes in the order the record format names them (`offer X Y`: X offers
-    Y). `card` is -1 unless the event may carry one (`taboo`, `stand`, or the private `card`).
-    `detail` qualifies a `card` event ("deal", "accept", "draw", "take_back") or a `pay`
-    ("joker", "lowest"); `data` is, for `reveal`, the (seat, card) pairs of every hand.
+    `seats` are in the order the record format names them (`offer X Y`: X offers Y). `card`
+    is -1 unless the event may carry one (`taboo`, `stand`, or the private `card`). `detail`
+    qualifies a `card` event ("deal", "accept", "draw", "take_back") or a `pay` ("joker",
+    "lowest"); `data` is, for `reveal`, the (seat, card) pairs of every hand.
     """
 
-    kind: str
-    seats: tuple[int, ...] = ()
-    card: int = -1
-    audience: int = EVERYONE
-    detail: str = ""
-    data: tuple[tuple[int, int], ...] = ()
+    __slots__ = ()
 
     @property
-    def public(self) -> bool:
-        """True when everyone may see this event."""
-        return self.audience == EVERYONE
+    def card(self) -> int:
+        """The card the event carries (its `item`), -1 when none."""
+        return self.item
 
 
 def event_text(event: Event, names: Sequence[str]) -> str:
     """The MATCH_RECORD.md string of a public event, e.g. `offer Ann Bob` or `taboo Cid K`."""
-    parts = [event.kind, *(names[s] for s in event.seats)]
-    if event.kind in CARD_PUBLIC_KINDS:
-        parts.append(CARD_NAMES[event.card])
-    return " ".join(parts)
-
-
-def event_to_list(event: Event) -> list[Any]:
-    """A JSON-safe form of an event (`event_from_list` reverses it)."""
-    return [
-        event.kind,
-        list(event.seats),
-        event.card,
-        event.audience,
-        event.detail,
-        [list(p) for p in event.data],
-    ]
+    return _event_text(event, names, CARD_NAMES, CARD_PUBLIC_KINDS)
 
 
 def event_from_list(value: Sequence[Any]) -> Event:
     """The event `event_to_list` wrote."""
-    kind, seats, card, audience, detail, data = value
-    return Event(
-        str(kind),
-        tuple(int(s) for s in seats),
-        int(card),
-        int(audience),
-        str(detail),
-        tuple((int(a), int(b)) for a, b in data),
-    )
+    return _event_from_list(Event, value)

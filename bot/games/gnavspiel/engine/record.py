@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.games.gnav.engine.record import RecordError as _GnavRecordError
-from bot.games.gnav.engine.safejson import MAX_SHOWN, cut, shown
+from bot.games.common.engine.record import RecordError as _SharedRecordError
+from bot.games.common.engine.record import where as _where
+from bot.games.common.engine.safejson import MAX_SHOWN, cut, shown
 from bot.games.gnavspiel.engine.cards import CARD_BY_NAME, CARD_NAMES
 from bot.games.gnavspiel.engine.errors import RuleError
 from bot.games.gnavspiel.engine.events import event_text
@@ -31,17 +32,12 @@ from bot.games.gnavspiel.engine.match import (
 PROFILE = "gnavspiel"
 
 
-class RecordError(_GnavRecordError):
+class RecordError(_SharedRecordError):
     """An invalid gnavspiel record; the message is one line naming where and what.
 
-    It subclasses the Gnav record error, so `gnav-bot replay` reports both the same way.
+    It subclasses the record error Gnav's reader raises (bot/games/common/engine), so
+    `gnav-bot replay` reports both the same way.
     """
-
-
-def _where(round_no: int, action_no: int | None = None) -> str:
-    if action_no is None:
-        return f"round {round_no}"
-    return f"round {round_no}, action {action_no}"
 
 
 def _clip(message: str, seats: Sequence[str]) -> str:

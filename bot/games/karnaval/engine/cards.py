@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 JOKER = "JK"
 #: Ranks, highest first (K1).
@@ -79,3 +80,12 @@ def sort_key(card: str, trump: str | None = None) -> tuple[int, int, int]:
 def sorted_hand(cards: Iterable[str], trump: str | None = None) -> list[str]:
     """A hand in display order (`sort_key`)."""
     return sorted(cards, key=lambda c: sort_key(c, trump))
+
+
+def marked_hand(cards: Iterable[str], trump: str | None) -> list[dict[str, Any]]:
+    """A hand in display order (`sorted_hand`), each card `{"card", "trump"}`: whether it is a
+    trump (a joker is none)."""
+    return [
+        {"card": c, "trump": trump is not None and suit_of(c) == trump}
+        for c in sorted_hand(cards, trump)
+    ]

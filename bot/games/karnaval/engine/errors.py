@@ -11,15 +11,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: Most characters of a value an error message repeats (docs/KARNAVAL_RECORD.md, "Errors").
-MAX_SHOWN = 80
+# A name as an error message repeats it (docs/KARNAVAL_RECORD.md, "Errors"): at most
+# `MAX_SHOWN` (80) characters, cut as every game's record errors cut it.
+from bot.games.common.engine.safejson import MAX_SHOWN, cut
 
-
-def cut(text: str) -> str:
-    """A name as an error message repeats it: at most `MAX_SHOWN` characters, a longer one cut to
-    its first `MAX_SHOWN - 1` followed by "…"; never a lone surrogate or a line break."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\n", " ")
-    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+__all__ = [
+    "MAX_SHOWN",
+    "IllegalBid",
+    "IllegalChoice",
+    "IllegalPlay",
+    "InvalidDeal",
+    "InvalidDraw",
+    "MatchOver",
+    "NotYourTurn",
+    "RuleError",
+    "WrongPhase",
+    "cut",
+    "shown",
+]
 
 
 def shown(text: str) -> str:

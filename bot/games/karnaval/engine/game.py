@@ -29,6 +29,7 @@ from bot.games.karnaval.engine.cards import (
     JOKER,
     SUIT_NAMES,
     is_card,
+    marked_hand,
     missing,
     over_counts,
     rank_of,
@@ -1115,10 +1116,7 @@ class Karnaval:
             "complete": d.complete,
         }
         if 0 <= seat < self.n:
-            view["hand"] = [
-                {"card": c, "trump": trump is not None and suit_of(c) == trump}
-                for c in sorted_hand(d.held[seat], trump)
-            ]
+            view["hand"] = marked_hand(d.held[seat], trump)
             if self.pending is not None and seat == self.turn:
                 view["pending"] = list(self.pending)
         if d.trick:
