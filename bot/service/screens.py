@@ -234,6 +234,18 @@ class Screens:
             cache.append(view.render_line(line, cat))
         return cache
 
+    def shown(self, table: Table) -> Screen:
+        """The table message as the table is now, with its buttons: the one its last commit
+        showed (`show`, `repost`: the same row version and `seq`), else rendered (and kept
+        for the next page of the same state)."""
+        kept = table.cache.shown
+        version = table.row_version or 0
+        if kept is not None and kept[0] == version and kept[1] == table.seq:
+            return kept[2]
+        screen = self.render(table)
+        table.cache.shown = (version, table.seq, screen)
+        return screen
+
     def render_table(self, table: Table, buttons: bool, note: str | None) -> Screen:
         """The table message (for a shot rendered at its delivery)."""
         return self.render(table, buttons=buttons, note=note)
@@ -246,6 +258,7 @@ class Screens:
         table that has closed keeps its last screen itself (a newer table at the same key
         must not stand in for it)."""
         screen = self.render(table)
+        table.cache.shown = ((table.row_version or 0) + 1, table.seq, screen)
         if table.status == "closed":
             self.outbox.edit_table(table.key.key, screen)
         else:
@@ -261,8 +274,10 @@ class Screens:
         the rendering is kept for `frozen`."""
         table.message_no += 1
         screen = self.render(table, note=note)
-        if keep and note is None:
-            table.cache.kept_screen = ((table.row_version or 0) + 1, table.seq, screen)
+        if note is None:
+            table.cache.shown = ((table.row_version or 0) + 1, table.seq, screen)
+            if keep:
+                table.cache.kept_screen = table.cache.shown
         self.outbox.post_table(table.key.key, screen, freeze)
 
     def frozen(self, table: Table) -> Screen:

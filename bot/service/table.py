@@ -139,6 +139,10 @@ class TableCache:
     # row version and `seq` of the state it shows (that the posting command committed):
     # until the next deal, which freezes that very state (the screen without its buttons).
     kept_screen: tuple[int, int, Screen] | None = None
+    # Not stored: the table message as last rendered in full (buttons, no note), with the
+    # row version and `seq` of the state it shows: the web pages pushed after that commit
+    # show the same message, not rendered again.
+    shown: tuple[int, int, Screen] | None = None
 
 
 @dataclass(slots=True)

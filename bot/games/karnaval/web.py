@@ -10,6 +10,7 @@ The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,29 +29,44 @@ def _tone(card: str) -> str:
 
 
 def card_label(card: str, cat: Catalog, trump: str | None = None) -> str:
-    """A card's accessible name in the table's language ("Queen of hearts, trump")."""
+    """A card's accessible name in the table's language ("Queen of hearts, trump"), worked
+    out once per catalog, card and trump suit (a page view names a dozen cards)."""
+    labels = _LABELS.get(cat)
+    if labels is None:
+        labels = _LABELS[cat] = {}
+    key = (card, trump is not None and suit_of(card) == trump)
+    name = labels.get(key)
+    if name is None:
+        name = labels[key] = _card_label(card, cat, key[1])
+    return name
+
+
+#: Each catalog's card names (`card_label`), by card and whether it is a trump.
+_LABELS: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, bool], str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _card_label(card: str, cat: Catalog, trump: bool) -> str:
     if card == JOKER:
         return cat.t("karnaval.card.joker")
     rank = cat.t(f"karnaval.card.rank.{rank_of(card)}")
     name = cat.t(f"karnaval.card.suit.{suit_of(card)}", rank=rank)
-    if trump is not None and suit_of(card) == trump:
-        name = cat.t("karnaval.card.trump", card=name)
-    return name
+    return cat.t("karnaval.card.trump", card=name) if trump else name
 
 
-def web_view(
+def web_public(
     k: Karnaval,
-    seat: int | None,
     names: Sequence[str],
     cat: Catalog,
     text: Any,
     sheet: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The page's view of a Karnaval match for `seat` (None: a spectator). `text` is the
-    game's card-to-text function (`card_text`); `sheet` the score sheet when already drawn
-    (it is the same for every viewer: see `sheet_of`). Each seat's bid and tricks taken are
-    at the seat (`seats`), each card on the table names who played it (`seat`), and `taker`
-    is who took the last trick (the page moves a finished trick to them)."""
+    """The page's shapes of a Karnaval match every viewer sees alike. `text` is the game's
+    card-to-text function (`card_text`); `sheet` the score sheet when already drawn (see
+    `sheet_of`). Each seat's bid and tricks taken are at the seat (`seats`), each card on the
+    table names who played it (`seat`), and `taker` is who took the last trick (the page
+    moves a finished trick to them). No hand is in it: `web_own` gives a seat its own."""
     out: dict[str, Any] = {}
     d = k.current
     if d is not None:
@@ -92,22 +108,35 @@ def web_view(
         }
         out["tricks"] = len(d.tricks)
         out["taker"] = d.tricks[-1] if d.tricks else None
-        if seat is not None and 0 <= seat < k.n and not d.complete:
-            out["own"] = {
-                "title": "",
-                "tiles": [
-                    {
-                        "id": c,
-                        "text": text(c),
-                        "tone": _tone(c),
-                        "note": "★" if trump_suit is not None and suit_of(c) == trump_suit else "",
-                        "label": card_label(c, cat, trump_suit),
-                    }
-                    for c in sorted_hand(d.held[seat], trump_suit)
-                ],
-            }
     out["sheet"] = sheet if sheet is not None else _sheet(k, names, page_sheet_words(cat))
     return out
+
+
+def web_own(
+    k: Karnaval, seat: int, cat: Catalog, text: Any, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """`seat`'s own hand as the page shows it to that seat alone (`own`), while its deal is
+    under way; `memo` keeps each seat's last one (a hand changes only when its seat plays)."""
+    d = k.current
+    if d is None or not 0 <= seat < k.n or d.complete:
+        return {}
+    trump_suit = d.trump
+    key = (tuple(d.held[seat]), trump_suit, cat)
+    if memo is not None:
+        kept = memo.get(seat)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+    own = {
+        "own": {
+            "title": "",
+            "tiles": [
+                _tile(c, text, cat, trump_suit) for c in sorted_hand(d.held[seat], trump_suit)
+            ],
+        }
+    }
+    if memo is not None:
+        memo[seat] = (key, own)
+    return own
 
 
 def sheet_words(cat: Catalog) -> dict[str, str]:
@@ -121,8 +150,17 @@ def sheet_words(cat: Catalog) -> dict[str, str]:
 
 def page_sheet_words(cat: Catalog) -> dict[str, str]:
     """The sheet's words on the page, which has room for a quarter's whole word ("Quarter
-    1", not the chat grid's "Q1": Norwegian's "K1" would read as a rule's number)."""
-    return {**sheet_words(cat), "quarter": cat.template("karnaval.web.quarter")}
+    1", not the chat grid's "Q1": Norwegian's "K1" would read as a rule's number); worked
+    out once per catalog (do not change the dict returned)."""
+    words = _PAGE_SHEET_WORDS.get(cat)
+    if words is None:
+        words = {**sheet_words(cat), "quarter": cat.template("karnaval.web.quarter")}
+        _PAGE_SHEET_WORDS[cat] = words
+    return words
+
+
+#: Each catalog's `page_sheet_words`.
+_PAGE_SHEET_WORDS: weakref.WeakKeyDictionary[Catalog, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 def sheet_of(
@@ -223,7 +261,7 @@ def _step(
     d = k.current
     if story:
         lines += ["—", *story]
-    shapes = web_view(k, None, names, cat, text)
+    shapes = web_public(k, names, cat, text)
     if d is not None:
         # The match is over: every hand is public in its record, shown at its seat.
         trump = d.trump
