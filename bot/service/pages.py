@@ -1,10 +1,11 @@
 """The web table's view: one viewer's page of a table, JSON-ready (docs/web.md).
 
 A page view is built like the chat's `TableView`, from the committed table under its lock: the
-public table message's lines, the viewer's own choices with their button tokens, and the game's
-optional `web_view(match, seat, names, cat)` for the viewer's seat only. A spectator (no viewer,
-or one who is not seated) gets the public part alone. Nothing else of the table is put in, so a
-page cannot show what its viewer may not see.
+public table message's lines, the viewer's own choices with their button tokens, the game's
+optional `web_public(match, names, cat)` shapes and its `web_own(match, seat, names, cat)` for
+the viewer's seat only. A spectator (no viewer, or one who is not seated) gets the public part
+alone. Nothing else of the table is put in, so a page cannot show what its viewer may not see.
+The pages of one push share their public part, built once (`Pages._public`).
 """
 
 from __future__ import annotations
