@@ -15,8 +15,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bot.service import tokens
-from bot.service.game import GameRules, Games, GameView, with_own
+from bot.service.game import Games, GameView, with_own
 from bot.service.i18n import Catalog
 from bot.service.options import ServiceSettings
 from bot.service.screens import Screens
@@ -185,7 +184,7 @@ class Pages:
             "shapes": {} if match is None else view.web_public(match, table.names, cat),
             "words": self._words(cat, (table.settings.language, table.key.platform, table.game)),
         }
-        return _Public(table, view, rules, cat, deciders, actions, data)
+        return _Public(table, view, cat, deciders, actions, data)
 
     def _page(self, public: _Public, viewer: str | None) -> PageView:
         """`viewer`'s page: the public one, with a seated viewer's own seat, choices, table
@@ -210,20 +209,12 @@ class Pages:
             }
         return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)
 
-    @staticmethod
-    def _choices(public: _Public, seat: int) -> list[dict[str, Any]]:
-        """The deciding `seat`'s choices, each with its button token (the seat's version)."""
-        table = public.table
-        version = table.seats[seat].seq
+    def _choices(self, public: _Public, seat: int) -> list[dict[str, Any]]:
+        """The deciding `seat`'s choices, each with its button token (the seat's version), as
+        its buttons say them (`Screens.labelled`)."""
         return [
-            {
-                "token": tokens.encode(table.table_id, version, c.action, c.arg),
-                "label": public.view.render_line(c.label, public.cat),
-                "role": c.role,
-                "row": c.row,
-                "arg": c.arg,
-            }
-            for c in table.choices_for(public.rules, seat)
+            {"token": token, "label": label, "role": c.role, "row": c.row, "arg": c.arg}
+            for c, label, token in self.screens.labelled(public.table, seat, public.cat)
         ]
 
 
@@ -234,7 +225,6 @@ class _Public:
 
     table: Table
     view: GameView
-    rules: GameRules
     cat: Catalog
     deciders: tuple[int, ...]
     actions: list[dict[str, Any]]

@@ -9,6 +9,7 @@ from typing import Protocol
 from bot.service import tokens
 from bot.service.game import Games
 from bot.service.i18n import Catalog
+from bot.service.moves import Choice
 from bot.service.options import ServiceSettings
 from bot.service.ports import (
     Button,
@@ -163,15 +164,32 @@ class Screens:
     ) -> list[tuple[Button, ...]]:
         """The buttons of `seats`' choices, each carrying its seat's own version."""
         grouped: dict[tuple[int, int], list[Button]] = {}
-        view = self.games.view_of(table)
         for seat in seats:
-            version = table.seats[seat].seq
-            for c in table.choices_for(self.games.rules_of(table), seat):
-                token = tokens.encode(table.table_id, version, c.action, c.arg)
-                grouped.setdefault((seat, c.row), []).append(
-                    Button(view.render_line(c.label, cat), token, c.role)  # the game's words
-                )
+            for c, label, token in self.labelled(table, seat, cat):
+                grouped.setdefault((seat, c.row), []).append(Button(label, token, c.role))
         return [tuple(row) for _, row in sorted(grouped.items())]
+
+    def labelled(
+        self, table: Table, seat: int, cat: Catalog
+    ) -> tuple[tuple[Choice, str, str], ...]:
+        """`seat`'s choices now, each with its label in the game's words and its button token
+        (carrying the seat's own version): made once per state and language, for the seat's
+        buttons and its web page alike."""
+        version = table.seats[seat].seq
+        kept = table.cache.labelled.get(seat)
+        if kept is not None and kept[0] == table.seq and kept[1] == version and kept[2] is cat:
+            return kept[3]
+        view = self.games.view_of(table)
+        made = tuple(
+            (
+                c,
+                view.render_line(c.label, cat),
+                tokens.encode(table.table_id, version, c.action, c.arg),
+            )
+            for c in table.choices_for(self.games.rules_of(table), seat)
+        )
+        table.cache.labelled[seat] = (table.seq, version, cat, made)
+        return made
 
     def private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
         """What one seat sees privately: the game's text and, for a game whose choices are

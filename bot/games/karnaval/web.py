@@ -278,6 +278,21 @@ def _step(
 
 
 def _tile(card: str, text: Any, cat: Catalog, trump: str | None) -> dict[str, str]:
-    note = "★" if trump is not None and suit_of(card) == trump else ""
-    label = card_label(card, cat, trump)
-    return {"id": card, "text": text(card), "tone": _tone(card), "note": note, "label": label}
+    """A card of a hand as a tile, made once per catalog, card and trump suit (shared by
+    every page and step that shows it: never changed)."""
+    tiles = _TILES.get(cat)
+    if tiles is None:
+        tiles = _TILES[cat] = {}
+    tile = tiles.get((card, trump))
+    if tile is None:
+        note = "★" if trump is not None and suit_of(card) == trump else ""
+        label = card_label(card, cat, trump)
+        tile = {"id": card, "text": text(card), "tone": _tone(card), "note": note, "label": label}
+        tiles[(card, trump)] = tile
+    return tile
+
+
+#: Each catalog's tiles (`_tile`), by card and trump suit.
+_TILES: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, str | None], dict[str, str]]] = (
+    weakref.WeakKeyDictionary()
+)
