@@ -144,6 +144,7 @@ class Pages:
         cat = self.catalogs.cat(table)
         screen = self.screens.shown(table)
         match = table.match
+        names = table.names
         playing = match is not None and table.status == "playing"
         deciders = tuple(rules.deciders(match)) if playing else ()
         # A button's kind is its table action (screens.py), so no token is decoded again.
@@ -181,10 +182,10 @@ class Pages:
             "now": self.settings.clock.now(),
             "choices": [],
             "actions": [],  # a spectator's page has nothing to press
-            "shapes": {} if match is None else view.web_public(match, table.names, cat),
+            "shapes": {} if match is None else view.web_public(match, names, cat),
             "words": self._words(cat, (table.settings.language, table.key.platform, table.game)),
         }
-        return _Public(table, view, cat, deciders, actions, data)
+        return _Public(table, view, cat, names, deciders, actions, data)
 
     def _page(self, public: _Public, viewer: str | None) -> PageView:
         """`viewer`'s page: the public one, with a seated viewer's own seat, choices, table
@@ -197,7 +198,7 @@ class Pages:
             seats[seat] = {**seats[seat], "you": True}
             shapes = data["shapes"]
             if table.match is not None:
-                own = public.view.web_own(table.match, seat, table.names, public.cat)
+                own = public.view.web_own(table.match, seat, public.names, public.cat)
                 shapes = with_own(shapes, own)
             data = {
                 **data,
@@ -226,6 +227,7 @@ class _Public:
     table: Table
     view: GameView
     cat: Catalog
+    names: list[str]
     deciders: tuple[int, ...]
     actions: list[dict[str, Any]]
     data: dict[str, Any]

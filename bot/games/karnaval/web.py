@@ -70,27 +70,21 @@ def web_public(
     out: dict[str, Any] = {}
     d = k.current
     if d is not None:
+        words = _words_of(cat)
         trump = d.trump_card
-        if trump:
-            suit = cat.t(f"karnaval.suit.{suit_of(trump)}")
-            out["facts"] = [cat.t("karnaval.status.trump", card=text(trump), suit=suit)]
-        else:
-            out["facts"] = [cat.t("karnaval.status.no_trump")]
+        facts = words.get(trump)
+        if facts is None:
+            if trump:
+                suit = cat.t(f"karnaval.suit.{suit_of(trump)}")
+                facts = [cat.t("karnaval.status.trump", card=text(trump), suit=suit)]
+            else:
+                facts = [cat.t("karnaval.status.no_trump")]
+            words[trump] = facts
+        out["facts"] = facts
         bids = dict(d.bids)
         taken = d.taken(k.n)
-        out["seats"] = [
-            {
-                "facts": [
-                    {
-                        "sym": "↑",
-                        "text": cat.t("karnaval.web.bid", bid=bids.get(s, "–")),
-                    },
-                    {"sym": "✓", "text": cat.t("karnaval.web.taken", taken=taken[s])},
-                ]
-            }
-            for s in range(k.n)
-        ]
-        trump_suit = d.trump
+        out["seats"] = [_seat_facts(cat, words, bids.get(s, "–"), taken[s]) for s in range(k.n)]
+        trump_suit = None if trump is None else suit_of(trump)
         out["middle"] = {
             "title": "",
             "tiles": [
@@ -110,6 +104,31 @@ def web_public(
         out["taker"] = d.tricks[-1] if d.tricks else None
     out["sheet"] = sheet if sheet is not None else _sheet(k, names, page_sheet_words(cat))
     return out
+
+
+def _seat_facts(cat: Catalog, words: dict[Any, Any], bid: int | str, taken: int) -> dict[str, Any]:
+    """A seat's bid and tricks taken in words (`seats`), made once per catalog."""
+    facts = words.get((bid, taken))
+    if facts is None:
+        facts = words[(bid, taken)] = {
+            "facts": [
+                {"sym": "↑", "text": cat.t("karnaval.web.bid", bid=bid)},
+                {"sym": "✓", "text": cat.t("karnaval.web.taken", taken=taken)},
+            ]
+        }
+    return facts
+
+
+def _words_of(cat: Catalog) -> dict[Any, Any]:
+    """What `web_public` has said in `cat`'s language, by what it said it of: the trump card
+    (facts) and a seat's bid and tricks taken (shared by every page: never changed)."""
+    words = _WORDS.get(cat)
+    if words is None:
+        words = _WORDS[cat] = {}
+    return words
+
+
+_WORDS: weakref.WeakKeyDictionary[Catalog, dict[Any, Any]] = weakref.WeakKeyDictionary()
 
 
 def web_own(
@@ -170,11 +189,11 @@ def sheet_of(
     keeps the last one: the pushes of one commit build a view per viewer); `words` label its
     quarters and totals (sheet.py's `row_label`)."""
     d = k.current
-    key = (len(k.deals), d is not None and d.complete, tuple(names), dict(words or {}))
-    if memo and memo[0] == key:
-        return memo[1]
+    key = (len(k.deals), d is not None and d.complete, tuple(names))
+    if memo and memo[0] == key and memo[1] is words:  # the same words: a catalog's own
+        return memo[2]
     sheet = _sheet(k, names, words)
-    memo[:] = [key, sheet]
+    memo[:] = [key, words, sheet]
     return sheet
 
 
