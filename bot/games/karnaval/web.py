@@ -139,12 +139,12 @@ def web_own(
     d = k.current
     if d is None or not 0 <= seat < k.n or d.complete:
         return {}
-    trump_suit = d.trump
-    key = (tuple(d.held[seat]), trump_suit, cat)
+    key = (d, tuple(d.held[seat]), cat)  # the deal (its trump) and the hand now
     if memo is not None:
         kept = memo.get(seat)
         if kept is not None and kept[0] == key:
             return kept[1]
+    trump_suit = d.trump
     own = {
         "own": {
             "title": "",
