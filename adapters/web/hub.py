@@ -148,14 +148,15 @@ class Hub:
         views = await self.views.page_views(table_id, list(by_viewer))
         if views is None:
             return
-        sends: list[Awaitable[None]] = []
+        # One after another, in this table's task: a socket's send returns at once unless its
+        # buffer is full, and a task per page would cost more than the sends themselves.
         for viewer, group in by_viewer.items():
             view = views[viewer]
             self.known[table_id] = (view.key, view.version)
             text = state_message(view)
-            sends.extend(self._send(p, view, text) for p in group if view.version >= p.version)
-        if sends:
-            await asyncio.gather(*sends)
+            for page in group:
+                if view.version >= page.version:
+                    await self._send(page, view, text)
 
     async def _send(self, page: Page, view: PageView, text: str) -> None:
         page.version = view.version

@@ -13,9 +13,9 @@ A game gives the service two objects, registered together as a `Game` (bot/games
   `winners`.
 - `GameView`, the presentation of a match: a base class of defaults (texts from the game's
   `texts_package`, its lines keyed `<game>.lobby.title`, `<game>.rules`,
-  `<game>.stats.line`, `<game>.top.line`, no block, picture or web shapes...), so a game
-  writes only what it shows differently; `render_status`, `private_text` and `round_number`
-  it always writes.
+  `<game>.stats.line`, `<game>.top.line`, no block, picture or web shapes (`web_public`
+  for every viewer, `web_own` for a seat)...), so a game writes only what it shows
+  differently; `render_status`, `private_text` and `round_number` it always writes.
 
 No member is optional: the service calls every one (none is looked up with `getattr`).
 The test-only game tests/games/highcard.py is the worked example (docs/design.md).
@@ -247,19 +247,44 @@ class GameView(ABC):
         values = {c: counters.get(c, 0) for c in self.stat_counters}
         return cat.t(f"{self.name}.top.line", n=n, name=name, **values)
 
+    def web_public(self, match: Any, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+        """The web table's generic shapes every viewer of the match sees alike (docs/web.md:
+        `middle`, `facts`, `seats`, `sheet`...): built once per commit and shared by all its
+        pages, so nothing hidden from anyone may be in it. None by default: the page shows the
+        table message's text."""
+        return {}
+
+    def web_own(self, match: Any, seat: int, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+        """The shapes only `seat` sees (its own hand: `own`), beside `web_public`'s; nothing by
+        default."""
+        return {}
+
     def web_view(
         self, match: Any, seat: int | None, names: Sequence[str], cat: Catalog
     ) -> dict[str, Any]:
-        """The web table's generic shapes of the match as `seat` may see it (docs/web.md:
-        `own` for `seat` only, `middle`, `facts`, `seats`, `sheet`); `seat` is None for a
-        spectator, who must get nothing hidden. None by default: the page shows the table
-        message's text."""
-        return {}
+        """The web table's generic shapes of the match as `seat` may see it: `web_public`'s
+        and `seat`'s own (`web_own`); `seat` is None for a spectator, who gets the public
+        ones alone."""
+        public = self.web_public(match, names, cat)
+        return public if seat is None else with_own(public, self.web_own(match, seat, names, cat))
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]] | None:
         """A finished match's record as the web replay's steps; None when the game has no
         replay page (the default)."""
         return None
+
+
+def with_own(public: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """A viewer's shapes: the public ones (left as they are: every viewer shares them) with
+    the viewer's own put in before the score sheet (`sheet` comes last in the page's JSON)."""
+    if not own:
+        return public
+    if "sheet" not in public:
+        return {**public, **own}
+    shapes = {k: v for k, v in public.items() if k != "sheet"}
+    shapes.update(own)
+    shapes["sheet"] = public["sheet"]
+    return shapes
 
 
 class Game:

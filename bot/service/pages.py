@@ -1,10 +1,11 @@
 """The web table's view: one viewer's page of a table, JSON-ready (docs/web.md).
 
 A page view is built like the chat's `TableView`, from the committed table under its lock: the
-public table message's lines, the viewer's own choices with their button tokens, and the game's
-optional `web_view(match, seat, names, cat)` for the viewer's seat only. A spectator (no viewer,
-or one who is not seated) gets the public part alone. Nothing else of the table is put in, so a
-page cannot show what its viewer may not see.
+public table message's lines, the viewer's own choices with their button tokens, the game's
+optional `web_public(match, names, cat)` shapes and its `web_own(match, seat, names, cat)` for
+the viewer's seat only. A spectator (no viewer, or one who is not seated) gets the public part
+alone. Nothing else of the table is put in, so a page cannot show what its viewer may not see.
+The pages of one push share their public part, built once (`Pages._public`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bot.service import tokens
-from bot.service.game import Games, GameView
+from bot.service.game import Games, GameView, with_own
 from bot.service.i18n import Catalog
 from bot.service.options import ServiceSettings
-from bot.service.ports import Screen
 from bot.service.screens import Screens
 from bot.service.table import Table, TableKey
 from bot.service.texts import Catalogs
@@ -57,14 +56,17 @@ class Pages:
         self.catalogs = catalogs
         self.settings = settings
         self.screens = screens
-        #: The page's own words per language and platform.
-        self._page_words: dict[tuple[str, str], dict[str, str]] = {}
+        #: The page's own words per language, platform and game.
+        self._page_words: dict[tuple[str, str, str], dict[str, str]] = {}
 
-    def _words(self, cat: Catalog, where: tuple[str, str]) -> dict[str, str]:
+    def _words(self, cat: Catalog, where: tuple[str, str, str]) -> dict[str, str]:
+        """The page's words for a table of a language, a platform and a game (`where`), made
+        once (every page shares them: never changed)."""
         words = self._page_words.get(where)
         if words is None:
             words = page_words(cat)
             words["left"] = cat.t("web.left", seconds="{seconds}")  # filled in by the page
+            words["game"] = game_name(cat, where[2])
             self._page_words[where] = words
         return words
 
@@ -82,8 +84,8 @@ class Pages:
         async with self._table(table_id) as table:
             if table is None:
                 return None
-            screen = self.screens.render(table)  # the public table message, once
-            return {viewer: self._page(table, viewer, screen) for viewer in viewers}
+            public = self._public(table)  # once for all of them
+            return {viewer: self._page(public, viewer) for viewer in viewers}
 
     async def seat_at(self, table_id: str, user: str) -> tuple[TableKey, str] | None:
         """Where the table `table_id` lives and the name of `user`'s seat at it (a press from
@@ -133,39 +135,26 @@ class Pages:
         row = await self.repo.load_table_by_id(table_id)
         return None if row is None else row.key
 
-    def _page(self, table: Table, viewer: str | None, screen: Screen) -> PageView:
+    def _public(self, table: Table) -> _Public:
+        """What every viewer's page of `table` shares, built once per push: the table
+        message (as the commit showed it: `Screens.shown`), the seats, the game's public
+        shapes, the table actions a seated viewer may press, the page's words."""
         rules = self.games.rules_of(table)
+        view = self.games.view_of(table)
         cat = self.catalogs.cat(table)
-        seat = table.seat_of(viewer) if viewer is not None else None
+        screen = self.screens.shown(table)
         match = table.match
+        names = table.names
         playing = match is not None and table.status == "playing"
         deciders = table.deciders_for(rules) if playing else ()
-        in_round = bool(deciders)
-        actions: list[dict[str, Any]] = []
-        if seat is not None:  # a seated player only: a spectator's page has nothing to press
-            for row in screen.buttons:
-                for b in row:
-                    decoded = tokens.decode(b.token) if b.token else None
-                    if decoded is None or decoded.action not in PAGE_TABLE_ACTIONS:
-                        continue
-                    actions.append({"token": b.token, "label": b.label, "role": b.role})
-        choices: list[dict[str, Any]] = []
-        if seat is not None and seat in deciders:
-            version = table.seats[seat].seq
-            for c in table.choices_for(rules, seat):
-                choices.append(
-                    {
-                        "token": tokens.encode(table.table_id, version, c.action, c.arg),
-                        "label": self.games.view_of(table).render_line(c.label, cat),
-                        "role": c.role,
-                        "row": c.row,
-                        "arg": c.arg,
-                    }
-                )
-        shapes: dict[str, Any] = {}
-        if match is not None:
-            shapes = self.games.view_of(table).web_view(match, seat, table.names, cat)
-        deadline = table.deadline if table.deadline_kind == "turn" and in_round else None
+        # A button's kind is its table action (screens.py), so no token is decoded again.
+        actions = [
+            {"token": b.token, "label": b.label, "role": b.role}
+            for row in screen.buttons
+            for b in row
+            if b.kind in PAGE_TABLE_ACTIONS and b.token
+        ]
+        deadline = table.deadline if table.deadline_kind == "turn" and deciders else None
         data: dict[str, Any] = {
             "table": table.table_id,
             "game": table.game,
@@ -184,22 +173,64 @@ class Pages:
                     "bot": s.bot,
                     "in": match is None or s.in_match,
                     "turn": i in deciders,
-                    "you": i == seat,
+                    "you": False,
                 }
                 for i, s in enumerate(table.seats)
             ],
-            "you": seat,
+            "you": None,
             "deadline": deadline,
             "now": self.settings.clock.now(),
-            "choices": choices,
-            "actions": actions,
-            "shapes": shapes,
-            "words": {
-                **self._words(cat, (table.settings.language, table.key.platform)),
-                "game": game_name(cat, table.game),
-            },
+            "choices": [],
+            "actions": [],  # a spectator's page has nothing to press
+            "shapes": {} if match is None else view.web_public(match, names, cat),
+            "words": self._words(cat, (table.settings.language, table.key.platform, table.game)),
         }
+        return _Public(table, view, cat, names, deciders, actions, data)
+
+    def _page(self, public: _Public, viewer: str | None) -> PageView:
+        """`viewer`'s page: the public one, with a seated viewer's own seat, choices, table
+        actions and own shapes (`web_own`) put in."""
+        table = public.table
+        seat = table.seat_of(viewer) if viewer is not None else None
+        data = public.data
+        if seat is not None:
+            seats = list(data["seats"])
+            seats[seat] = {**seats[seat], "you": True}
+            shapes = data["shapes"]
+            if table.match is not None:
+                own = public.view.web_own(table.match, seat, public.names, public.cat)
+                shapes = with_own(shapes, own)
+            data = {
+                **data,
+                "seats": seats,
+                "you": seat,
+                "choices": self._choices(public, seat) if seat in public.deciders else [],
+                "actions": public.actions,
+                "shapes": shapes,
+            }
         return PageView(table.key.key, table.table_id, table.row_version or 0, seat, data)
+
+    def _choices(self, public: _Public, seat: int) -> list[dict[str, Any]]:
+        """The deciding `seat`'s choices, each with its button token (the seat's version), as
+        its buttons say them (`Screens.labelled`)."""
+        return [
+            {"token": token, "label": label, "role": c.role, "row": c.row, "arg": c.arg}
+            for c, label, token in self.screens.labelled(public.table, seat, public.cat)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Public:
+    """The part of a table's pages every viewer shares (`Pages._public`); `data` is a
+    spectator's whole page, and never changed (each seat's page is a copy)."""
+
+    table: Table
+    view: GameView
+    cat: Catalog
+    names: list[str]
+    deciders: tuple[int, ...]
+    actions: list[dict[str, Any]]
+    data: dict[str, Any]
 
 
 def replay_frames(

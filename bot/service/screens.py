@@ -9,6 +9,7 @@ from typing import Protocol
 from bot.service import tokens
 from bot.service.game import Games
 from bot.service.i18n import Catalog
+from bot.service.moves import Choice
 from bot.service.options import ServiceSettings
 from bot.service.ports import (
     Button,
@@ -163,15 +164,32 @@ class Screens:
     ) -> list[tuple[Button, ...]]:
         """The buttons of `seats`' choices, each carrying its seat's own version."""
         grouped: dict[tuple[int, int], list[Button]] = {}
-        view = self.games.view_of(table)
         for seat in seats:
-            version = table.seats[seat].seq
-            for c in table.choices_for(self.games.rules_of(table), seat):
-                token = tokens.encode(table.table_id, version, c.action, c.arg)
-                grouped.setdefault((seat, c.row), []).append(
-                    Button(view.render_line(c.label, cat), token, c.role)  # the game's words
-                )
+            for c, label, token in self.labelled(table, seat, cat):
+                grouped.setdefault((seat, c.row), []).append(Button(label, token, c.role))
         return [tuple(row) for _, row in sorted(grouped.items())]
+
+    def labelled(
+        self, table: Table, seat: int, cat: Catalog
+    ) -> tuple[tuple[Choice, str, str], ...]:
+        """`seat`'s choices now, each with its label in the game's words and its button token
+        (carrying the seat's own version): made once per state and language, for the seat's
+        buttons and its web page alike."""
+        version = table.seats[seat].seq
+        kept = table.cache.labelled.get(seat)
+        if kept is not None and kept[0] == table.seq and kept[1] == version and kept[2] is cat:
+            return kept[3]
+        view = self.games.view_of(table)
+        made = tuple(
+            (
+                c,
+                view.render_line(c.label, cat),
+                tokens.encode(table.table_id, version, c.action, c.arg),
+            )
+            for c in table.choices_for(self.games.rules_of(table), seat)
+        )
+        table.cache.labelled[seat] = (table.seq, version, cat, made)
+        return made
 
     def private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
         """What one seat sees privately: the game's text and, for a game whose choices are
@@ -234,6 +252,18 @@ class Screens:
             cache.append(view.render_line(line, cat))
         return cache
 
+    def shown(self, table: Table) -> Screen:
+        """The table message as the table is now, with its buttons: the one its last commit
+        showed (`show`, `repost`: the same row version and `seq`), else rendered (and kept
+        for the next page of the same state)."""
+        kept = table.cache.shown
+        version = table.row_version or 0
+        if kept is not None and kept[0] == version and kept[1] == table.seq:
+            return kept[2]
+        screen = self.render(table)
+        table.cache.shown = (version, table.seq, screen)
+        return screen
+
     def render_table(self, table: Table, buttons: bool, note: str | None) -> Screen:
         """The table message (for a shot rendered at its delivery)."""
         return self.render(table, buttons=buttons, note=note)
@@ -246,6 +276,7 @@ class Screens:
         table that has closed keeps its last screen itself (a newer table at the same key
         must not stand in for it)."""
         screen = self.render(table)
+        table.cache.shown = ((table.row_version or 0) + 1, table.seq, screen)
         if table.status == "closed":
             self.outbox.edit_table(table.key.key, screen)
         else:
@@ -261,8 +292,10 @@ class Screens:
         the rendering is kept for `frozen`."""
         table.message_no += 1
         screen = self.render(table, note=note)
-        if keep and note is None:
-            table.cache.kept_screen = ((table.row_version or 0) + 1, table.seq, screen)
+        if note is None:
+            table.cache.shown = ((table.row_version or 0) + 1, table.seq, screen)
+            if keep:
+                table.cache.kept_screen = table.cache.shown
         self.outbox.post_table(table.key.key, screen, freeze)
 
     def frozen(self, table: Table) -> Screen:

@@ -144,6 +144,15 @@ class TableCache:
     # row version and `seq` of the state it shows (that the posting command committed):
     # until the next deal, which freezes that very state (the screen without its buttons).
     kept_screen: tuple[int, int, Screen] | None = None
+    # Not stored: the table message as last rendered in full (buttons, no note), with the
+    # row version and `seq` of the state it shows: the web pages pushed after that commit
+    # show the same message, not rendered again.
+    shown: tuple[int, int, Screen] | None = None
+    # Not stored: each seat's choices as its buttons say them (label, token), with the `seq`,
+    # the seat's version and the catalog they were made in (`Screens.labelled`).
+    labelled: dict[int, tuple[int, int, object, tuple[tuple[Choice, str, str], ...]]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass(slots=True)

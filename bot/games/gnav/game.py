@@ -317,14 +317,21 @@ class GnavView(GameView):
         key = "gnav.piece.sitting_out" if seat in match.sitting_out else "gnav.piece.hold"
         return cat.t(key, piece=piece_name(rank), round=len(match.history))
 
-    def web_view(
-        self, match: Match, seat: int | None, names: Sequence[str], cat: Catalog
-    ) -> dict[str, Any]:
-        """The web page's shapes (docs/web.md): `seat`'s own piece only (N1: hidden from the
-        others until the reveal), every seat's lives (bot/games/gnav/web.py)."""
+    def web_public(self, match: Match, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+        """The web page's shapes every viewer sees (docs/web.md): every seat's lives and the
+        dealer (bot/games/gnav/web.py)."""
         from bot.games.gnav import web
 
-        return web.web_view(match, seat, names, cat, cat.t(self.view_label), piece_name)
+        return web.web_public(match, names, cat)
+
+    def web_own(
+        self, match: Match, seat: int, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """`seat`'s own piece, for `seat` only (N1: hidden from the others until the
+        reveal)."""
+        from bot.games.gnav import web
+
+        return web.web_own(match, seat, names, cat.t(self.view_label), piece_name)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps, every piece shown from the

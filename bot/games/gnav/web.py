@@ -13,17 +13,9 @@ from bot.games.gnav.engine.match import NO_PIECE, Match
 from bot.service.i18n import Catalog
 
 
-def web_view(
-    match: Match,
-    seat: int | None,
-    names: Sequence[str],
-    cat: Catalog,
-    label: str,
-    piece: Callable[[int], str],
-) -> dict[str, Any]:
-    """The page's shapes of a Gnav match for `seat` (None: a spectator): each seat's lives and
-    the dealer (`seats`), and `seat`'s own piece only; `label` titles the piece, `piece` names
-    a rank."""
+def web_public(match: Match, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+    """The page's shapes of a Gnav match every viewer sees: each seat's lives and the dealer
+    (`seats`); no piece (N1: hidden from the others until the reveal)."""
     # The round's own dealer: after the reveal the engine has already passed the deal on.
     dealer = match.history[-1].dealer if match.history else match.dealer
     seats = []
@@ -36,12 +28,19 @@ def web_view(
         if i == dealer:
             facts.append({"sym": cat.t("gnav.seat.dealer_mark"), "text": cat.t("gnav.web.dealer")})
         seats.append({"facts": facts})
-    out: dict[str, Any] = {"seats": seats}
-    if seat is not None and match.phase == "play" and 0 <= seat < len(names):
+    return {"seats": seats}
+
+
+def web_own(
+    match: Match, seat: int, names: Sequence[str], label: str, piece: Callable[[int], str]
+) -> dict[str, Any]:
+    """`seat`'s own piece while the round is played, for `seat` only; `label` titles the
+    piece, `piece` names a rank."""
+    if match.phase == "play" and 0 <= seat < len(names):
         rank = match.hands[seat]
         if rank != NO_PIECE:
-            out["own"] = {"title": label, "tiles": [piece_tile(rank, piece)]}
-    return out
+            return {"own": {"title": label, "tiles": [piece_tile(rank, piece)]}}
+    return {}
 
 
 def piece_tile(rank: int, piece: Callable[[int], str]) -> dict[str, Any]:

@@ -383,14 +383,20 @@ class GnavspielView(GameView):
         # Not the seat's choices: they are the table message's buttons (issue 30: said once).
         return cat.t("gnavspiel.piece.hold", card=card, deal=m.deal_no)
 
-    def web_view(
-        self, t: GnavspielMatch, seat: int | None, names: Sequence[str], cat: Catalog
-    ) -> dict[str, Any]:
-        """The web page's shapes (docs/web.md): `seat`'s own card only (G4), the pot, every
-        seat's chips and debt (bot/games/gnavspiel/web.py)."""
+    def web_public(self, t: GnavspielMatch, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+        """The web page's shapes every viewer sees (docs/web.md): the pot, every seat's chips
+        and debt (bot/games/gnavspiel/web.py)."""
         from bot.games.gnavspiel import web
 
-        return web.web_view(t.m, seat, names, cat, cat.t(self.view_label), partial(card_text, cat))
+        return web.web_public(t.m, names, cat)
+
+    def web_own(
+        self, t: GnavspielMatch, seat: int, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """`seat`'s own card, for `seat` only (G4)."""
+        from bot.games.gnavspiel import web
+
+        return web.web_own(t.m, seat, names, cat.t(self.view_label), partial(card_text, cat))
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps (rounds of actions, as Gnav's:

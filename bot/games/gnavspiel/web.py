@@ -12,16 +12,9 @@ from bot.games.gnavspiel.engine import Match, card_name
 from bot.service.i18n import Catalog
 
 
-def web_view(
-    m: Match,
-    seat: int | None,
-    names: Sequence[str],
-    cat: Catalog,
-    label: str,
-    text: Callable[[str], str],
-) -> dict[str, Any]:
-    """The page's shapes of a Gnavspiel match for `seat` (None: a spectator); `label` titles
-    the own card, `text` names a card in the table's language."""
+def web_public(m: Match, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+    """The page's shapes of a Gnavspiel match every viewer sees: the deal, dealer and pot
+    (`facts`), every seat's chips and debt (`seats`); no card (G4)."""
     dealer = names[m.log.dealer if m.log is not None else m.dealer]
     seats = []
     for i in range(len(names)):
@@ -29,15 +22,22 @@ def web_view(
         if m.debts[i]:
             facts.append({"sym": "−", "text": cat.t("gnavspiel.web.debt", debt=m.debts[i])})
         seats.append({"facts": facts})
-    out: dict[str, Any] = {
+    return {
         "facts": [cat.t("gnavspiel.status.title", deal=m.deal_no, dealer=dealer, pot=m.pot)],
         "seats": seats,
     }
-    if seat is not None and m.phase in ("play", "loan") and 0 <= seat < len(names):
+
+
+def web_own(
+    m: Match, seat: int, names: Sequence[str], label: str, text: Callable[[str], str]
+) -> dict[str, Any]:
+    """`seat`'s own card while it holds one (G4: for `seat` only); `label` titles it, `text`
+    names a card in the table's language."""
+    if m.phase in ("play", "loan") and 0 <= seat < len(names):
         card = m.hands[seat]
         if card >= 0:
-            out["own"] = {"title": label, "tiles": [card_tile(card, text)]}
-    return out
+            return {"own": {"title": label, "tiles": [card_tile(card, text)]}}
+    return {}
 
 
 def card_tile(card: int, text: Callable[[str], str]) -> dict[str, Any]:

@@ -106,6 +106,9 @@ class KarnavalMatch:
     announced_draw: bool = False
     #: The web page's last score sheet (not stored: drawn again when needed).
     sheet_memo: list[Any] = field(default_factory=list)
+    #: Each seat's hand as the web page last showed it (not stored: a hand changes only when
+    #: its seat plays).
+    own_memo: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
     #: The JSON form of the finished deals (they never change again): each made once for
     #: `dump`'s finished parts, not at every move.
     finished: list[dict[str, Any]] = field(default_factory=list)
@@ -550,13 +553,17 @@ class KarnavalView(GameView):
             text += "\n" + cat.t("karnaval.piece.barred", n=barred, cards=cards)
         return text
 
-    def web_view(
-        self, t: KarnavalMatch, seat: int | None, names: Sequence[str], cat: Catalog
-    ) -> dict[str, Any]:
-        """The web page's shapes (docs/web.md): `seat`'s own hand only, the cards on the table,
+    def web_public(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> dict[str, Any]:
+        """The web page's shapes every viewer sees (docs/web.md): the cards on the table,
         trump, bids and tricks, the score sheet (bot/games/karnaval/web.py)."""
         sheet = web.sheet_of(t.k, names, t.sheet_memo, web.page_sheet_words(cat))
-        return web.web_view(t.k, seat, names, cat, partial(card_text, cat=cat), sheet)
+        return web.web_public(t.k, names, cat, partial(card_text, cat=cat), sheet)
+
+    def web_own(
+        self, t: KarnavalMatch, seat: int, names: Sequence[str], cat: Catalog
+    ) -> dict[str, Any]:
+        """`seat`'s own hand, for `seat` only (bot/games/karnaval/web.py)."""
+        return web.web_own(t.k, seat, cat, partial(card_text, cat=cat), t.own_memo)
 
     def web_replay(self, record: dict[str, Any], cat: Catalog) -> list[dict[str, Any]]:
         """A finished match's record as the replay page's steps (bot/games/karnaval/web.py)."""

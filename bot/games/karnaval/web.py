@@ -10,6 +10,7 @@ The shapes are the page's generic ones (docs/web.md): `own`, `middle`, `facts`, 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,53 +29,62 @@ def _tone(card: str) -> str:
 
 
 def card_label(card: str, cat: Catalog, trump: str | None = None) -> str:
-    """A card's accessible name in the table's language ("Queen of hearts, trump")."""
+    """A card's accessible name in the table's language ("Queen of hearts, trump"), worked
+    out once per catalog, card and trump suit (a page view names a dozen cards)."""
+    labels = _LABELS.get(cat)
+    if labels is None:
+        labels = _LABELS[cat] = {}
+    key = (card, trump is not None and suit_of(card) == trump)
+    name = labels.get(key)
+    if name is None:
+        name = labels[key] = _card_label(card, cat, key[1])
+    return name
+
+
+#: Each catalog's card names (`card_label`), by card and whether it is a trump.
+_LABELS: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, bool], str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _card_label(card: str, cat: Catalog, trump: bool) -> str:
     if card == JOKER:
         return cat.t("karnaval.card.joker")
     rank = cat.t(f"karnaval.card.rank.{rank_of(card)}")
     name = cat.t(f"karnaval.card.suit.{suit_of(card)}", rank=rank)
-    if trump is not None and suit_of(card) == trump:
-        name = cat.t("karnaval.card.trump", card=name)
-    return name
+    return cat.t("karnaval.card.trump", card=name) if trump else name
 
 
-def web_view(
+def web_public(
     k: Karnaval,
-    seat: int | None,
     names: Sequence[str],
     cat: Catalog,
     text: Any,
     sheet: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The page's view of a Karnaval match for `seat` (None: a spectator). `text` is the
-    game's card-to-text function (`card_text`); `sheet` the score sheet when already drawn
-    (it is the same for every viewer: see `sheet_of`). Each seat's bid and tricks taken are
-    at the seat (`seats`), each card on the table names who played it (`seat`), and `taker`
-    is who took the last trick (the page moves a finished trick to them)."""
+    """The page's shapes of a Karnaval match every viewer sees alike. `text` is the game's
+    card-to-text function (`card_text`); `sheet` the score sheet when already drawn (see
+    `sheet_of`). Each seat's bid and tricks taken are at the seat (`seats`), each card on the
+    table names who played it (`seat`), and `taker` is who took the last trick (the page
+    moves a finished trick to them). No hand is in it: `web_own` gives a seat its own."""
     out: dict[str, Any] = {}
     d = k.current
     if d is not None:
+        words = _words_of(cat)
         trump = d.trump_card
-        if trump:
-            suit = cat.t(f"karnaval.suit.{suit_of(trump)}")
-            out["facts"] = [cat.t("karnaval.status.trump", card=text(trump), suit=suit)]
-        else:
-            out["facts"] = [cat.t("karnaval.status.no_trump")]
+        facts = words.get(trump)
+        if facts is None:
+            if trump:
+                suit = cat.t(f"karnaval.suit.{suit_of(trump)}")
+                facts = [cat.t("karnaval.status.trump", card=text(trump), suit=suit)]
+            else:
+                facts = [cat.t("karnaval.status.no_trump")]
+            words[trump] = facts
+        out["facts"] = facts
         bids = dict(d.bids)
         taken = d.taken(k.n)
-        out["seats"] = [
-            {
-                "facts": [
-                    {
-                        "sym": "↑",
-                        "text": cat.t("karnaval.web.bid", bid=bids.get(s, "–")),
-                    },
-                    {"sym": "✓", "text": cat.t("karnaval.web.taken", taken=taken[s])},
-                ]
-            }
-            for s in range(k.n)
-        ]
-        trump_suit = d.trump
+        out["seats"] = [_seat_facts(cat, words, bids.get(s, "–"), taken[s]) for s in range(k.n)]
+        trump_suit = None if trump is None else suit_of(trump)
         out["middle"] = {
             "title": "",
             "tiles": [
@@ -92,22 +102,60 @@ def web_view(
         }
         out["tricks"] = len(d.tricks)
         out["taker"] = d.tricks[-1] if d.tricks else None
-        if seat is not None and 0 <= seat < k.n and not d.complete:
-            out["own"] = {
-                "title": "",
-                "tiles": [
-                    {
-                        "id": c,
-                        "text": text(c),
-                        "tone": _tone(c),
-                        "note": "★" if trump_suit is not None and suit_of(c) == trump_suit else "",
-                        "label": card_label(c, cat, trump_suit),
-                    }
-                    for c in sorted_hand(d.held[seat], trump_suit)
-                ],
-            }
     out["sheet"] = sheet if sheet is not None else _sheet(k, names, page_sheet_words(cat))
     return out
+
+
+def _seat_facts(cat: Catalog, words: dict[Any, Any], bid: int | str, taken: int) -> dict[str, Any]:
+    """A seat's bid and tricks taken in words (`seats`), made once per catalog."""
+    facts = words.get((bid, taken))
+    if facts is None:
+        facts = words[(bid, taken)] = {
+            "facts": [
+                {"sym": "↑", "text": cat.t("karnaval.web.bid", bid=bid)},
+                {"sym": "✓", "text": cat.t("karnaval.web.taken", taken=taken)},
+            ]
+        }
+    return facts
+
+
+def _words_of(cat: Catalog) -> dict[Any, Any]:
+    """What `web_public` has said in `cat`'s language, by what it said it of: the trump card
+    (facts) and a seat's bid and tricks taken (shared by every page: never changed)."""
+    words = _WORDS.get(cat)
+    if words is None:
+        words = _WORDS[cat] = {}
+    return words
+
+
+_WORDS: weakref.WeakKeyDictionary[Catalog, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def web_own(
+    k: Karnaval, seat: int, cat: Catalog, text: Any, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """`seat`'s own hand as the page shows it to that seat alone (`own`), while its deal is
+    under way; `memo` keeps each seat's last one (a hand changes only when its seat plays)."""
+    d = k.current
+    if d is None or not 0 <= seat < k.n or d.complete:
+        return {}
+    key = (d, tuple(d.held[seat]), cat)  # the deal (its trump) and the hand now
+    if memo is not None:
+        kept = memo.get(seat)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+    trump_suit = d.trump
+    own = {
+        "own": {
+            "title": "",
+            "tiles": [
+                _tile(c, text, cat, trump_suit) for c in sorted_hand(d.held[seat], trump_suit)
+            ],
+        }
+    }
+    if memo is not None:
+        memo[seat] = (key, own)
+    return own
 
 
 def sheet_words(cat: Catalog) -> dict[str, str]:
@@ -121,8 +169,17 @@ def sheet_words(cat: Catalog) -> dict[str, str]:
 
 def page_sheet_words(cat: Catalog) -> dict[str, str]:
     """The sheet's words on the page, which has room for a quarter's whole word ("Quarter
-    1", not the chat grid's "Q1": Norwegian's "K1" would read as a rule's number)."""
-    return {**sheet_words(cat), "quarter": cat.template("karnaval.web.quarter")}
+    1", not the chat grid's "Q1": Norwegian's "K1" would read as a rule's number); worked
+    out once per catalog (do not change the dict returned)."""
+    words = _PAGE_SHEET_WORDS.get(cat)
+    if words is None:
+        words = {**sheet_words(cat), "quarter": cat.template("karnaval.web.quarter")}
+        _PAGE_SHEET_WORDS[cat] = words
+    return words
+
+
+#: Each catalog's `page_sheet_words`.
+_PAGE_SHEET_WORDS: weakref.WeakKeyDictionary[Catalog, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 def sheet_of(
@@ -132,11 +189,11 @@ def sheet_of(
     keeps the last one: the pushes of one commit build a view per viewer); `words` label its
     quarters and totals (sheet.py's `row_label`)."""
     d = k.current
-    key = (len(k.deals), d is not None and d.complete, tuple(names), dict(words or {}))
-    if memo and memo[0] == key:
-        return memo[1]
+    key = (len(k.deals), d is not None and d.complete, tuple(names))
+    if memo and memo[0] == key and memo[1] is words:  # the same words: a catalog's own
+        return memo[2]
     sheet = _sheet(k, names, words)
-    memo[:] = [key, sheet]
+    memo[:] = [key, words, sheet]
     return sheet
 
 
@@ -223,7 +280,7 @@ def _step(
     d = k.current
     if story:
         lines += ["—", *story]
-    shapes = web_view(k, None, names, cat, text)
+    shapes = web_public(k, names, cat, text)
     if d is not None:
         # The match is over: every hand is public in its record, shown at its seat.
         trump = d.trump
@@ -240,6 +297,21 @@ def _step(
 
 
 def _tile(card: str, text: Any, cat: Catalog, trump: str | None) -> dict[str, str]:
-    note = "★" if trump is not None and suit_of(card) == trump else ""
-    label = card_label(card, cat, trump)
-    return {"id": card, "text": text(card), "tone": _tone(card), "note": note, "label": label}
+    """A card of a hand as a tile, made once per catalog, card and trump suit (shared by
+    every page and step that shows it: never changed)."""
+    tiles = _TILES.get(cat)
+    if tiles is None:
+        tiles = _TILES[cat] = {}
+    tile = tiles.get((card, trump))
+    if tile is None:
+        note = "★" if trump is not None and suit_of(card) == trump else ""
+        label = card_label(card, cat, trump)
+        tile = {"id": card, "text": text(card), "tone": _tone(card), "note": note, "label": label}
+        tiles[(card, trump)] = tile
+    return tile
+
+
+#: Each catalog's tiles (`_tile`), by card and trump suit.
+_TILES: weakref.WeakKeyDictionary[Catalog, dict[tuple[str, str | None], dict[str, str]]] = (
+    weakref.WeakKeyDictionary()
+)
