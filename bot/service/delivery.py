@@ -27,6 +27,7 @@ from bot.service.ports import (
     Screen,
     StoreUnavailable,
     TableShot,
+    capable,
 )
 from bot.service.samples import Samples
 from bot.service.store import Repository
@@ -201,7 +202,7 @@ class Deliveries(Markings):
         wins, the lines before it go with it), so a spent private budget delays one message,
         not a queue of out-of-date screens."""
         notifier = self.notifier
-        ready = notifier.ready_private if isinstance(notifier, PacedPrivate) else None
+        ready = notifier.ready_private if capable(notifier, PacedPrivate) else None
         while lane.waiting:
             if ready is not None:
                 try:

@@ -19,6 +19,7 @@ from bot.service.ports import (
     Refreshing,
     Screen,
     StatDelta,
+    capable,
 )
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError, fit_text
 from bot.service.screens import Screens
@@ -314,7 +315,7 @@ class Play:
         # A notifier may refresh a private view a player pulled in the chat (Discord's
         # ephemeral "My hand"): such a player is told too, though not reachable by DM.
         notifier = self.notifier
-        refreshes = notifier.refreshes if isinstance(notifier, Refreshing) else None
+        refreshes = notifier.refreshes if capable(notifier, Refreshing) else None
         for seat in sorted(seats):
             s = table.seats[seat]
             refused = self.players.refused(s.user)

@@ -10,7 +10,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +156,22 @@ class Refreshing(Protocol):
     def refreshes(self, user: str) -> bool:
         """True when the user's private view in a chat can be refreshed now."""
         ...
+
+
+_Capability = TypeVar("_Capability")
+#: (a class, a capability Protocol) -> whether the class meets it: an `isinstance` against a
+#: runtime-checkable Protocol walks its members each time (tens of thousands of instructions
+#: on every command), so it is asked once per class (capabilities are methods of a class).
+_CAPABLE: dict[tuple[type, type], bool] = {}
+
+
+def capable(obj: object, capability: type[_Capability]) -> TypeGuard[_Capability]:
+    """Whether `obj` declares `capability` (a runtime-checkable Protocol above)."""
+    key = (type(obj), capability)
+    known = _CAPABLE.get(key)
+    if known is None:
+        known = _CAPABLE[key] = isinstance(obj, capability)
+    return known
 
 
 class PageLinks(Protocol):

@@ -12,6 +12,7 @@ from bot.service.ports import (
     Refreshing,
     Screen,
     ShortBudget,
+    capable,
 )
 
 
@@ -38,26 +39,26 @@ class RoutingNotifier:
         """Wait until the channel's platform has room for a table message's edit, where the
         platform keeps a budget (`Notifier.ready`); at once otherwise."""
         n = self._for(channel)
-        if isinstance(n, PacedChannels):
+        if capable(n, PacedChannels):
             await n.ready(channel)
 
     def short(self, channel: str) -> bool:
         """Whether the channel's platform says its budget is short now (`ShortBudget.short`:
         an edit would leave the calls it keeps for posts spent); never where it keeps none."""
         n = self._for(channel)
-        return isinstance(n, ShortBudget) and n.short(channel)
+        return capable(n, ShortBudget) and n.short(channel)
 
     async def ready_private(self, user: str) -> None:
         """Wait until the user's platform has room for a private message to them, where it
         keeps a budget per private chat; at once otherwise."""
         n = self._for(user)
-        if isinstance(n, PacedPrivate):
+        if capable(n, PacedPrivate):
             await n.ready_private(user)
 
     def refreshes(self, user: str) -> bool:
         """True when the user's platform can refresh a private view it showed in a chat."""
         n = self._for(user)
-        return isinstance(n, Refreshing) and n.refreshes(user)
+        return capable(n, Refreshing) and n.refreshes(user)
 
     async def tell(self, user: str, screen: Screen) -> Delivery:
         """Tell through the user's platform."""

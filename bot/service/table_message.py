@@ -1,17 +1,16 @@
 """The table message's policy: what a channel is shown, and when (issue 17).
 
-What a chat shows of a table is *state*, not a stream of events: "latest state wins". An edit
-of the table message waits for its channel's budget (`Notifier.ready`, where the platform has
-one) and then goes only if nothing newer was committed meanwhile: every state committed while
-the budget was spent is merged into the newest, and a state never follows a newer one. An edit
-that would show what the message shows already is skipped; a new table message freezes the old
-one first (its buttons removed). While the channel's budget is short (`ShortBudget.short`: an edit
-now would leave the calls kept for posts, or the room the posts to come need, spent), a freeze
-spares its call for a deal's end (issue 31, point 5): a table message whose successor already
-waits (a deal's result is held a moment for it: `HOLD`) is posted as that successor freezes it,
-the freeze not sent; else the freeze is put off until an edit has room, after the new message
-(`thaw`). Posts (a reveal, a deal's result, a picture) are events: sent in order, never merged.
-This module decides; `bot/service/outbox.py` stores, claims, orders, retries and marks.
+What a chat shows of a table is *state*, not a stream of events: "latest state wins". An edit of
+the table message waits for its channel's budget (`PacedChannels.ready`, where the platform has
+one) and then goes only if nothing newer was committed meanwhile: every state committed while the
+budget was spent is merged into the newest, and a state never follows a newer one. An edit that
+would show what the message shows already is skipped; a new table message freezes the old one first
+(its buttons removed). While the channel's budget is short (`ShortBudget.short`: an edit now would
+leave the calls kept for posts, or the room the posts to come need, spent), a freeze spares its
+call for a deal's end (issue 31, point 5): a table message whose successor already waits (a deal's
+result is held a moment for it: `HOLD`) is posted as that successor freezes it, the freeze not
+sent; else the freeze is put off until an edit has room, after the new message (`thaw`). Posts (a
+reveal, a deal's result, a picture) are events, sent in order: this module decides, outbox.py sends.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from bot.service.ports import (
     Screen,
     ShortBudget,
     TableShot,
+    capable,
 )
 from bot.service.samples import Samples
 
@@ -183,7 +183,7 @@ class TableMessages:
         """Whether the channel's budget is short now: an edit would leave the calls it keeps
         for posts spent (`ShortBudget.short`, where the platform keeps a budget; else never)."""
         n = self.notifier
-        return isinstance(n, ShortBudget) and n.short(channel)
+        return capable(n, ShortBudget) and n.short(channel)
 
     @staticmethod
     def freezer(m: OutMessage, later: list[OutMessage]) -> OutMessage | None:
@@ -223,7 +223,7 @@ class TableMessages:
             if self.followed_by_post(later):
                 return True  # it ends what a post follows (a deal's last moves): no pacing
             notifier = self.notifier
-            ready = notifier.ready if isinstance(notifier, PacedChannels) else None
+            ready = notifier.ready if capable(notifier, PacedChannels) else None
             if ready is not None:
 
                 def stop() -> bool:
@@ -275,7 +275,7 @@ class TableMessages:
         first, each when the channel has room for an edit (`PacedChannels.ready`), until `stop`
         says what arrived goes first (`more` tells of arrivals)."""
         n = self.notifier
-        ready = n.ready if isinstance(n, PacedChannels) else None
+        ready = n.ready if capable(n, PacedChannels) else None
         while tm.unfrozen and not stop():
             if ready is not None:
                 await self._until_ready(ready(channel), stop, more)
