@@ -128,15 +128,8 @@ class Deliveries(Markings):
     lags: Samples
     _render_shot: RenderShot
     _on_told: OnTold
-    _queues: dict[str, _Queue]
+    _queues: dict[str, _Queue]  # the markings' state (`Markings`) declared there
     _private: dict[str, _PrivateLane]
-    _unacked: dict[str, list[int]]
-    _refs: dict[str, str | None]
-    _sent: set[int]
-    _flushing: asyncio.Task[None] | None
-    _writing: asyncio.Future[bool] | None
-    _next_write: asyncio.Future[bool] | None
-    _writer: asyncio.Task[None] | None
 
     def _queue_of(self, channel: str) -> _Queue:
         """The table's queue, made when first needed (not made anew to be thrown away at
