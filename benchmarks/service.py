@@ -226,7 +226,7 @@ async def play_all(service: TimedService) -> tuple[int, float]:
     idle_since = time.perf_counter()
     paced = service.settings.bot_delay > 0
     deadlines = service.timers.deadlines
-    wake = deadlines.wake = asyncio.Event()  # set when a thought is done (as `Timers.run`)
+    wake = deadlines.wake  # set when a thought is done (as `Timers.run` waits on it)
     while True:
         acted = await service.tick()
         if acted == 0:

@@ -15,7 +15,6 @@ async def test_the_timer_loop_ends_when_cancelled_as_it_is_woken(yields: int) ->
     task = asyncio.create_task(service.run())
     for _ in range(3):
         await asyncio.sleep(0)
-    assert service.deadlines.wake is not None
     service.deadlines.wake.set()
     for _ in range(yields):
         await asyncio.sleep(0)
