@@ -152,7 +152,7 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
                 self.closed = True
 
         hub = Hub(service)
-        service.on_commit.append(hub.committed)  # as adapters/web/stack.py wires it
+        service.subscribe(hub.committed)  # as adapters/web/stack.py does
         server = WebServer(service, hub, SecretHolder(b"bench" * 8), clock=lambda: 0.0)
         for user_key, (key, user) in people.items():
             table_id = _table_id(service, key)

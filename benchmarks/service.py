@@ -70,6 +70,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from bot.games.registry import all_games
@@ -80,7 +81,7 @@ from bot.service.options import ServiceSettings
 from bot.service.ports import Delivery, Screen
 from bot.service.service import TableService
 from bot.service.table import TableKey, User
-from bot.service.thinking import Thinking
+from bot.service.thinking import Ready, Thinking
 from storage.sqlite import SqliteRepository, raw_commit_rate
 
 HOST = User("bench:host", "Host")
@@ -154,10 +155,12 @@ class TimedThinking(Thinking):
         seat: int,
         rng: random.Random,
         level: str,
+        ready: Ready | None = None,
     ) -> Choice | None:
         """As `Thinking.start`, timed; paced: the plain choice after `pace` seconds."""
+        timed = partial(self._timed, ready)
         if self.pace is None or level == "normal":
-            choice = super().start(key, stamp, rules, match, seat, rng, level)
+            choice = super().start(key, stamp, rules, match, seat, rng, level, timed)
             if choice is None:
                 self._since.setdefault(key, time.perf_counter())
             return choice
@@ -169,14 +172,16 @@ class TimedThinking(Thinking):
         pace = self.pace * self._spread.uniform(0.5, 1.5)
         loop.call_later(pace, future.set_result, rules.bot_choice(match, seat, rng))
         self._since.setdefault(key, time.perf_counter())
-        self._launch(key, stamp, future)
+        self._launch(key, stamp, future, timed)
         return None
 
-    def _ready(self, key: str) -> None:
+    def _timed(self, ready: Ready | None, key: str) -> None:
+        """A job is done: how long its table waited, then the service's `ready`."""
         since = self._since.pop(key, None)
         if since is not None:
             self.waits.append(time.perf_counter() - since)
-        super()._ready(key)
+        if ready is not None:
+            ready(key)
 
 
 async def setup_tables(
@@ -226,7 +231,7 @@ async def play_all(service: TimedService) -> tuple[int, float]:
     idle_since = time.perf_counter()
     paced = service.settings.bot_delay > 0
     deadlines = service.timers.deadlines
-    wake = deadlines.wake = asyncio.Event()  # set when a thought is done (as `Timers.run`)
+    wake = deadlines.wake  # set when a thought is done (as `Timers.run` waits on it)
     while True:
         acted = await service.tick()
         if acted == 0:

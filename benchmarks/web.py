@@ -83,7 +83,7 @@ async def _serve(conn: Connection, tables: int, bot_delay: float, db: str) -> No
         opened.append({"id": table.table_id, "links": links})
     tune_garbage_collector()  # as `gnav-bot run` does once its tables are loaded
     commits: list[tuple[str, int, float]] = []
-    service.on_commit.append(lambda key, tid, v: commits.append((tid, v, time.time())))
+    service.subscribe(lambda key, tid, v: commits.append((tid, v, time.time())))
     # When the server has written a version's push to its last page (the server's share).
     written: dict[tuple[str, int], float] = {}
     send = web.hub._send

@@ -639,3 +639,153 @@ def test_the_port_probe_checker_flags_getattr_on_a_port(tmp_path: Path) -> None:
         "    d = getattr(settings, 'ge', None)\n"
     )
     assert [p.split(":")[0] for p in _port_probes(probe)] == ["line 2", "line 3", "line 4"]
+
+
+#: Where an attribute of another object may be set after it is built: `TableService`'s
+#: public registration points, for the composition root and the adapters made after the
+#: service (bot/runner.py, bot/metrics.py, adapters/web/stack.py), and a part's own cache
+#: (`Table.cache`, its per-process memo, no collaborator).
+WIRED_BY_THE_ROOT = frozenset(
+    {
+        ("TableService", "use_metrics"),
+        ("TableService", "bot_delay"),
+        ("TableService", "on_store_lost"),
+        ("TableService", "links"),
+    }
+)
+OWN_PARTS = frozenset({"cache"})
+#: Calls that register something in another object's collection.
+REGISTERING = frozenset({"append", "extend", "add", "insert"})
+
+
+def _bound_before(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Lambdas of a constructor that close over a local name or a `self.` attribute the
+    constructor binds only later (a closure standing in for a part not yet built)."""
+    later: dict[str, int] = {}
+    for node in ast.walk(fn):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                later.setdefault(target.id, node.lineno)
+            elif isinstance(target, ast.Attribute) and ast.unparse(target.value) == "self":
+                later.setdefault(f"self.{target.attr}", node.lineno)
+    found = []
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Lambda):
+            continue
+        own = {a.arg for a in node.args.args}
+        for used in ast.walk(node.body):
+            if isinstance(used, ast.Name) and used.id not in own:
+                name = used.id
+            elif isinstance(used, ast.Attribute) and ast.unparse(used.value) == "self":
+                name = f"self.{used.attr}"
+            else:
+                continue
+            if later.get(name, 0) > node.lineno:
+                found.append(f"line {node.lineno}: a lambda uses {name}, bound later")
+    return found
+
+
+def _of_another(collection: ast.expr, params: set[str]) -> bool:
+    """Whether `collection` belongs to another object (`uow.on_commit`, `self.uow.hooks`, a
+    constructor's parameter), not to the object itself (`self._ahead`) or a local."""
+    if isinstance(collection, ast.Name):
+        return collection.id in params
+    return isinstance(collection, ast.Attribute) and ast.unparse(collection.value) != "self"
+
+
+def _late_wiring(path: Path) -> list[str]:
+    """Where a part of the service is wired after it is built: an attribute set on another
+    object (`self.<part>.<hook> = ...`, or a constructor's `<part>.<hook> = ...`), a method
+    of its own put in another object's list (`uow.on_commit.append(self._committed)`), or a
+    constructor's lambda standing in for a part built after it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        functions = [f for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        methods = {f.name for f in functions}
+        for fn in functions:
+            if (cls.name, fn.name) in WIRED_BY_THE_ROOT:
+                continue
+            args = fn.args.args + fn.args.kwonlyargs
+            params = {a.arg for a in args} - {"self"} if fn.name == "__init__" else set()
+            if fn.name == "__init__":
+                found.extend(_bound_before(fn))
+            for node in ast.walk(fn):
+                targets: list[ast.expr] = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                    targets = [node.target]
+                for target in targets:
+                    if not isinstance(target, ast.Attribute):
+                        continue
+                    owner = target.value
+                    of_part = (
+                        isinstance(owner, ast.Attribute)
+                        and ast.unparse(owner.value) == "self"
+                        and owner.attr not in OWN_PARTS
+                    )
+                    if of_part or (isinstance(owner, ast.Name) and owner.id in params):
+                        found.append(f"line {node.lineno}: {ast.unparse(target)} = ...")
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in REGISTERING
+                    and _of_another(node.func.value, params)
+                ):
+                    for arg in node.args:
+                        if (
+                            isinstance(arg, ast.Attribute)
+                            and ast.unparse(arg.value) == "self"
+                            and arg.attr in methods
+                        ):
+                            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(SERVICE))
+def test_no_part_of_the_service_is_wired_after_it_is_built(name: str) -> None:
+    """Each part of the service gets what it uses in its constructor (issue 32): no hook set
+    on a part after it is built, no listener of its own put in another part's list, no
+    closure standing in for a part built later. A cycle is closed by a collaborator made
+    before both sides (readback.py, commits.py, `deadlines.Wake`). Only `TableService`'s
+    public registration points, for what the composition root and the adapters make after
+    the service, set a part's attribute (`WIRED_BY_THE_ROOT`)."""
+    assert not _late_wiring(SERVICE[name])
+
+
+def test_the_wiring_checker_flags_hooks_set_after_construction(tmp_path: Path) -> None:
+    wired = tmp_path / "wired.py"
+    wired.write_text(
+        "class Timers:\n"
+        "    def __init__(self, uow, thinking):\n"
+        "        self.table = None\n"
+        "        thinking.on_ready = self._thought\n"
+        "        uow.on_commit.append(self._committed)\n"
+        "        self._ahead = []\n"
+        "        self._ahead.append(self._thought)\n"
+        "    def _thought(self, key): ...\n"
+        "    def _committed(self, key): ...\n"
+        "    def run(self, table):\n"
+        "        self.deadlines.wake = object()\n"
+        "        self.cache.memo = 1\n"
+        "        table.deadline = 2\n"
+        "class Service:\n"
+        "    def __init__(self, make):\n"
+        "        self.outbox = make(lambda key: self.uow.render(key), lambda k: screens.show(k))\n"
+        "        self.uow = uow = make(self.outbox)\n"
+        "        screens = make(uow)\n"
+        "        self.handlers = {1: lambda c: uow.run(c)}\n"
+    )
+    assert [p.split(":")[0] for p in _late_wiring(wired)] == [
+        "line 4",
+        "line 5",
+        "line 11",
+        "line 16",
+        "line 16",
+    ]

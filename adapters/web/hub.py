@@ -1,6 +1,6 @@
 """Who watches which table, and the pushes after a commit (docs/web.md, "The push path").
 
-The service calls `Hub.committed` after each table's commit (`TableService.on_commit`); a table
+The service calls `Hub.committed` after each table's commit (`TableService.subscribe`); a table
 that has pages open is marked dirty, and one task per dirty table builds a fresh view for each
 distinct viewer (spectators share one) and sends it to every page watching. Pushes of one table
 are coalesced: a page gets the newest state, never a backlog. A commit made by another process
@@ -113,7 +113,7 @@ class Hub:
         return view
 
     def committed(self, key: str, table_id: str, version: int) -> None:
-        """The service committed a table (`TableService.on_commit`): push where watched."""
+        """The service committed a table (`TableService.subscribe`): push where watched."""
         if table_id not in self.pages:
             return
         self.known[table_id] = (key, version)

@@ -38,7 +38,7 @@ async def start_web(
     watch_interval: float | None = None,
 ) -> WebStack:
     """Serve `service`'s tables on `listen:port` (0: a free port): the service gets the
-    links (`service.links`) and tells the hub of its commits (`service.on_commit`); with a
+    links (`service.links`) and tells the hub of its commits (`service.subscribe`); with a
     store several processes share, the hub also watches the store's versions."""
     repo = service.repo
     clock = service.clock.now
@@ -71,5 +71,5 @@ async def start_web(
     url = (public_url or f"http://{listen}:{bound}").rstrip("/")
     links = WebLinks(url, holder, clock, webapp=webapp)
     service.links = links
-    service.on_commit.append(hub.committed)
+    service.subscribe(hub.committed)
     return WebStack(server, hub, links, bound, url)

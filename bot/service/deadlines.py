@@ -1,5 +1,7 @@
 """Deadlines of tables: turn timeouts, bot steps, next-round delays and lobby expiry, set from
-each table's state (stored with it) and queued for the main loop (timers.py)."""
+each table's state (stored with it) and queued for the main loop (timers.py), which their
+`Wake` wakes: made with the deadlines, and handed by the service to whatever else wakes the
+loop (the store's health when the store is back; a bot seat's thinking when it is done)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,42 @@ from bot.service.options import ServiceSettings
 from bot.service.table import Table
 
 
+class Wake:
+    """The main loop's wake-up: `set` by whoever has something for it (a deadline queued, a
+    thought done, the store back), waited for by the loop between its rounds. Not bound to
+    an event loop until it waits, and bound to none between waits (an `asyncio.Event` is
+    bound to the first loop that waits on it), so it can be made with the service."""
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        """Wake the loop (now, or at its next wait)."""
+        self._set = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def clear(self) -> None:
+        """Forget a wake-up that came before the loop's next wait."""
+        self._set = False
+
+    def is_set(self) -> bool:
+        """Whether a wake-up waits for the loop."""
+        return self._set
+
+    async def wait(self) -> None:
+        """Until `set` (at once when it was set since the last `clear`)."""
+        if self._set:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
 class Deadlines:
     """Arms a table's next deadline and queues it."""
 
@@ -19,8 +57,8 @@ class Deadlines:
         self.settings = settings
         #: (deadline, table key), earliest first; stale entries are skipped when due.
         self.heap: list[tuple[float, str]] = []
-        #: Set to wake the main loop when a deadline is queued (made by `Timers.run`).
-        self.wake: asyncio.Event | None = None
+        #: Set to wake the main loop when a deadline is queued (`Timers.run` waits on it).
+        self.wake = Wake()
 
     def arm(self, table: Table, keep: bool = False) -> None:
         """Set the table's next deadline from its state (stored with it)."""
@@ -47,8 +85,7 @@ class Deadlines:
         """Queue the table's deadline for the main loop (and wake it)."""
         if table.deadline is not None:
             heapq.heappush(self.heap, (table.deadline, table.key.key))
-            if self.wake is not None:
-                self.wake.set()
+            self.wake.set()
 
     def next_deadline(self) -> float | None:
         """The earliest scheduled deadline."""

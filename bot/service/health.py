@@ -36,6 +36,7 @@ class StoreHealth:
         first: float = BACKOFF_FIRST,
         longest: float = BACKOFF_LONGEST,
         give_up_after: float | None = None,
+        on_back: Callable[[], None] | None = None,
     ) -> None:
         self.clock = clock
         self.first = first
@@ -61,8 +62,9 @@ class StoreHealth:
         #: from then on, and `on_lost` (the runner's stop) is called once.
         self.store_lost: StoreLost | None = None
         self.on_lost: Callable[[], None] | None = None
-        #: Called when the store answers again after an outage (the main loop's wake-up).
-        self.on_back: Callable[[], None] | None = None
+        #: Called when the store answers again after an outage (the main loop's wake-up,
+        #: `Deadlines.wake`, handed in by the service).
+        self.on_back = on_back
 
     def lost(self, exc: StoreLost) -> None:
         """The store is gone: log it once, refuse commands from now on, stop the bot."""

@@ -41,6 +41,14 @@ class Queries:
             table = await self.uow.load(tk.key)
             return None if table is None else self._view(table, viewer)
 
+    def open_tables(self) -> dict[str, int]:
+        """Open tables this process holds, per game (the metrics)."""
+        held: dict[str, int] = {}
+        for table in self.uow.cached.values():
+            if table.status != "closed":
+                held[table.game] = held.get(table.game, 0) + 1
+        return held
+
     async def table_state(self, tk: TableKey) -> Table | None:
         """The live table itself, hidden hands included: for tests, benchmarks and tools of
         the composition root, never for adapters (they get `status`)."""

@@ -1,16 +1,15 @@
 """The table service: builds the parts that run a channel's table once, and runs every
 command through one dispatcher (`handle`).
 
-Every command is one unit of work (uow.py): its table's lock taken once, the table loaded
-once, authorised, the game asked, then the table, record, statistics and messages committed
-in one transaction; and then, only then, what people are told is delivered. Tables are
-independent and proceed in parallel. Deadlines are stored with the table, so a restart
-re-arms them (with a fresh turn: nobody pays for time the bot was down).
+Every command is one unit of work (uow.py): the table loaded once under its lock, the game
+asked, the table, record, statistics and messages committed in one transaction, and only
+then what people are told delivered. Deadlines are stored with the table (a restart re-arms
+them, with a fresh turn).
 
-The parts are objects of their own, each handed what it uses (docs/design.md): the unit of
-work, the games, catalogs, players, the store's health, the service's settings, the screens,
-the deadlines and the outbox; and the jobs side by side: `Lobby`, `Play`, `Timers`,
-`Queries`, `Lifecycle` and `Pages`.
+The parts are objects of their own, each handed what it uses in its constructor, never wired
+after it (docs/design.md): the unit of work, games, catalogs, players, the store's health,
+the settings, screens, deadlines and outbox; the jobs side by side: `Lobby`, `Play`,
+`Timers`, `Queries`, `Lifecycle` and `Pages`.
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from bot.service.commands import (
     Stop,
     Top,
 )
+from bot.service.commits import Commits
 from bot.service.deadlines import Deadlines
 from bot.service.game import Game, GameRules, Games, GameView, PrivateChoice
 from bot.service.health import StoreHealth
@@ -57,6 +57,7 @@ from bot.service.play import Play
 from bot.service.players import Players
 from bot.service.ports import Clock, Notifier, PageLinks, Screen, StoreLost
 from bot.service.queries import Queries
+from bot.service.readback import Readback
 from bot.service.replies import MAX_ALERT, MAX_TEXT, Reply, ServiceError
 from bot.service.running import PressHandler, Runner
 from bot.service.screens import Screens
@@ -64,7 +65,7 @@ from bot.service.store import Repository
 from bot.service.table import Table, TableKey, User
 from bot.service.texts import Catalogs
 from bot.service.thinking import Thinking
-from bot.service.timers import Timers
+from bot.service.timers import Ahead, Timers
 from bot.service.uow import UnitOfWork
 from bot.service.views import TableView
 
@@ -73,8 +74,7 @@ __all__ = ["MAX_ALERT", "MAX_TEXT", "Reply", "ServiceError", "ServiceOptions", "
 
 class ServiceOptions(TypedDict, total=False):
     """How the service runs, beside its store, notifier and games: each one optional (its
-    default in `ServiceSettings`, options.py), handed on as they are by
-    `TableService(repo, notifier, games=..., **options)`."""
+    default in `ServiceSettings`, options.py): `TableService(repo, notifier, games=..., **o)`."""
 
     #: The time (default: the system's).
     clock: Clock | None
@@ -107,8 +107,7 @@ class TableService:
         games: Mapping[str, Game],
         **options: Unpack[ServiceOptions],
     ) -> None:
-        thinking = options.get("thinking") or Thinking()
-        give_up = options.get("store_give_up")
+        self.thinking = thinking = options.get("thinking") or Thinking()
         self.settings = settings = ServiceSettings(
             clock=options.get("clock"),
             rng=options.get("rng"),
@@ -119,30 +118,41 @@ class TableService:
         )
         self.repo = repo
         self.clock = settings.clock
-        #: Whether the store answers now, and the outage under way (`/healthz` serves its
-        #: `snapshot()`; `gave_up`: the bot stopped because the store stayed away too long).
-        self.health = health = StoreHealth(settings.clock, give_up_after=give_up)
         self.games_of = found = Games(games)
         self.games = found.rules
+        self.deadlines = deadlines = Deadlines(found, settings)
+        #: Whether the store answers, the outage under way (`/healthz` serves `snapshot()`).
+        self.health = health = StoreHealth(
+            settings.clock, give_up_after=options.get("store_give_up"), on_back=deadlines.wake.set
+        )
         self.catalogs = catalogs = Catalogs(
             [v.messages for v in found.views.values()], settings.lobby_idle
         )
         self.players = players = Players(repo)
-        self.thinking = thinking
+        readback = Readback()  # the outbox asks the unit of work through it (readback.py)
         self.outbox = outbox = Outbox(
             notifier,
-            lambda channel, ref: self.uow.posted(channel, ref),
+            readback.posted,
             players.told,
-            render_shot=lambda key, shot: uow.render_shot(key, shot, screens.render_table),
+            render_shot=readback.render_shot,
             repo=repo,
             clock=settings.clock,
             owner=options.get("owner"),
         )
-        self.uow = uow = UnitOfWork(
-            repo, outbox, games=found, catalogs=catalogs, health=health, clock=settings.clock
-        )
         self.screens = screens = Screens(found, catalogs, settings, outbox)
-        self.deadlines = deadlines = Deadlines(found, settings)
+        ahead = Ahead(games=found, settings=settings, thinking=thinking, deadlines=deadlines)
+        self.commits = commits = Commits(ahead.committed)
+        self.uow = uow = UnitOfWork(
+            repo,
+            outbox,
+            games=found,
+            catalogs=catalogs,
+            health=health,
+            clock=settings.clock,
+            render=screens.render_table,
+            readback=readback,
+            committed=commits.told,
+        )
         self.play = Play(
             uow,
             games=found,
@@ -171,7 +181,7 @@ class TableService:
             settings=settings,
             health=health,
             outbox=outbox,
-            thinking=thinking,
+            ahead=ahead,
             deadlines=deadlines,
             steps=self.play,
         )
@@ -293,10 +303,10 @@ class TableService:
         """The table message of `table` as it is now."""
         return self.screens.render(table, buttons=buttons, note=note)
 
-    @property
-    def on_commit(self) -> list[Callable[[str, str, int], None]]:
-        """Listeners run after each table's commit with (table key, table id, version)."""
-        return self.uow.on_commit
+    def subscribe(self, listener: Callable[[str, str, int], None]) -> None:
+        """Run `listener(table key, table id, version)` after each table's commit (it must
+        not block): an adapter made after the service registers here (adapters/web/hub.py)."""
+        self.commits.subscribe(listener)
 
     @property
     def links(self) -> PageLinks | None:
@@ -309,17 +319,13 @@ class TableService:
 
     def open_tables(self) -> dict[str, int]:
         """Open tables this process holds, per game (the metrics)."""
-        held: dict[str, int] = {}
-        for table in self.uow.cached.values():
-            if table.status != "closed":
-                held[table.game] = held.get(table.game, 0) + 1
-        return held
+        return self.queries.open_tables()
 
     # -- what adapters read (no unit of work changes anything) ----------------------------
 
     async def page_view(self, table_id: str, viewer: str | None = None) -> PageView | None:
-        """The table `table_id` as `viewer` (a user key; None: a spectator) may see it on the
-        web table (docs/web.md); None when no table has that id."""
+        """The table `table_id` as `viewer` (a user key; None: a spectator) sees it on the web
+        table (docs/web.md); None when no table has that id."""
         return await self.pages.page_view(table_id, viewer)
 
     async def page_views(
@@ -333,8 +339,8 @@ class TableService:
         return await self.pages.replay_frames(table_id)
 
     async def seat_at(self, table_id: str, user: str) -> tuple[TableKey, str] | None:
-        """Where the table `table_id` lives and the name of `user`'s seat at it (a press from
-        the web table acts as that seat); None when no table has that id or no such seat."""
+        """Where the table `table_id` lives and the name of `user`'s seat at it (a web press
+        acts as that seat); None when no table has that id or no such seat."""
         return await self.pages.seat_at(table_id, user)
 
     async def status(self, tk: TableKey, viewer: str | None = None) -> TableView | None:
@@ -354,8 +360,7 @@ class TableService:
         self, tk: TableKey, user: User | None = None, token: str | tokens.Token | None = None
     ) -> Reply:
         """The clear line for a command the store could not take (nothing changed, try again
-        soon), for an adapter that met StoreUnavailable outside a command; `token`: the
-        button pressed, whose table's language it speaks."""
+        soon) met outside a command; `token`: the button pressed (its table's language)."""
         decoded = tokens.decode(token) if isinstance(token, str) else token
         return self.runner.unavailable_reply(tk, user, decoded.table_id if decoded else None)
 
@@ -386,8 +391,7 @@ class TableService:
         return await self.lifecycle.migrate_chat(platform, old_chat, new_chat)
 
     async def shutdown(self) -> None:
-        """Let the messages under way go out, and say this process stops (the bot seats'
-        thinking pool stopped too)."""
+        """Let the messages under way go out, say this process stops, stop the thinking."""
         await self.lifecycle.shutdown()
         await self.thinking.close()
 

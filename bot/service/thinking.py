@@ -9,7 +9,8 @@ itself, with no thread in the bot's process to take the interpreter lock from it
 game's own count of work only, so tests are repeatable).
 
 The main loop never waits for a job: `start` launches it and the bot's deadline step ends
-there; when the job is done, `on_ready(key)` queues the table's deadline again, and the next
+there; when the job is done, the `ready(key)` its caller handed to `start` queues the table's
+deadline again, and the next
 step takes the choice (`result`) if the table is still where the job saw it (`stamp`). Other
 tables' commands and deadlines go on meanwhile.
 
@@ -38,6 +39,9 @@ from bot.service.settings import LEVELS
 from bot.service.workers import WorkerPool
 
 log = logging.getLogger(__name__)
+
+#: Called with a table's key when its job is done (the timers queue the table's step again).
+Ready = Callable[[str], None]
 
 #: How much lower than the bot's process the thinking processes run (`os.nice`) where there
 #: is no `SCHED_IDLE`: on a busy machine the commands of every table come first.
@@ -93,8 +97,6 @@ class Thinking:
         self._closed = False
         #: Jobs under way or done, by table key: (the state they saw, their future).
         self._jobs: dict[str, tuple[Any, asyncio.Future[Choice]]] = {}
-        #: Called with a table's key when its job is done (the main loop queues the table).
-        self.on_ready: Callable[[str], None] | None = None
         #: Tables whose job failed, with the state it saw: they get the plain bot choice.
         self._failed: dict[str, Any] = {}
 
@@ -145,9 +147,11 @@ class Thinking:
         seat: int,
         rng: random.Random,
         level: str,
+        ready: Ready | None = None,
     ) -> Choice | None:
         """The choice at once when the game decides at once; else None, with a job thinking
-        for the table in state `stamp` (one per table: a job for an older state is dropped)."""
+        for the table in state `stamp` (one per table: a job for an older state is dropped);
+        `ready(key)` is called when that job is done (the main loop queues the table)."""
         if level not in LEVELS or level == "normal":
             return rules.bot_choice(match, seat, rng)
         if self._failed.pop(key, None) == stamp:  # its thinking failed: never stall the table
@@ -159,7 +163,7 @@ class Thinking:
             return rules.bot_choice(match, seat, rng)
         if isinstance(decided, Choice):
             return decided
-        self._launch(key, stamp, self._run(decided))
+        self._launch(key, stamp, self._run(decided), ready)
         return None
 
     def ahead(
@@ -171,13 +175,14 @@ class Thinking:
         seat: int,
         rng: random.Random,
         level: str,
+        ready: Ready | None = None,
     ) -> None:
         """Start deciding for the table in state `stamp` before its bot step is due (during
         the bot delay): the step then takes the choice from `result` (one decided at once is
         kept for it too). Nothing for `normal`, or when it is already thinking of `stamp`."""
         if level not in LEVELS or level == "normal" or self._closed or self._holds(key, stamp):
             return
-        choice = self.start(key, stamp, rules, match, seat, rng, level)
+        choice = self.start(key, stamp, rules, match, seat, rng, level, ready)
         if choice is not None:
             decided: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
             decided.set_result(choice)
@@ -188,13 +193,14 @@ class Thinking:
         held = self._jobs.get(key)
         return held is not None and held[0] == stamp
 
-    def _launch(self, key: str, stamp: Any, work: Awaitable[Choice]) -> None:
+    def _launch(self, key: str, stamp: Any, work: Awaitable[Choice], ready: Ready | None) -> None:
         """Hold `work` as the table's job for state `stamp` (replacing one for an older
-        state); `on_ready(key)` when it is done."""
+        state); `ready(key)` when it is done."""
         future = asyncio.ensure_future(work)
         self._jobs[key] = (stamp, future)
         future.add_done_callback(partial(_record, self.metrics, time.perf_counter()))
-        future.add_done_callback(lambda _f: self._ready(key))
+        if ready is not None:
+            future.add_done_callback(lambda _f: ready(key))
         if self.patience is not None:
             late = asyncio.get_running_loop().call_later(self.patience, self._give_up, future)
             future.add_done_callback(lambda _f: late.cancel())
@@ -242,10 +248,6 @@ class Thinking:
             return False
         await asyncio.wait(running)
         return True
-
-    def _ready(self, key: str) -> None:
-        if self.on_ready is not None:
-            self.on_ready(key)
 
     async def _run(self, job: Callable[[], Choice]) -> Choice:
         if self._limit is None:

@@ -9,10 +9,12 @@ import contextlib
 import heapq
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from bot.service.deadlines import Deadlines
-from bot.service.game import Games
+from bot.service.game import GameRules, Games
 from bot.service.health import StoreHealth
+from bot.service.moves import Choice
 from bot.service.options import ALIVE_FOR, ServiceSettings
 from bot.service.outgoing import Outgoing
 from bot.service.ports import Claim, ConflictError, StoreLost, StoreUnavailable
@@ -37,6 +39,84 @@ SCAN_INTERVAL = 0.5
 HOUSEKEEPING_INTERVAL = 1.0
 
 
+def bot_turn_of(table: Table, deciders: Sequence[int]) -> tuple[int, tuple[str, int, int]] | None:
+    """The bot seat that acts at the table's bot step, and the state its choice is for."""
+    bots = [s for s in deciders if table.seats[s].bot]
+    if not bots:
+        return None
+    return bots[0], (table.table_id, table.seq, bots[0])
+
+
+class Ahead:
+    """Bot seats that think at their table's level, from the moment their step is stored as
+    the next one: built before the unit of work, which tells it of each commit
+    (`committed`), and handed to the timers, whose bot steps take its choices (`choice`);
+    a job done queues its table's deadline again and wakes the main loop (`thought`)."""
+
+    def __init__(
+        self, *, games: Games, settings: ServiceSettings, thinking: Thinking, deadlines: Deadlines
+    ) -> None:
+        self.games = games
+        self.settings = settings
+        self.thinking = thinking
+        self.deadlines = deadlines
+        #: Tables whose bot began thinking before its step was due: that step's time.
+        self._ahead: dict[str, float] = {}
+
+    def committed(self, table: Table) -> None:
+        """A table's new state is stored: if a bot's step comes next, think ahead for it."""
+        if table.deadline_kind == "bot":
+            self._think_ahead(table)
+
+    def _think_ahead(self, table: Table) -> None:
+        """A bot's step comes next (its state stored: a job never thinks about a state the
+        store may refuse): a level that thinks starts now, during the bot delay, so the
+        choice is ready when the step is due. The table then plays at the pace of any bot
+        table, and thinking tables act on their timers, spread as everyone's, rather than
+        whenever a worker answers (issue 22: a burst of answers is a burst of steps)."""
+        if table.settings.level == "normal" or table.status != "playing":
+            return
+        rules = self.games.rules_of(table)
+        turn = bot_turn_of(table, table.deciders_for(rules))
+        if turn is None or table.deadline is None:
+            return
+        seat, stamp = turn
+        key = table.key.key
+        level = table.settings.level
+        rng = self.settings.rng
+        self.thinking.ahead(key, stamp, rules, table.match, seat, rng, level, self.thought)
+        if self.thinking.thinking(key):
+            self._ahead[key] = table.deadline
+
+    def choice(
+        self,
+        key: str,
+        stamp: tuple[str, int, int],
+        rules: GameRules,
+        match: Any,
+        seat: int,
+        level: str,
+    ) -> Choice | None:
+        """The bot seat's choice for the table in state `stamp`: the one its job decided,
+        else decided at once, else None while a job (started now, or under way) thinks."""
+        thinking = self.thinking
+        choice = thinking.result(key, stamp)
+        if choice is None:
+            rng = self.settings.rng
+            choice = thinking.start(key, stamp, rules, match, seat, rng, level, self.thought)
+        return choice
+
+    def thought(self, key: str) -> None:
+        """A bot seat's thinking is done: its table's deadline is due again (now), unless it
+        thought ahead and its step is still to come (then its queued deadline takes it)."""
+        now = self.settings.clock.now()
+        due = self._ahead.pop(key, None)
+        if due is not None and due > now:
+            return
+        heapq.heappush(self.deadlines.heap, (now, key))
+        self.deadlines.wake.set()
+
+
 class Timers:
     """The main loop: fires the tables' due deadlines as steps of play or of the lobby."""
 
@@ -49,7 +129,7 @@ class Timers:
         settings: ServiceSettings,
         health: StoreHealth,
         outbox: Outgoing,
-        thinking: Thinking,
+        ahead: Ahead,
         deadlines: Deadlines,
         steps: Steps,
     ) -> None:
@@ -60,15 +140,11 @@ class Timers:
         self.settings = settings
         self.health = health
         self.outbox = outbox
-        self.thinking = thinking
         self.deadlines = deadlines
         self.steps = steps
+        self.ahead = ahead
         self._next_scan = 0.0
         self._next_housekeeping = 0.0
-        #: Tables whose bot began thinking before its step was due: that step's time.
-        self._ahead: dict[str, float] = {}
-        thinking.on_ready = self._thought
-        uow.on_commit.append(self._committed)
 
     async def tick(self) -> int:
         """Handle every deadline that is due; returns how many tables acted.
@@ -123,51 +199,6 @@ class Timers:
             elif result:
                 acted += 1
         return acted
-
-    def _thought(self, key: str) -> None:
-        """A bot seat's thinking is done: its table's deadline is due again (now), unless it
-        thought ahead and its step is still to come (then its queued deadline takes it)."""
-        now = self.settings.clock.now()
-        due = self._ahead.pop(key, None)
-        if due is not None and due > now:
-            return
-        heapq.heappush(self.deadlines.heap, (now, key))
-        if self.deadlines.wake is not None:
-            self.deadlines.wake.set()
-
-    @staticmethod
-    def _bot_turn(table: Table, deciders: Sequence[int]) -> tuple[int, tuple[str, int, int]] | None:
-        """The bot seat that acts at the table's bot step, and the state its choice is for."""
-        bots = [s for s in deciders if table.seats[s].bot]
-        if not bots:
-            return None
-        return bots[0], (table.table_id, table.seq, bots[0])
-
-    def _committed(self, key: str, table_id: str, version: int) -> None:
-        """A table's new state is stored: if a bot's step comes next, think ahead for it."""
-        table = self.uow.cached.get(key)
-        if table is not None and table.deadline_kind == "bot":
-            self._think_ahead(table)
-
-    def _think_ahead(self, table: Table) -> None:
-        """A bot's step comes next (its state stored: a job never thinks about a state the
-        store may refuse): a level that thinks starts now, during the bot delay, so the
-        choice is ready when the step is due. The table then plays at the pace of any bot
-        table, and thinking tables act on their timers, spread as everyone's, rather than
-        whenever a worker answers (issue 22: a burst of answers is a burst of steps)."""
-        if table.settings.level == "normal" or table.status != "playing":
-            return
-        rules = self.games.rules_of(table)
-        turn = self._bot_turn(table, table.deciders_for(rules))
-        if turn is None or table.deadline is None:
-            return
-        seat, stamp = turn
-        key = table.key.key
-        self.thinking.ahead(
-            key, stamp, rules, table.match, seat, self.settings.rng, table.settings.level
-        )
-        if self.thinking.thinking(key):
-            self._ahead[key] = table.deadline
 
     async def _claimed(self, due: list[str]) -> list[str]:
         """Of the due tables, those this process claimed (another may have them), plus any due
@@ -236,17 +267,13 @@ class Timers:
             return True
         if not deciders:
             return False
-        bot_turn = self._bot_turn(table, deciders)
+        bot_turn = bot_turn_of(table, deciders)
         if kind == "bot" and bot_turn is not None:
             turn, stamp = bot_turn
             # The table's level may think away from the loop (thinking.py), from the moment
-            # the step was queued (`_think_ahead`): this step ends while it still thinks,
+            # the step was queued (`Ahead.committed`): this step ends while it still thinks,
             # other tables go on, and the deadline fires again when it is done.
-            thinking = self.thinking
-            choice = thinking.result(key, stamp)
-            if choice is None:
-                level = table.settings.level
-                choice = thinking.start(key, stamp, rules, match, turn, self.settings.rng, level)
+            choice = self.ahead.choice(key, stamp, rules, match, turn, table.settings.level)
             if choice is None:
                 return False
             outcome = rules.act(match, turn, choice.action, choice.arg)
@@ -289,8 +316,7 @@ class Timers:
 
     async def run(self) -> None:
         """Handle deadlines until cancelled (the bot's main loop runs this as a task)."""
-        wake = self.deadlines.wake = asyncio.Event()
-        self.health.on_back = wake.set
+        wake = self.deadlines.wake
         while True:
             await self.tick()
             try:
@@ -307,9 +333,9 @@ class Timers:
             longest = SCAN_INTERVAL if self.uow.shared else 1.0
             now = self.settings.clock.now()
             delay = longest if nxt is None else max(0.0, min(longest, nxt - now))
-            self.deadlines.wake.clear()
+            wake.clear()
             # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes as
             # the wake-up does, and this loop (and whoever awaits it) would run on.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
-                    await self.deadlines.wake.wait()
+                    await wake.wait()

@@ -31,6 +31,7 @@ from bot.service.ports import (
     StatDelta,
     TableShot,
 )
+from bot.service.readback import Readback
 from bot.service.settings import TableSettings, load_settings
 from bot.service.store import Repository
 from bot.service.table import Table, TableKey
@@ -189,6 +190,9 @@ class UnitOfWork:
         catalogs: Catalogs,
         health: StoreHealth,
         clock: Clock,
+        render: RenderTable,
+        readback: Readback,
+        committed: Callable[[Table], None],
     ) -> None:
         self.repo = repo
         #: Other processes may change tables (PostgreSQL): a cached table is checked against
@@ -205,9 +209,12 @@ class UnitOfWork:
         #: Each table's key by its id and its language, known without the store or the cache.
         self.index = TableIndex()
         self._locks: dict[str, asyncio.Lock] = {}
-        #: Run after each table's commit with (table key, table id, version): the web table's
-        #: pushes (adapters/web/hub.py), the bots' thinking ahead. A listener must not block.
-        self.on_commit: list[Callable[[str, str, int], None]] = []
+        #: Told of each table committed (commits.py: the bots' thinking ahead, then the web
+        #: table's pushes). Must not block.
+        self._committed = committed
+        #: Renders a shot delivered (the screens'); the outbox asks through `readback`.
+        self._render = render
+        readback.serve(self)
 
     def lock(self, key: str) -> asyncio.Lock:
         """The lock of the table at `key` (one per table, made when first asked for)."""
@@ -326,13 +333,12 @@ class UnitOfWork:
             self.cached[key] = table
             self._note(table)
             self.health.answered()
-            for listener in self.on_commit:
-                listener(key, table.table_id, row.version)
+            self._committed(table)
         self.outbox.accept(batch)
         if unstored:  # after what the store handed over: older, so first
             self.outbox.deliver(key, unstored)
 
-    async def render_shot(self, key: str, shot: TableShot, render: RenderTable) -> Screen | None:
+    async def render_shot(self, key: str, shot: TableShot) -> Screen | None:
         """Render a table shot at its delivery, from the committed table (under the table's
         lock, so never a command's half-made change): the cached table when it is at least
         the shot's version, else the stored one. None when the table shown is gone, or its
@@ -345,7 +351,7 @@ class UnitOfWork:
                 return None
             if table.message_no != shot.message:
                 return None  # a newer table message was posted: this one is frozen by it
-            return render(table, shot.buttons, shot.note)
+            return self._render(table, shot.buttons, shot.note)
 
     async def posted(self, channel: str, ref: str) -> None:
         """A table message was posted: the table keeps its reference (the outbox stores it)."""

@@ -121,10 +121,13 @@ async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
     gate = _Gate()
     thinking = svc.thinking
     ready: list[str] = []
-    thinking.on_ready = ready.append
     stamp = ("t", 1, 0)
-    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
-    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    assert (
+        thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong", ready.append) is None
+    )  # type: ignore[arg-type]
+    assert (
+        thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong", ready.append) is None
+    )  # type: ignore[arg-type]
     while gate.started == 0:
         await asyncio.sleep(0.001)
     assert thinking.thinking("k") and thinking.result("k", stamp) is None
@@ -133,7 +136,9 @@ async def test_the_main_loop_never_waits_for_a_thinking_bot() -> None:
     assert await thinking.wait()
     assert ready == ["k"] and gate.started == 1  # one job for one state
     assert thinking.result("k", ("t", 2, 0)) is None  # the table moved on: dropped
-    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    assert (
+        thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong", ready.append) is None
+    )  # type: ignore[arg-type]
     await thinking.wait()
     assert thinking.result("k", stamp) == Choice("thought", "strong")
 
@@ -190,16 +195,21 @@ async def test_a_thought_past_its_patience_falls_back_to_the_plain_choice() -> N
     thinking = Thinking(concurrent=2, patience=0.05)
     gate = _Gate()
     ready: list[str] = []
-    thinking.on_ready = ready.append
     stamp = ("t", 1, 0)
-    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    assert (
+        thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong", ready.append) is None
+    )  # type: ignore[arg-type]
     while not ready:  # the job never answers: the table is due again once patience is spent
         await asyncio.sleep(0.001)
     assert ready == ["k"] and thinking.given_up == 1 and not thinking.thinking("k")
     assert thinking.result("k", stamp) is None
-    assert thinking.start("k", stamp, gate, None, 0, random.Random(1), "strong") == Choice("plain")  # type: ignore[arg-type]
+    assert thinking.start(
+        "k", stamp, gate, None, 0, random.Random(1), "strong", ready.append
+    ) == Choice("plain")  # type: ignore[arg-type]
     other = ("u", 1, 0)
-    assert thinking.start("k2", other, gate, None, 0, random.Random(1), "strong") is None  # type: ignore[arg-type]
+    assert (
+        thinking.start("k2", other, gate, None, 0, random.Random(1), "strong", ready.append) is None
+    )  # type: ignore[arg-type]
     while gate.started < 2:
         await asyncio.sleep(0.001)
     gate.release.set()  # both jobs end now: only the second one's answer is taken

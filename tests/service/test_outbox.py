@@ -181,10 +181,9 @@ async def test_a_shot_of_an_older_table_message_is_not_shown() -> None:
     old = TableShot(table.table_id, table.message_no - 1, table.row_version or 0)
     current = TableShot(table.table_id, table.message_no, table.row_version or 0)
     other = TableShot("another", table.message_no, table.row_version or 0)
-    render = h.service.screens.render_table
-    assert await h.service.uow.render_shot(CHANNEL.key, old, render) is None
-    assert await h.service.uow.render_shot(CHANNEL.key, other, render) is None
-    shown = await h.service.uow.render_shot(CHANNEL.key, current, render)
+    assert await h.service.uow.render_shot(CHANNEL.key, old) is None
+    assert await h.service.uow.render_shot(CHANNEL.key, other) is None
+    shown = await h.service.uow.render_shot(CHANNEL.key, current)
     assert shown is not None and shown == h.service.render(table)
 
 
