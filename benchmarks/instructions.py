@@ -117,9 +117,7 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
 
     repo = await SqliteRepository.open(folder / "play.sqlite3")
     notifier = _Recorder()
-    service = TableService(
-        repo, notifier, rng=random.Random(1), bot_delay=0.0, games=all_games()
-    )
+    service = TableService(repo, notifier, rng=random.Random(1), bot_delay=0.0, games=all_games())
     tables = 10
     seats = 4
     people: dict[str, tuple[TableKey, User]] = {}
