@@ -137,6 +137,8 @@ class Match:
     __slots__ = (
         "_deck_sorted",
         "_drawable",
+        "_dumped",
+        "_dumped_last",
         "_ev",
         "_rotation",
         "_skip",
@@ -207,6 +209,11 @@ class Match:
         self.leaving: list[int] = []  # seats that forfeited during the round under way
         self.winners: list[int] | None = None
         self.history: list[RoundLog] = []
+        # `to_dict`'s JSON form of the rounds before the newest (they never change again),
+        # made once each, and the last round it holds (a history that is not the one they
+        # were made from is made again).
+        self._dumped: list[dict[str, Any]] = []
+        self._dumped_last: RoundLog | None = None
         self.phase: Phase = "deal"
         self._clear_round()
 
@@ -785,10 +792,7 @@ class Match:
             "leaving": list(self.leaving),
             "winners": self.winners,
             "phase": self.phase,
-            "history": [
-                {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions}
-                for r in self.history
-            ],
+            "history": self._history_dicts(),
         }
         if self.history:
             # The newest round keeps its outcome too, so a restored table can still show it.
@@ -814,6 +818,31 @@ class Match:
                 "drawable": self._drawable,
             }
         return data
+
+    def _history_dicts(self) -> list[dict[str, Any]]:
+        """`to_dict`'s "history": the rounds before the newest are made once each (a round
+        never changes once a newer one began), the newest every time. The lists of rounds
+        (deal, actions) are the match's own, as they always were: read them, never change
+        them."""
+        history = self.history
+        done = len(history) - 1
+        dumped = self._dumped
+        kept = len(dumped)
+        if kept > done or (kept and history[kept - 1] is not self._dumped_last):
+            dumped.clear()  # not the history they were made from
+            kept = 0
+        for r in history[kept:done]:
+            dumped.append(
+                {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions}
+            )
+        if done < 0:
+            return []
+        self._dumped_last = history[done - 1] if done else None
+        r = history[done]
+        return [
+            *dumped,
+            {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions},
+        ]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Match:
