@@ -14,13 +14,14 @@ import asyncio
 import contextlib
 import logging
 import os
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import Executor, Future
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple, ParamSpec, TypeVar
 
 import aiosqlite
 
@@ -46,7 +47,6 @@ from storage.common import (
     message_payload,
     more_in_lanes,
     out_message,
-    raise_unavailable,
     stat_rows,
     table_parts,
 )
@@ -327,13 +327,89 @@ def _open_failure(path: Path, exc: BaseException) -> str:
 WriteFn = Callable[[sqlite3.Connection], None]
 
 
-@dataclass(slots=True)
-class _Write:
-    """A queued write: how to apply it, whether it needs a savepoint, and who waits for it."""
+class _Write(NamedTuple):
+    """A queued write: how to apply it, whether it needs a savepoint, and who waits for it
+    (made with `_new`: one per commit, at C speed)."""
 
     apply: WriteFn
     compound: bool
     future: asyncio.Future[None]
+
+
+#: Builds a `_Write` from its three fields at C speed (NamedTuple's own __new__ is Python code).
+_new = tuple.__new__
+
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _settle(future: asyncio.Future[_T], result: _T, error: BaseException | None) -> None:
+    """On the event loop: hand a job's outcome to whoever waits for it (if anyone still does)."""
+    if future.done():  # its waiter was cancelled
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
+
+
+class _WriterThread(Executor):
+    """The write connection's one thread: runs the jobs handed to it, in order.
+
+    `run` is the writer's own way (a batch to commit): its outcome comes back to the event
+    loop in one `call_soon_threadsafe`, not through a `concurrent.futures.Future` chained to
+    an asyncio one as `run_in_executor` does (each batch, many Python calls less). `submit`
+    makes it an `Executor` for anything else (opening and closing the connection)."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        # A daemon: a store nobody closed does not keep the interpreter from exiting (what
+        # it had not committed is lost, as in a crash).
+        self._thread = threading.Thread(target=self._work, name=name, daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job()
+
+    def run(self, loop: asyncio.AbstractEventLoop, fn: Callable[[_T], Any], arg: _T) -> Any:
+        """`fn(arg)` on the thread, as a future of `loop` (awaited there)."""
+        future = loop.create_future()
+
+        def job() -> None:
+            try:
+                result, error = fn(arg), None
+            except BaseException as exc:  # handed to the waiter, as run_in_executor does
+                result, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(_settle, future, result, error)
+
+        self._jobs.put(job)
+        return future
+
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
+        """`fn(*args, **kwargs)` on the thread (`Executor.submit`)."""
+        future: Future[_T] = Future()
+
+        def job() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+        self._jobs.put(job)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """End the thread after the jobs already handed to it."""
+        self._jobs.put(None)
+        if wait and self._thread is not threading.current_thread():
+            self._thread.join()
 
 
 def _read_reason(exc: BaseException) -> str | None:
@@ -354,7 +430,6 @@ def _megabytes(size: float) -> str:
     return f"{size / 1_048_576:.1f} MB"
 
 
-@raise_unavailable(_read_reason, skip=("close",))
 class SqliteRepository:
     """The `Repository` in one SQLite file. Open with `await SqliteRepository.open(path)`.
 
@@ -374,7 +449,7 @@ class SqliteRepository:
         path: Path,
         reader: aiosqlite.Connection,
         writer: sqlite3.Connection,
-        executor: ThreadPoolExecutor,
+        executor: _WriterThread,
         *,
         max_batch: int,
     ) -> None:
@@ -384,7 +459,10 @@ class SqliteRepository:
         self._writer = writer  # used only on `executor`'s one thread
         self._executor = executor
         self._max_batch = max_batch
-        self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()  # None: stop
+        #: Writes queued for the next transaction, oldest first; the writer's wake-up while
+        #: it waits for one (a plain list and one future: the writer takes them all at once).
+        self._waiting: list[_Write] = []
+        self._wake: asyncio.Future[None] | None = None
         self._closing = False
         #: The exclusive lock file of `open(exclusive=True)`, held until `close`.
         self._lock_file: Any = None
@@ -447,7 +525,7 @@ class SqliteRepository:
                 if isinstance(exc, OSError):
                     raise StoreError(_open_failure(file, exc)) from None
                 raise
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
+        executor = _WriterThread("sqlite-writer")
         try:
             await migrate_sqlite(reader)
             await reader.execute("PRAGMA query_only = ON")
@@ -475,7 +553,16 @@ class SqliteRepository:
     # -- reads ------------------------------------------------------------------------------
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        return list(await self._reader.execute_fetchall(sql, params))
+        """Every read goes through here: an error that means the store is away (the disk, the
+        file) is raised as StoreUnavailable, any other as it is. (The writes' failures are
+        the writer's to translate: `_write_loop`.)"""
+        try:
+            return list(await self._reader.execute_fetchall(sql, params))
+        except Exception as exc:
+            reason = _read_reason(exc)
+            if reason is None:
+                raise
+            raise StoreUnavailable(reason) from exc
 
     @staticmethod
     def _table_row(row: Sequence[Any]) -> TableRow:
@@ -827,32 +914,37 @@ class SqliteRepository:
         if self._writer_task.done():
             raise RuntimeError(f"the writer of {self.path} has stopped")
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Write(apply, compound, future))
+        self._waiting.append(_new(_Write, (apply, compound, future)))
+        wake = self._wake
+        if wake is not None:  # the writer waits for a write: it runs at the loop's next turn
+            self._wake = None
+            if not wake.done():  # (done: the writer was cancelled)
+                wake.set_result(None)
         await future
 
     async def _write_loop(self) -> None:
-        """Take every queued write, commit them in one transaction, then answer each caller."""
+        """Take every queued write, commit them in one transaction, then answer each caller.
+
+        The writer runs at the event loop's turn after the first write was queued, so every
+        write queued in that turn goes with it (up to `max_batch`); the writes queued while a
+        transaction commits go with the next. `close` ends it once nothing waits."""
         loop = asyncio.get_running_loop()
-        stopping = False
-        while not stopping:
-            first = await self._queue.get()
-            if first is None:
-                stopping = True
-                batch = []
-            else:
-                batch = [first]
-            while not stopping and len(batch) < self._max_batch and not self._queue.empty():
-                item = self._queue.get_nowait()
-                if item is None:
-                    stopping = True
-                    break
-                batch.append(item)
+        waiting = self._waiting
+        while True:
+            if not waiting:
+                if self._closing:
+                    return
+                self._wake = wake = loop.create_future()
+                await wake
+                continue
+            batch = waiting[: self._max_batch]
+            del waiting[: self._max_batch]
             # A caller cancelled before its write began: it was never acknowledged, skip it.
             batch = [w for w in batch if not w.future.done()]
             if not batch:
                 continue
             try:
-                outcomes = await loop.run_in_executor(self._executor, self._commit_batch, batch)
+                outcomes = await self._executor.run(loop, self._commit_batch, batch)
             except asyncio.CancelledError:
                 for write in batch:
                     if not write.future.done():
@@ -1052,7 +1144,10 @@ class SqliteRepository:
             return
         self._closing = True
         if not self._writer_task.done():
-            self._queue.put_nowait(None)
+            wake = self._wake
+            if wake is not None and not wake.done():  # waiting for a write: none comes, it ends
+                self._wake = None
+                wake.set_result(None)
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer_task
         loop = asyncio.get_running_loop()

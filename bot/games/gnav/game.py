@@ -30,7 +30,7 @@ from bot.service.game import (
     Outcome,
 )
 from bot.service.i18n import Catalog
-from bot.service.parts import PARTS, join_parts, split_parts
+from bot.service.parts import PARTS, join_parts
 
 #: How often an `easy` bot seat takes the second-best choice.
 EASY_SLIP = 0.25
@@ -72,8 +72,8 @@ class GnavRules(GameRules):
     def dump(self, match: Match) -> dict[str, Any]:
         """The engine's lossless JSON form with only the newest round in its history (the
         rounds before it never change again: the finished parts, stored once each)."""
-        data, finished = split_parts(match.to_dict(), "history")
-        data[PARTS] = finished  # `data` is split_parts' own copy
+        data = match.to_dict(history_from=max(0, len(match.history) - 1))
+        data[PARTS] = match.finished_rounds()
         return data
 
     def load(self, data: dict[str, Any]) -> Match:

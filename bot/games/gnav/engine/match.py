@@ -137,6 +137,10 @@ class Match:
     __slots__ = (
         "_deck_sorted",
         "_drawable",
+        "_dumped",
+        "_dumped_events",
+        "_dumped_last",
+        "_dumped_of",
         "_ev",
         "_rotation",
         "_skip",
@@ -207,6 +211,15 @@ class Match:
         self.leaving: list[int] = []  # seats that forfeited during the round under way
         self.winners: list[int] | None = None
         self.history: list[RoundLog] = []
+        # `to_dict`'s JSON form of the rounds before the newest (they never change again),
+        # made once each, and the last round it holds (a history that is not the one they
+        # were made from is made again).
+        self._dumped: list[dict[str, Any]] = []
+        self._dumped_last: RoundLog | None = None
+        # The same for the newest round's public events (a round's events only grow): their
+        # JSON form, and the list of events it was made from.
+        self._dumped_events: list[list[Any]] = []
+        self._dumped_of: list[Event] | None = None
         self.phase: Phase = "deal"
         self._clear_round()
 
@@ -768,8 +781,10 @@ class Match:
                 return
 
     # ----------------------------------------------------------------- serialisation
-    def to_dict(self) -> dict[str, Any]:
-        """The whole match as JSON-ready data; `Match.from_dict` restores it without loss."""
+    def to_dict(self, history_from: int = 0) -> dict[str, Any]:
+        """The whole match as JSON-ready data; `Match.from_dict` restores it without loss.
+        With `history_from`, "history" holds only the rounds from that index on (the ones
+        before it are `finished_rounds`, which go back in front of them for `from_dict`)."""
         data: dict[str, Any] = {
             "format": 1,
             "profile": self.profile.name,
@@ -785,16 +800,13 @@ class Match:
             "leaving": list(self.leaving),
             "winners": self.winners,
             "phase": self.phase,
-            "history": [
-                {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions}
-                for r in self.history
-            ],
+            "history": self._history_dicts(history_from),
         }
         if self.history:
             # The newest round keeps its outcome too, so a restored table can still show it.
             last = self.history[-1]
             data["last_round"] = {
-                "events": [event_to_list(e) for e in last.events],
+                "events": self._event_lists(last.events),
                 "end": last.end,
                 "hands": [[s, r] for s, r in last.hands.items()],
                 "lives": list(last.lives),
@@ -814,6 +826,51 @@ class Match:
                 "drawable": self._drawable,
             }
         return data
+
+    def finished_rounds(self) -> list[dict[str, Any]]:
+        """`to_dict`'s "history" but the newest round, each round made once (a round never
+        changes once a newer one began). The lists of rounds (deal, actions) are the match's
+        own, as they always were: read them, never change them."""
+        history = self.history
+        done = len(history) - 1
+        dumped = self._dumped
+        kept = len(dumped)
+        if kept > done or (kept and history[kept - 1] is not self._dumped_last):
+            dumped.clear()  # not the history they were made from
+            kept = 0
+        for r in history[kept:done]:
+            dumped.append(
+                {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions}
+            )
+        self._dumped_last = history[done - 1] if done > 0 else None
+        return dumped[:]
+
+    def _history_dicts(self, start: int) -> list[dict[str, Any]]:
+        """`to_dict`'s "history" from round `start` on: the finished rounds made once each
+        (`finished_rounds`), the newest every time."""
+        history = self.history
+        if not history:
+            return []
+        done = len(history) - 1
+        finished = self.finished_rounds()[start:] if start < done else []
+        r = history[done]
+        if start > done:
+            return finished
+        finished.append(
+            {"dealer": r.dealer, "deal": r.deal, "bag": list(r.bag), "actions": r.actions}
+        )
+        return finished
+
+    def _event_lists(self, events: list[Event]) -> list[list[Any]]:
+        """The newest round's public events in JSON form, each made once: a round's events
+        only grow (kept while they are the same list)."""
+        dumped = self._dumped_events
+        if self._dumped_of is not events or len(dumped) > len(events):
+            dumped = self._dumped_events = []
+            self._dumped_of = events
+        if len(dumped) < len(events):
+            dumped.extend([event_to_list(e) for e in events[len(dumped) :]])
+        return dumped[:]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Match:
