@@ -21,7 +21,11 @@ Kinds of command, each played by a child process under
 Each kind is run twice in fresh processes with the same set-up, once stopping after `--few`
 commands and once after `--many`: the difference of the two counts over the difference of the
 commands is the cost of a command with the interpreter's start, the imports and the tables'
-set-up subtracted. The terminal's turn is not counted here (its loop reads a terminal).
+set-up subtracted. The garbage collector is tuned once the tables are set up, as `gnav-bot run`
+tunes it once its tables are restored (bot/runtime.py): with CPython's default thresholds a full
+collection falling inside one of the two runs and not the other moves a kind's figure by up to
+100k instructions per command. The terminal's turn is not counted here (its loop reads a
+terminal).
 
 Prints one line per kind and a last JSON line. Run (about 15 minutes under valgrind on 2 cores):
 `.venv/bin/python benchmarks/instructions.py` (`--kinds gnav press` for some of them).
@@ -85,6 +89,7 @@ async def _bots(kind: str, commands: int, folder: Path) -> int:
     """Bot tables of `kind` playing until `commands` commands were handled."""
     from benchmarks.service import NullNotifier, TimedService, setup_tables
     from bot.games.registry import all_games
+    from bot.runtime import tune_garbage_collector
     from storage.sqlite import SqliteRepository
 
     repo = await SqliteRepository.open(folder / "play.sqlite3")
@@ -95,6 +100,7 @@ async def _bots(kind: str, commands: int, folder: Path) -> int:
         await setup_tables(service, 30, "t", 6)
     else:
         await setup_tables(service, 30, "t", 4, ("game=karnaval",))
+    tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
     while len(service.latencies) < commands:
         if await service.tick() == 0:
             await asyncio.sleep(0)
@@ -111,6 +117,7 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
     from adapters.web.hub import Hub, Page
     from adapters.web.server import WebServer
     from bot.games.registry import all_games
+    from bot.runtime import tune_garbage_collector
     from bot.service.service import TableService
     from bot.service.table import TableKey, User
     from storage.sqlite import SqliteRepository
@@ -159,6 +166,7 @@ async def _people(kind: str, commands: int, folder: Path) -> int:
             assert await hub.send_first(page) is not None
             pages[user_key] = (page, Viewer(user_key, user.name, None, table_id))
 
+    tune_garbage_collector()  # as `gnav-bot run` does once its tables are restored
     applied = 0
     idle = 0
     while applied < commands:
