@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -23,6 +22,7 @@ from typing import Any
 from bot.games.karnaval import search, strategy, web
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
 from bot.games.karnaval.engine.cards import (
+    DECK_ORDER,
     JOKER,
     SUITS,
     full_deck,
@@ -56,18 +56,42 @@ LETTERED = ("A", "K", "Q", "J")
 _LETTER = re.compile(r"(?<![^\s,(])([AKQJ])(?=[♠♥♦♣])")
 
 
+def _card_text(card: str) -> str:
+    return "🃏" if card == JOKER else rank_of(card) + SUIT_MARKS[suit_of(card)]
+
+
+#: Every card of the deck as `card_text` writes it without a catalog, made once.
+_CARD_TEXTS: dict[str, str] = {c: _card_text(c) for c in DECK_ORDER}
+
+
 def card_text(card: str, cat: Catalog | None = None) -> str:
     """A card for people: `Q♠`, `10♥`, `🃏` for a joker; with `cat`, its rank lettered as
     the table's language says it (German `D♠`, `B♥`)."""
-    if card == JOKER:
-        return "🃏"
-    text = rank_of(card) + SUIT_MARKS[suit_of(card)]
+    texts = _CARD_TEXTS if cat is None else _card_texts(cat)
+    found = texts.get(card)
+    if found is not None:
+        return found
+    text = _card_text(card)  # not a card of the deck (refused as ever, or written as such)
     return text if cat is None else lettered(text, cat)
 
 
 def cards_text(cards: Sequence[str], cat: Catalog | None = None) -> str:
     """Cards for people, space-separated (see `card_text`)."""
+    texts = _CARD_TEXTS if cat is None else _card_texts(cat)
+    if all(c in texts for c in cards):
+        return " ".join([texts[c] for c in cards])
     return " ".join(card_text(c, cat) for c in cards)
+
+
+def _card_texts(cat: Catalog) -> dict[str, str]:
+    """Every card of the deck as `card_text` writes it in `cat`, made once per catalog
+    (`Catalog.kept`): a table message and a hand name dozens of cards."""
+    texts: dict[str, str] | None = cat.kept.get("karnaval.cards")
+    if texts is None:
+        texts = cat.kept["karnaval.cards"] = {
+            c: lettered(text, cat) for c, text in _CARD_TEXTS.items()
+        }
+    return texts
 
 
 def lettered(text: str, cat: Catalog) -> str:
@@ -79,21 +103,17 @@ def lettered(text: str, cat: Catalog) -> str:
     return _LETTER.sub(lambda m: letters.get(m.group(1), m.group(1)), text)
 
 
-#: Each catalog's letters (`_letters`), worked out once per catalog: a table message and a
-#: hand letter dozens of cards.
-_LETTERS: weakref.WeakKeyDictionary[Catalog, dict[str, str]] = weakref.WeakKeyDictionary()
-
-
 def _letters(cat: Catalog) -> dict[str, str]:
-    """The ranks `cat`'s language letters otherwise than the cards' own letters."""
-    found = _LETTERS.get(cat)
+    """The ranks `cat`'s language letters otherwise than the cards' own letters, worked out
+    once per catalog (`Catalog.kept`): a table message and a hand letter dozens of cards."""
+    found: dict[str, str] | None = cat.kept.get("karnaval.letters")
     if found is None:
         found = {}
         for r in LETTERED:
             key = f"karnaval.rank.{r}"
             if cat.has(key) and cat.t(key) != r:
                 found[r] = cat.t(key)
-        _LETTERS[cat] = found
+        cat.kept["karnaval.letters"] = found
     return found
 
 
@@ -520,9 +540,10 @@ class KarnavalView(GameView):
         key, params = line
         if "suit" in params:
             params = {**params, "suit": cat.t(f"karnaval.suit.{params['suit']}")}
-        for name in ("card", "cards"):
-            if isinstance(params.get(name), str):
-                params = {**params, name: lettered(params[name], cat)}
+        if _letters(cat):  # else the cards read as they are written
+            for name in ("card", "cards"):
+                if isinstance(params.get(name), str):
+                    params = {**params, name: lettered(params[name], cat)}
         return cat.t(key, **params)
 
     def private_text(self, t: KarnavalMatch, seat: int, cat: Catalog) -> str:
@@ -602,16 +623,20 @@ def hand_key(hand: Sequence[Mapping[str, Any]]) -> str:
 def hand_text(hand: Sequence[Mapping[str, Any]], cat: Catalog | None = None) -> str:
     """A hand as `Karnaval.view_for` sorts it (`{"card", "trump"}` each): its cards by suit,
     the suits apart (` · `), a trump marked `*`: `6♥* K♥* · A♠ 9♠ · 🃏`."""
+    texts = _CARD_TEXTS if cat is None else _card_texts(cat)
     groups: list[list[str]] = []
     last: str | None = None
     for c in hand:
         card = c["card"]
-        suit = "joker" if card == JOKER else suit_of(card)
+        suit = "joker" if card == JOKER else card[-1]  # `suit_of`
         if suit != last:
             groups.append([])
             last = suit
-        groups[-1].append(card_text(card, cat) + ("*" if c["trump"] else ""))
-    return " · ".join(" ".join(g) for g in groups)
+        text = texts.get(card)
+        if text is None:
+            text = card_text(card, cat)
+        groups[-1].append(text + "*" if c["trump"] else text)
+    return " · ".join([" ".join(g) for g in groups])
 
 
 def _plays_text(plays: Sequence[Play], names: Sequence[str], cat: Catalog) -> str:
