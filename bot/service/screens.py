@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.service import tokens
-from bot.service.game import Games
+from bot.service.game import Games, GameView
 from bot.service.i18n import Catalog
 from bot.service.moves import Choice
 from bot.service.options import ServiceSettings
@@ -38,6 +38,28 @@ class Queueing(Protocol):
         screen: Screen | TableShot | tuple[TableShot, Screen],
         freeze: Screen | TableShot | None,
     ) -> None: ...
+
+
+def _turn_words(cat: Catalog, game: str, shows: GameView) -> tuple[str, str]:
+    """A round under way in `game`'s words in `cat`: the catalog key of whose turn it is, the
+    label of the button that shows a seat its private screen; looked up once per catalog and
+    game (`Catalog.kept`), not at every render."""
+    key = f"screens.turn.{game}"
+    words: tuple[str, str] | None = cat.kept.get(key)
+    if words is None:
+        words = cat.kept[key] = (game_key(cat, game, "turn.now"), cat.t(shows.view_label))
+    return words
+
+
+def _next_words(cat: Catalog, game: str) -> tuple[str, str]:
+    """Between rounds in `game`'s words in `cat`: the catalog key of when the next round
+    comes, the label of the button that deals it (once per catalog and game)."""
+    key = f"screens.next.{game}"
+    words: tuple[str, str] | None = cat.kept.get(key)
+    if words is None:
+        label = cat.t(game_key(cat, game, "button.next"))
+        words = cat.kept[key] = (game_key(cat, game, "next.in"), label)
+    return words
 
 
 class Screens:
@@ -128,21 +150,19 @@ class Screens:
             elif view == "round" and not in_round:
                 pass  # the frozen message of a round that has ended
             elif in_round:
-                who = ", ".join(names[d] for d in deciders)
-                turn = game_key(cat, table.game, "turn.now")  # a game's own wording
+                turn, label = _turn_words(cat, table.game, shows)  # a game's own wording
+                who = ", ".join([names[d] for d in deciders])
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if buttons:  # a frozen message has none
                     if shows.public_choices:
                         rows.extend(self.choice_rows(table, deciders, cat))
-                    label = cat.t(shows.view_label)
                     rows.append((Button(label, self._token(table, "view"), kind="view"),))
                     rows.extend(self.hint_row(table, cat))
             elif not rules.winners(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
-                nxt = game_key(cat, table.game, "next.in")
+                nxt, label = _next_words(cat, table.game)
                 lines.append(cat.t(nxt, seconds=s.next_round_delay))
                 if buttons:
-                    label = cat.t(game_key(cat, table.game, "button.next"))
                     rows.append(
                         (Button(label, self._token(table, "next"), "primary", kind="next"),)
                     )
@@ -249,8 +269,18 @@ class Screens:
         view = self.games.view_of(table)
         lines = view.render_status(table.match, names, cat)
         recent = self.round_log(table, cat)[-view.recent_events :] if view.recent_events else []
-        # What the state says already (a game's last exchange is made of log lines) goes once.
-        recent = [line for line in recent if not any(line in said for said in lines)]
+        # What the state says already (a game's last exchange is made of log lines) goes once:
+        # a line of one line is in one of the state's exactly when it is in their text.
+        said = "\n".join(lines)
+        recent = [
+            line
+            for line in recent
+            if not (
+                line in said
+                if lines and "\n" not in line
+                else any(line in shown for shown in lines)
+            )
+        ]
         if recent:
             lines.append("—")
             lines.extend(recent)

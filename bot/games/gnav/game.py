@@ -234,14 +234,15 @@ class GnavView(GameView):
             profile = words.profiles[match.profile.name] = cat.t(
                 f"gnav.profile.{match.profile.name}"
             )
-        lines = [
-            cat.t(
-                "gnav.round.title",
-                round=len(match.history),
-                dealer=names[dealer],
-                profile=profile,
+        key = (len(match.history), names[dealer], profile)
+        title = words.titles.get(key)
+        if title is None:
+            if len(words.titles) >= TITLES_KEPT:
+                words.titles.clear()
+            title = words.titles[key] = cat.t(
+                "gnav.round.title", round=key[0], dealer=key[1], profile=profile
             )
-        ]
+        lines = [title]
         turn = match.turn
         acting = match.acting_dealer
         out = words.out
@@ -379,6 +380,10 @@ class GnavView(GameView):
 _REVEAL_RESULTS = frozenset({"pay", "out", "win"})
 
 
+#: Round titles kept per catalog (`_StatusWords.titles`) before they are forgotten.
+TITLES_KEPT = 1024
+
+
 @dataclass(slots=True)
 class _StatusWords:
     """The words of the table message's seat lines in one catalog (`_status_words`)."""
@@ -392,6 +397,9 @@ class _StatusWords:
     lives: dict[int, str] = field(default_factory=dict)
     #: A profile's name, by the profile's (filled as they come).
     profiles: dict[str, str] = field(default_factory=dict)
+    #: A round's title line by what it says (round, dealer, profile): the same at every
+    #: step of a round (bounded: `TITLES_KEPT`).
+    titles: dict[tuple[int, str, str], str] = field(default_factory=dict)
 
 
 def _status_words(cat: Catalog) -> _StatusWords:

@@ -94,6 +94,21 @@ def _card_texts(cat: Catalog) -> dict[str, str]:
     return texts
 
 
+#: Lines of the table message's state kept per catalog (`_said`) before they are forgotten.
+SAID_KEPT = 4096
+
+
+def _said(cat: Catalog) -> dict[tuple[Any, ...], Any]:
+    """The table message's state lines already said in `cat` (`render_status`), each by
+    everything it says (so any table's, in any state, may use it): the deal's head and
+    most seat lines and the last trick stay as they were from one step to the next. Kept
+    per catalog (`Catalog.kept`), bounded: forgotten past `SAID_KEPT`."""
+    said: dict[tuple[Any, ...], Any] | None = cat.kept.get("karnaval.said")
+    if said is None or len(said) > SAID_KEPT:
+        said = cat.kept["karnaval.said"] = {}
+    return said
+
+
 def lettered(text: str, cat: Catalog) -> str:
     """`text` (cards as `card_text` writes them, maybe among names) with each lettered
     rank as the table's language says it (`karnaval.rank.<letter>`)."""
@@ -402,25 +417,38 @@ class KarnavalView(GameView):
         d = k.current
         if d is None:
             return [cat.t("karnaval.status.none")]
+        said = _said(cat)
         info = k.deal_info(d.index)
         trump = d.trump_card
-        lines = [
-            cat.t(
-                "karnaval.status.title",
-                quarter=info["quarter"],
-                number=info["number"],
-                n=k.n,
-                cards=info["cards"],
-                dealer=names[info["dealer"]],
-            ),
-            cat.t(
-                "karnaval.status.trump",
-                card=card_text(trump, cat),
-                suit=cat.t(f"karnaval.suit.{suit_of(trump)}"),
+        key: tuple[Any, ...] = (
+            "head",
+            info["quarter"],
+            info["number"],
+            k.n,
+            info["cards"],
+            names[info["dealer"]],
+            trump,
+        )
+        head = said.get(key)
+        if head is None:
+            head = said[key] = (
+                cat.t(
+                    "karnaval.status.title",
+                    quarter=info["quarter"],
+                    number=info["number"],
+                    n=k.n,
+                    cards=info["cards"],
+                    dealer=names[info["dealer"]],
+                ),
+                cat.t(
+                    "karnaval.status.trump",
+                    card=card_text(trump, cat),
+                    suit=cat.t(f"karnaval.suit.{suit_of(trump)}"),
+                )
+                if trump
+                else cat.t("karnaval.status.no_trump"),
             )
-            if trump
-            else cat.t("karnaval.status.no_trump"),
-        ]
+        lines = list(head)
         if d.index == 0 and k.phase == "bid" and k.draw:
             # While the first deal is bid, how the first player was drawn (K2): its last
             # round and its result (the whole draw is the log's).
@@ -430,29 +458,39 @@ class KarnavalView(GameView):
         bids = dict(d.bids)
         taken = d.taken(k.n)
         turn = k.turn
+        scores = d.scores
+        leaving = t.leaving
         for s in k.order:
-            mark = "▶ " if s == turn else ""
             bid = bids.get(s)
-            text = cat.t(
-                "karnaval.status.seat",
-                mark=mark,
-                name=names[s],
-                bid="–" if bid is None else bid,
-                taken=taken[s],
-            )
-            if d.scores is not None:  # the deal is over: what it scored (K17-K19)
-                text += " · " + cat.t("karnaval.status.points", count=d.scores[s])
-            if s in t.leaving:
-                text += " · " + cat.t("karnaval.status.leaving")
+            score = None if scores is None else scores[s]
+            key = ("seat", s == turn, names[s], bid, taken[s], score, s in leaving)
+            text = said.get(key)
+            if text is None:
+                text = cat.t(
+                    "karnaval.status.seat",
+                    mark="▶ " if s == turn else "",
+                    name=names[s],
+                    bid="–" if bid is None else bid,
+                    taken=taken[s],
+                )
+                if score is not None:  # the deal is over: what it scored (K17-K19)
+                    text += " · " + cat.t("karnaval.status.points", count=score)
+                if s in leaving:
+                    text += " · " + cat.t("karnaval.status.leaving")
+                said[key] = text
             lines.append(text)
         if d.trick:
             lines.append(cat.t("karnaval.status.trick", plays=_plays_text(d.trick, names, cat)))
         last = _last_trick(d, k.n)
         if last:
             winner = names[d.tricks[-1]]
-            lines.append(
-                cat.t("karnaval.status.last_trick", p=winner, plays=_plays_text(last, names, cat))
-            )
+            key = ("last", winner, tuple(last), tuple(names))
+            text = said.get(key)
+            if text is None:
+                text = said[key] = cat.t(
+                    "karnaval.status.last_trick", p=winner, plays=_plays_text(last, names, cat)
+                )
+            lines.append(text)
         return lines
 
     def render_reveal(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
