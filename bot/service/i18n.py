@@ -67,6 +67,11 @@ class Catalog:
         #: A message that is one template (not a plural entry), and whether it may name a
         #: bound parameter: `t`'s whole lookup in one probe (a table message takes dozens).
         self._plain: dict[str, tuple[str, bool]] = {}
+        #: What a game or the screens derive from this catalog's texts and keep, made once
+        #: per catalog (a card's name, a seat's marks): a key each, prefixed by its user
+        #: (`karnaval.cards`). Never stored; a catalog's texts never change, so neither may
+        #: what is kept here (a `bind` or `for_platform` view starts its own).
+        self.kept: dict[str, Any] = {}
 
     def _lookup(self, key: str) -> Template:
         found = self._resolved.get(key)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from bot.service import tokens
-from bot.service.game import Games
+from bot.service.game import Games, GameView
 from bot.service.i18n import Catalog
 from bot.service.moves import Choice
 from bot.service.options import ServiceSettings
@@ -22,6 +22,9 @@ from bot.service.settings import TableSettings, settings_lines
 from bot.service.table import Table
 from bot.service.texts import Catalogs, game_key
 
+#: Choices' labels kept per catalog (`Screens._labels`) before they are forgotten.
+LABELS_KEPT = 4096
+
 
 class Queueing(Protocol):
     """What the screens ask of the outbox: table messages queued (`bot/service/outbox.py`)."""
@@ -35,6 +38,28 @@ class Queueing(Protocol):
         screen: Screen | TableShot | tuple[TableShot, Screen],
         freeze: Screen | TableShot | None,
     ) -> None: ...
+
+
+def _turn_words(cat: Catalog, game: str, shows: GameView) -> tuple[str, str]:
+    """A round under way in `game`'s words in `cat`: the catalog key of whose turn it is, the
+    label of the button that shows a seat its private screen; looked up once per catalog and
+    game (`Catalog.kept`), not at every render."""
+    key = f"screens.turn.{game}"
+    words: tuple[str, str] | None = cat.kept.get(key)
+    if words is None:
+        words = cat.kept[key] = (game_key(cat, game, "turn.now"), cat.t(shows.view_label))
+    return words
+
+
+def _next_words(cat: Catalog, game: str) -> tuple[str, str]:
+    """Between rounds in `game`'s words in `cat`: the catalog key of when the next round
+    comes, the label of the button that deals it (once per catalog and game)."""
+    key = f"screens.next.{game}"
+    words: tuple[str, str] | None = cat.kept.get(key)
+    if words is None:
+        label = cat.t(game_key(cat, game, "button.next"))
+        words = cat.kept[key] = (game_key(cat, game, "next.in"), label)
+    return words
 
 
 class Screens:
@@ -125,21 +150,19 @@ class Screens:
             elif view == "round" and not in_round:
                 pass  # the frozen message of a round that has ended
             elif in_round:
-                who = ", ".join(names[d] for d in deciders)
-                turn = game_key(cat, table.game, "turn.now")  # a game's own wording
+                turn, label = _turn_words(cat, table.game, shows)  # a game's own wording
+                who = ", ".join([names[d] for d in deciders])
                 lines.append(cat.t(turn, name=who, seconds=s.turn_timeout))
                 if buttons:  # a frozen message has none
                     if shows.public_choices:
                         rows.extend(self.choice_rows(table, deciders, cat))
-                    label = cat.t(shows.view_label)
                     rows.append((Button(label, self._token(table, "view"), kind="view"),))
                     rows.extend(self.hint_row(table, cat))
             elif not rules.winners(match):
                 # A game's own word for what comes next (Gnavspiel's and Karnaval's deal).
-                nxt = game_key(cat, table.game, "next.in")
+                nxt, label = _next_words(cat, table.game)
                 lines.append(cat.t(nxt, seconds=s.next_round_delay))
                 if buttons:
-                    label = cat.t(game_key(cat, table.game, "button.next"))
                     rows.append(
                         (Button(label, self._token(table, "next"), "primary", kind="next"),)
                     )
@@ -180,16 +203,29 @@ class Screens:
         if kept is not None and kept[0] == table.seq and kept[1] == version and kept[2] is cat:
             return kept[3]
         view = self.games.view_of(table)
-        made = tuple(
-            (
-                c,
-                view.render_line(c.label, cat),
-                tokens.encode(table.table_id, version, c.action, c.arg),
-            )
-            for c in table.choices_for(self.games.rules_of(table), seat)
-        )
-        table.cache.labelled[seat] = (table.seq, version, cat, made)
-        return made
+        labels = self._labels(cat)
+        table_id = table.table_id
+        made = []
+        for c in table.choices_for(self.games.rules_of(table), seat):
+            found = labels.get(id(c))
+            if found is None or found[0] is not c or found[1] is not view:
+                found = labels[id(c)] = (c, view, view.render_line(c.label, cat))
+            made.append((c, found[2], tokens.encode(table_id, version, c.action, c.arg)))
+        done = tuple(made)
+        table.cache.labelled[seat] = (table.seq, version, cat, done)
+        return done
+
+    @staticmethod
+    def _labels(cat: Catalog) -> dict[int, tuple[Choice, object, str]]:
+        """Choices' labels as `cat` says them, by the choice (its `id`, the choice itself
+        held beside its label: no other object takes its place) and the view that said it.
+        A game makes most choices once and shares them across states and tables (a card to
+        play, Stay): its buttons' labels are said once per catalog, not at every state; a
+        choice is frozen, its label never changes. Bounded: forgotten past `LABELS_KEPT`."""
+        labels: dict[int, tuple[Choice, object, str]] | None = cat.kept.get("screens.labels")
+        if labels is None or len(labels) > LABELS_KEPT:
+            labels = cat.kept["screens.labels"] = {}
+        return labels
 
     def private_screen(self, table: Table, seat: int, cat: Catalog) -> Screen:
         """What one seat sees privately: the game's text and, for a game whose choices are
@@ -233,8 +269,18 @@ class Screens:
         view = self.games.view_of(table)
         lines = view.render_status(table.match, names, cat)
         recent = self.round_log(table, cat)[-view.recent_events :] if view.recent_events else []
-        # What the state says already (a game's last exchange is made of log lines) goes once.
-        recent = [line for line in recent if not any(line in said for said in lines)]
+        # What the state says already (a game's last exchange is made of log lines) goes once:
+        # a line of one line is in one of the state's exactly when it is in their text.
+        said = "\n".join(lines)
+        recent = [
+            line
+            for line in recent
+            if not (
+                line in said
+                if lines and "\n" not in line
+                else any(line in shown for shown in lines)
+            )
+        ]
         if recent:
             lines.append("—")
             lines.extend(recent)
@@ -242,14 +288,21 @@ class Screens:
 
     def round_log(self, table: Table, cat: Catalog) -> list[str]:
         """The round's log in `cat`'s language, one entry a line (as `Screen.log` has it)."""
-        # The log only grows during a round: render each line once per language.
-        cache = table.cache.rendered_log
-        if table.cache.rendered_for != (id(table.log), cat.language) or len(cache) > len(table.log):
+        # The log only grows during a round (a new round's is a new list): each line is
+        # rendered once per catalog. The cache holds the very list it rendered, so no other
+        # list can take its place; a table whose command failed is dropped, cache and all.
+        kept = table.cache
+        cache = kept.rendered_log
+        log = table.log
+        made_for = kept.rendered_for
+        if made_for is None or made_for[0] is not log or made_for[1] is not cat:
             cache.clear()
-            table.cache.rendered_for = (id(table.log), cat.language)
-        view = self.games.view_of(table)
-        for line in table.log[len(cache) :]:
-            cache.append(view.render_line(line, cat))
+            kept.rendered_for = (log, cat)
+        elif len(cache) > len(log):
+            cache.clear()
+        if len(cache) < len(log):
+            render_line = self.games.view_of(table).render_line
+            cache.extend([render_line(line, cat) for line in log[len(cache) :]])
         return cache
 
     def shown(self, table: Table) -> Screen:

@@ -123,9 +123,10 @@ class TableCache:
     choices in the state now, the parts of the match already stored, the table message kept
     for the next deal, and whose turns timed out."""
 
-    # Not stored: the round's log lines already rendered, and for which log and language.
+    # Not stored: the round's log lines already rendered, and for which log (the list itself,
+    # held: never another list at its address) and catalog (`Screens.round_log`).
     rendered_log: list[str] = field(default_factory=list)
-    rendered_for: tuple[int, str] | None = None
+    rendered_for: tuple[object, object] | None = None
     # Not stored: user key -> the state version their turn timed out at (a press of that
     # version's buttons is answered "your time ran out", not "out of date").
     timed_out: dict[str, int] = field(default_factory=dict)

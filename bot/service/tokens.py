@@ -54,12 +54,22 @@ def _text(table_id: str, seq: int, action: str, arg: str | None) -> str:
     return text
 
 
+#: Actions and arguments already checked (`encode`): a game has a few dozen of each, encoded
+#: at every state. Bounded: forgotten past `CHECKED_KEPT`.
+_checked: set[tuple[str, str | None]] = set()
+CHECKED_KEPT = 4096
+
+
 def encode(table_id: str, seq: int, action: str, arg: str | None = None) -> str:
     """Encode a token for a button (ValueError for an action or argument a token cannot carry)."""
-    if not _ACTION.fullmatch(action):
-        raise ValueError(f"a button action is [a-z_]{{1,12}}, not {action!r}")
-    if arg is not None and not _ARG.fullmatch(arg):
-        raise ValueError(f"a button argument is [0-9A-Za-z_.+-]{{1,24}}, not {arg!r}")
+    if (action, arg) not in _checked:
+        if not _ACTION.fullmatch(action):
+            raise ValueError(f"a button action is [a-z_]{{1,12}}, not {action!r}")
+        if arg is not None and not _ARG.fullmatch(arg):
+            raise ValueError(f"a button argument is [0-9A-Za-z_.+-]{{1,24}}, not {arg!r}")
+        if len(_checked) >= CHECKED_KEPT:
+            _checked.clear()
+        _checked.add((action, arg))
     return _text(table_id, seq, action, arg)  # what Token(...).encode() gives, without one
 
 

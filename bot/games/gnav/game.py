@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.games.gnav import search
@@ -225,20 +226,27 @@ class GnavView(GameView):
     def render_status(self, match: Match, names: Sequence[str], cat: Catalog) -> list[str]:
         """The round's title, then seats with lives and marks: dealer, turn, sitting out, out,
         dealt a Narr (knocked). One line per seat: the service adds the newest events."""
+        words = _status_words(cat)
         # The round's own dealer: after the reveal the engine has already passed the deal on.
         dealer = match.history[-1].dealer if match.history else match.dealer
-        lines = [
-            cat.t(
-                "gnav.round.title",
-                round=len(match.history),
-                dealer=names[dealer],
-                profile=cat.t(f"gnav.profile.{match.profile.name}"),
+        profile = words.profiles.get(match.profile.name)
+        if profile is None:
+            profile = words.profiles[match.profile.name] = cat.t(
+                f"gnav.profile.{match.profile.name}"
             )
-        ]
+        key = (len(match.history), names[dealer], profile)
+        title = words.titles.get(key)
+        if title is None:
+            if len(words.titles) >= TITLES_KEPT:
+                words.titles.clear()
+            title = words.titles[key] = cat.t(
+                "gnav.round.title", round=key[0], dealer=key[1], profile=profile
+            )
+        lines = [title]
         turn = match.turn
         acting = match.acting_dealer
-        out = cat.t("gnav.seat.out")
-        sitting = cat.t("gnav.seat.sitting_out")
+        out = words.out
+        sitting = words.sitting
         in_match = match.in_match
         sitting_out = match.sitting_out
         playing = match.phase == "play"
@@ -246,19 +254,19 @@ class GnavView(GameView):
         # the table message showing only the newest events (issue 30).
         events = match.history[-1].events if match.history and playing else []
         knocked = {e.seats[0] for e in events if e.kind == "knock"}
-        lives_shown: dict[int, str] = {}  # most seats have as many lives as another
+        lives_shown = words.lives  # most seats have as many lives as another
         for seat, name in enumerate(names):
             if seat in (turn, dealer):
                 marks = []
                 if seat == turn:
                     marks.append("▶")
                 if seat == dealer:
-                    marks.append(cat.t("gnav.seat.dealer_mark"))
+                    marks.append(words.dealer_mark)
                 text = f"{' '.join(marks)} {name}".strip()
             else:
                 text = name.strip()
             if seat != dealer and seat == acting and playing:
-                text += f" {cat.t('gnav.seat.acting_dealer_mark')}"
+                text += f" {words.acting_mark}"
             if not in_match[seat]:
                 text += f" · {out}"  # no lives shown: a Dragon may have taken them below 0
             else:
@@ -270,7 +278,7 @@ class GnavView(GameView):
                 if seat in sitting_out:
                     text += f" · {sitting}"
             if seat in knocked:
-                text += " · " + cat.t("gnav.seat.knocked")
+                text += f" · {words.knocked}"
             lines.append(text)
         return lines
 
@@ -370,6 +378,43 @@ class GnavView(GameView):
 
 #: Results the reveal tells: not repeated as log lines of the round that ends with it.
 _REVEAL_RESULTS = frozenset({"pay", "out", "win"})
+
+
+#: Round titles kept per catalog (`_StatusWords.titles`) before they are forgotten.
+TITLES_KEPT = 1024
+
+
+@dataclass(slots=True)
+class _StatusWords:
+    """The words of the table message's seat lines in one catalog (`_status_words`)."""
+
+    out: str
+    sitting: str
+    dealer_mark: str
+    acting_mark: str
+    knocked: str
+    #: A count of lives as the seat lines say it, by count (filled as they come).
+    lives: dict[int, str] = field(default_factory=dict)
+    #: A profile's name, by the profile's (filled as they come).
+    profiles: dict[str, str] = field(default_factory=dict)
+    #: A round's title line by what it says (round, dealer, profile): the same at every
+    #: step of a round (bounded: `TITLES_KEPT`).
+    titles: dict[tuple[int, str, str], str] = field(default_factory=dict)
+
+
+def _status_words(cat: Catalog) -> _StatusWords:
+    """The seat lines' words in `cat`, looked up once per catalog (`Catalog.kept`): every
+    table message has them, most of them on several seats."""
+    words: _StatusWords | None = cat.kept.get("gnav.status")
+    if words is None:
+        words = cat.kept["gnav.status"] = _StatusWords(
+            out=cat.t("gnav.seat.out"),
+            sitting=cat.t("gnav.seat.sitting_out"),
+            dealer_mark=cat.t("gnav.seat.dealer_mark"),
+            acting_mark=cat.t("gnav.seat.acting_dealer_mark"),
+            knocked=cat.t("gnav.seat.knocked"),
+        )
+    return words
 
 
 def _refusal(match: Match, seat: int, action: str, exc: RuleError) -> GameRuleError:

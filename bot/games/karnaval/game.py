@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -23,6 +22,7 @@ from typing import Any
 from bot.games.karnaval import search, strategy, web
 from bot.games.karnaval.engine import EVERYONE, Event, Karnaval, RuleError
 from bot.games.karnaval.engine.cards import (
+    DECK_ORDER,
     JOKER,
     SUITS,
     full_deck,
@@ -56,18 +56,57 @@ LETTERED = ("A", "K", "Q", "J")
 _LETTER = re.compile(r"(?<![^\s,(])([AKQJ])(?=[♠♥♦♣])")
 
 
+def _card_text(card: str) -> str:
+    return "🃏" if card == JOKER else rank_of(card) + SUIT_MARKS[suit_of(card)]
+
+
+#: Every card of the deck as `card_text` writes it without a catalog, made once.
+_CARD_TEXTS: dict[str, str] = {c: _card_text(c) for c in DECK_ORDER}
+
+
 def card_text(card: str, cat: Catalog | None = None) -> str:
     """A card for people: `Q♠`, `10♥`, `🃏` for a joker; with `cat`, its rank lettered as
     the table's language says it (German `D♠`, `B♥`)."""
-    if card == JOKER:
-        return "🃏"
-    text = rank_of(card) + SUIT_MARKS[suit_of(card)]
+    texts = _CARD_TEXTS if cat is None else _card_texts(cat)
+    found = texts.get(card)
+    if found is not None:
+        return found
+    text = _card_text(card)  # not a card of the deck (refused as ever, or written as such)
     return text if cat is None else lettered(text, cat)
 
 
 def cards_text(cards: Sequence[str], cat: Catalog | None = None) -> str:
     """Cards for people, space-separated (see `card_text`)."""
+    texts = _CARD_TEXTS if cat is None else _card_texts(cat)
+    if all(c in texts for c in cards):
+        return " ".join([texts[c] for c in cards])
     return " ".join(card_text(c, cat) for c in cards)
+
+
+def _card_texts(cat: Catalog) -> dict[str, str]:
+    """Every card of the deck as `card_text` writes it in `cat`, made once per catalog
+    (`Catalog.kept`): a table message and a hand name dozens of cards."""
+    texts: dict[str, str] | None = cat.kept.get("karnaval.cards")
+    if texts is None:
+        texts = cat.kept["karnaval.cards"] = {
+            c: lettered(text, cat) for c, text in _CARD_TEXTS.items()
+        }
+    return texts
+
+
+#: Lines of the table message's state kept per catalog (`_said`) before they are forgotten.
+SAID_KEPT = 4096
+
+
+def _said(cat: Catalog) -> dict[tuple[Any, ...], Any]:
+    """The table message's state lines already said in `cat` (`render_status`), each by
+    everything it says (so any table's, in any state, may use it): the deal's head and
+    most seat lines and the last trick stay as they were from one step to the next. Kept
+    per catalog (`Catalog.kept`), bounded: forgotten past `SAID_KEPT`."""
+    said: dict[tuple[Any, ...], Any] | None = cat.kept.get("karnaval.said")
+    if said is None or len(said) > SAID_KEPT:
+        said = cat.kept["karnaval.said"] = {}
+    return said
 
 
 def lettered(text: str, cat: Catalog) -> str:
@@ -79,21 +118,17 @@ def lettered(text: str, cat: Catalog) -> str:
     return _LETTER.sub(lambda m: letters.get(m.group(1), m.group(1)), text)
 
 
-#: Each catalog's letters (`_letters`), worked out once per catalog: a table message and a
-#: hand letter dozens of cards.
-_LETTERS: weakref.WeakKeyDictionary[Catalog, dict[str, str]] = weakref.WeakKeyDictionary()
-
-
 def _letters(cat: Catalog) -> dict[str, str]:
-    """The ranks `cat`'s language letters otherwise than the cards' own letters."""
-    found = _LETTERS.get(cat)
+    """The ranks `cat`'s language letters otherwise than the cards' own letters, worked out
+    once per catalog (`Catalog.kept`): a table message and a hand letter dozens of cards."""
+    found: dict[str, str] | None = cat.kept.get("karnaval.letters")
     if found is None:
         found = {}
         for r in LETTERED:
             key = f"karnaval.rank.{r}"
             if cat.has(key) and cat.t(key) != r:
                 found[r] = cat.t(key)
-        _LETTERS[cat] = found
+        cat.kept["karnaval.letters"] = found
     return found
 
 
@@ -382,25 +417,38 @@ class KarnavalView(GameView):
         d = k.current
         if d is None:
             return [cat.t("karnaval.status.none")]
+        said = _said(cat)
         info = k.deal_info(d.index)
         trump = d.trump_card
-        lines = [
-            cat.t(
-                "karnaval.status.title",
-                quarter=info["quarter"],
-                number=info["number"],
-                n=k.n,
-                cards=info["cards"],
-                dealer=names[info["dealer"]],
-            ),
-            cat.t(
-                "karnaval.status.trump",
-                card=card_text(trump, cat),
-                suit=cat.t(f"karnaval.suit.{suit_of(trump)}"),
+        key: tuple[Any, ...] = (
+            "head",
+            info["quarter"],
+            info["number"],
+            k.n,
+            info["cards"],
+            names[info["dealer"]],
+            trump,
+        )
+        head = said.get(key)
+        if head is None:
+            head = said[key] = (
+                cat.t(
+                    "karnaval.status.title",
+                    quarter=info["quarter"],
+                    number=info["number"],
+                    n=k.n,
+                    cards=info["cards"],
+                    dealer=names[info["dealer"]],
+                ),
+                cat.t(
+                    "karnaval.status.trump",
+                    card=card_text(trump, cat),
+                    suit=cat.t(f"karnaval.suit.{suit_of(trump)}"),
+                )
+                if trump
+                else cat.t("karnaval.status.no_trump"),
             )
-            if trump
-            else cat.t("karnaval.status.no_trump"),
-        ]
+        lines = list(head)
         if d.index == 0 and k.phase == "bid" and k.draw:
             # While the first deal is bid, how the first player was drawn (K2): its last
             # round and its result (the whole draw is the log's).
@@ -410,29 +458,39 @@ class KarnavalView(GameView):
         bids = dict(d.bids)
         taken = d.taken(k.n)
         turn = k.turn
+        scores = d.scores
+        leaving = t.leaving
         for s in k.order:
-            mark = "▶ " if s == turn else ""
             bid = bids.get(s)
-            text = cat.t(
-                "karnaval.status.seat",
-                mark=mark,
-                name=names[s],
-                bid="–" if bid is None else bid,
-                taken=taken[s],
-            )
-            if d.scores is not None:  # the deal is over: what it scored (K17-K19)
-                text += " · " + cat.t("karnaval.status.points", count=d.scores[s])
-            if s in t.leaving:
-                text += " · " + cat.t("karnaval.status.leaving")
+            score = None if scores is None else scores[s]
+            key = ("seat", s == turn, names[s], bid, taken[s], score, s in leaving)
+            text = said.get(key)
+            if text is None:
+                text = cat.t(
+                    "karnaval.status.seat",
+                    mark="▶ " if s == turn else "",
+                    name=names[s],
+                    bid="–" if bid is None else bid,
+                    taken=taken[s],
+                )
+                if score is not None:  # the deal is over: what it scored (K17-K19)
+                    text += " · " + cat.t("karnaval.status.points", count=score)
+                if s in leaving:
+                    text += " · " + cat.t("karnaval.status.leaving")
+                said[key] = text
             lines.append(text)
         if d.trick:
             lines.append(cat.t("karnaval.status.trick", plays=_plays_text(d.trick, names, cat)))
         last = _last_trick(d, k.n)
         if last:
             winner = names[d.tricks[-1]]
-            lines.append(
-                cat.t("karnaval.status.last_trick", p=winner, plays=_plays_text(last, names, cat))
-            )
+            key = ("last", winner, tuple(last), tuple(names))
+            text = said.get(key)
+            if text is None:
+                text = said[key] = cat.t(
+                    "karnaval.status.last_trick", p=winner, plays=_plays_text(last, names, cat)
+                )
+            lines.append(text)
         return lines
 
     def render_reveal(self, t: KarnavalMatch, names: Sequence[str], cat: Catalog) -> list[str]:
@@ -520,9 +578,10 @@ class KarnavalView(GameView):
         key, params = line
         if "suit" in params:
             params = {**params, "suit": cat.t(f"karnaval.suit.{params['suit']}")}
-        for name in ("card", "cards"):
-            if isinstance(params.get(name), str):
-                params = {**params, name: lettered(params[name], cat)}
+        if _letters(cat):  # else the cards read as they are written
+            for name in ("card", "cards"):
+                if isinstance(params.get(name), str):
+                    params = {**params, name: lettered(params[name], cat)}
         return cat.t(key, **params)
 
     def private_text(self, t: KarnavalMatch, seat: int, cat: Catalog) -> str:
@@ -602,16 +661,20 @@ def hand_key(hand: Sequence[Mapping[str, Any]]) -> str:
 def hand_text(hand: Sequence[Mapping[str, Any]], cat: Catalog | None = None) -> str:
     """A hand as `Karnaval.view_for` sorts it (`{"card", "trump"}` each): its cards by suit,
     the suits apart (` · `), a trump marked `*`: `6♥* K♥* · A♠ 9♠ · 🃏`."""
+    texts = _CARD_TEXTS if cat is None else _card_texts(cat)
     groups: list[list[str]] = []
     last: str | None = None
     for c in hand:
         card = c["card"]
-        suit = "joker" if card == JOKER else suit_of(card)
+        suit = "joker" if card == JOKER else card[-1]  # `suit_of`
         if suit != last:
             groups.append([])
             last = suit
-        groups[-1].append(card_text(card, cat) + ("*" if c["trump"] else ""))
-    return " · ".join(" ".join(g) for g in groups)
+        text = texts.get(card)
+        if text is None:
+            text = card_text(card, cat)
+        groups[-1].append(text + "*" if c["trump"] else text)
+    return " · ".join([" ".join(g) for g in groups])
 
 
 def _plays_text(plays: Sequence[Play], names: Sequence[str], cat: Catalog) -> str:

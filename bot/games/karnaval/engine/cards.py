@@ -68,8 +68,7 @@ def missing(cards: Iterable[str]) -> list[str]:
     return [c for c in DECK_ORDER if count[c] < COPIES[c]]
 
 
-def sort_key(card: str, trump: str | None = None) -> tuple[int, int, int]:
-    """Sort key for showing a hand: jokers, then trumps, then S H D C; high ranks first."""
+def _sort_key(card: str, trump: str | None) -> tuple[int, int, int]:
     if card == JOKER:
         return (0, 0, 0)
     s = suit_of(card)
@@ -77,9 +76,30 @@ def sort_key(card: str, trump: str | None = None) -> tuple[int, int, int]:
     return (group, SUITS.index(s), -strength(card))
 
 
+#: `sort_key` of every card for each trump a deal may have (none, a suit; "" as none), made
+#: once: hands are sorted for every screen and every seat's choices.
+_SORT_KEYS: dict[str | None, dict[str, tuple[int, int, int]]] = {
+    trump: {c: _sort_key(c, trump) for c in DECK_ORDER} for trump in (None, "", *SUITS)
+}
+
+
+def sort_key(card: str, trump: str | None = None) -> tuple[int, int, int]:
+    """Sort key for showing a hand: jokers, then trumps, then S H D C; high ranks first."""
+    keys = _SORT_KEYS.get(trump)
+    found = None if keys is None else keys.get(card)
+    return _sort_key(card, trump) if found is None else found
+
+
 def sorted_hand(cards: Iterable[str], trump: str | None = None) -> list[str]:
     """A hand in display order (`sort_key`)."""
-    return sorted(cards, key=lambda c: sort_key(c, trump))
+    keys = _SORT_KEYS.get(trump)
+    if keys is not None:
+        cards = list(cards)
+        try:
+            return sorted(cards, key=keys.__getitem__)
+        except KeyError:  # not a card of the deck: refused as `_sort_key` refuses it
+            pass
+    return sorted(cards, key=lambda c: _sort_key(c, trump))
 
 
 def marked_hand(cards: Iterable[str], trump: str | None) -> list[dict[str, Any]]:
