@@ -77,8 +77,22 @@ def sort_key(card: str, trump: str | None = None) -> tuple[int, int, int]:
     return (group, SUITS.index(s), -strength(card))
 
 
+#: `sort_key` of every card, by trump suit (None: no trump, KC5): looked up, not computed,
+#: when a hand is sorted (every button row and every choice list sorts one).
+_SORT_KEYS: dict[str | None, dict[str, tuple[int, int, int]]] = {
+    t: {c: sort_key(c, t) for c in DECK_ORDER} for t in (None, *SUITS)
+}
+
+
 def sorted_hand(cards: Iterable[str], trump: str | None = None) -> list[str]:
     """A hand in display order (`sort_key`)."""
+    keys = _SORT_KEYS.get(trump)
+    if keys is not None:
+        cards = list(cards)
+        try:
+            return sorted(cards, key=keys.__getitem__)
+        except KeyError:
+            pass  # not a card: `sort_key` says what is wrong with it, as it always did
     return sorted(cards, key=lambda c: sort_key(c, trump))
 
 
