@@ -152,21 +152,37 @@ class Odds:
 
     def __init__(self, view: SeatView) -> None:
         self.view = view
-        unseen = DECK.copy()
-        unseen.subtract(view.hand)
+        count = dict(_DECK_COUNT)  # the deck less what the seat has seen, in deck order
+        get = count.get
+        for c in view.hand:
+            count[c] = get(c, 0) - 1
         for p in view.plays:
-            unseen.subtract(p.cards)
+            for c in p.cards:
+                count[c] = get(c, 0) - 1
         if view.trump_card is not None:
-            unseen[view.trump_card] -= 1
-        self.unseen = +unseen
-        self.total = sum(self.unseen.values())
-        self.by_suit = {s: sum(k for c, k in self.unseen.items() if suit_of(c) == s) for s in SUITS}
+            count[view.trump_card] = get(view.trump_card, 0) - 1
+        # Looked up in the hot paths (bids are read for every sampled world): a plain dict.
+        self._count = {c: k for c, k in count.items() if k > 0}
+        self.unseen = Counter(self._count)
+        self.total = sum(self._count.values())
+        by_suit = dict.fromkeys(SUITS, 0)
+        for c, k in self._count.items():
+            s = _SUIT_OF[c]
+            if s:
+                by_suit[s] += k
+        self.by_suit = by_suit
         self.voids = _voids(view)
         n, seat = view.n, view.seat
         self.opponents = [(seat + i) % n for i in range(1, n)]
-        # Looked up in the hot paths (bids are read for every sampled world): plain dicts.
-        self._count = dict(self.unseen)
-        self._will = {o: 1.0 if view.need(o) > 0 else RELUCTANT for o in self.opponents}
+        bids = dict(view.bids)
+        taken = view.taken
+        self._will = {
+            o: 1.0 if o in bids and bids[o] - taken[o] > 0 else RELUCTANT for o in self.opponents
+        }
+        # What is worked out again and again within one decision, kept: `has_any` by (seat,
+        # cards), `lead_value` by card. The view and so every figure above are fixed.
+        self._any: dict[tuple[int, tuple[str, ...]], float] = {}
+        self._lead: dict[str, float] = {}
 
     def share(self, opp: int) -> float:
         """Chance that one given unseen card is in `opp`'s hand."""
@@ -174,6 +190,15 @@ class Odds:
 
     def has_any(self, opp: int, cards: tuple[str, ...] | list[str]) -> float:
         """Chance that `opp` holds at least one copy of these (distinct) cards."""
+        if type(cards) is not tuple:
+            return self._has_any(opp, cards)
+        key = (opp, cards)
+        found = self._any.get(key)
+        if found is None:
+            found = self._any[key] = self._has_any(opp, cards)
+        return found
+
+    def _has_any(self, opp: int, cards: tuple[str, ...] | list[str]) -> float:
         get = self._count.get
         voids = self.voids.get(opp)
         if voids:
@@ -227,7 +252,10 @@ class Odds:
         """Chance that `card` led now wins its trick: its worth as a future trick."""
         if card == JOKER:
             return JOKER_TRICK
-        return self.holds(card, "suit", suit_of(card), self.opponents)
+        found = self._lead.get(card)
+        if found is None:
+            found = self._lead[card] = self.holds(card, "suit", suit_of(card), self.opponents)
+        return found
 
     def pair_holds(self, pair: tuple[str, str], after: list[int]) -> float:
         """Chance that a Karnaval holding with `pair` is not taken by the seats in `after`."""
@@ -244,6 +272,10 @@ class Odds:
 
 
 _JOKERS = (JOKER,)
+#: The deck's copies of each card, in deck order (K1).
+_DECK_COUNT: dict[str, int] = dict(DECK)
+#: Each card's suit (`suit_of`: "" for a joker).
+_SUIT_OF: dict[str, str] = {c: suit_of(c) for c in DECK}
 #: The cards of each suit (in `RANKS` order).
 _OF_SUIT: dict[str, tuple[str, ...]] = {t: tuple(x + t for x in RANKS) for t in SUITS}
 #: The cards of a suit card's suit at least as strong as it (`RANKS` order, `Odds.beats`).
@@ -376,7 +408,7 @@ def _win_chance(view: SeatView, odds: Odds, card: str, word: str | None) -> floa
             if word == "low":  # K10, KC7: only if every later card is a joker underneath
                 return 0.0
             return odds.holds(JOKER, "high", None, odds.opponents)
-        return odds.holds(card, "suit", suit_of(card), odds.opponents)
+        return odds.lead_value(card)  # the same chance: a suit card led holding the trick
     if not _wins_now(view, (card,), word):
         return 0.0
     after = _after(view)
