@@ -113,13 +113,16 @@ class Deal:
     @property
     def trump_card(self) -> str | None:
         """The turned card: the first non-joker of the stock (K5, KC2, KC5); None if none."""
-        return next((c for c in self.stock if c != JOKER), None)
+        for c in self.stock:
+            if c != JOKER:
+                return c
+        return None
 
     @property
     def trump(self) -> str | None:
         """The trump suit letter, or None for a deal without trump (KC5)."""
         card = self.trump_card
-        return None if card is None else suit_of(card)
+        return None if card is None else card[-1]  # suit_of: never a joker
 
     @property
     def complete(self) -> bool:
