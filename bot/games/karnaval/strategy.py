@@ -275,8 +275,7 @@ class Odds:
         """Unseen copies of the cards of `card`'s suit at least as strong as it."""
         k = self._higher_k.get(card)
         if k is None:
-            get = self._count.get
-            k = self._higher_k[card] = sum(get(c, 0) for c in _HIGHER[card])
+            k = self._higher_k[card] = sum(map(self._count.get, _HIGHER[card], repeat(0)))
         return k
 
     def _void(self, so: _SeatOdds, suit: str) -> float:
