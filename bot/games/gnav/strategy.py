@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from bot.games.gnav.engine.events import Event
@@ -75,24 +76,28 @@ class BotView:
         if match.phase != "play" or log is None or seat not in match.order:
             raise ValueError(f"seat {seat} takes no part in a round under way")
         order = tuple(match.order)
-        tracker = _Tracker(seat, order, log.deal[seat])
+        deal = log.deal
+        tracker = _Tracker(seat, order, deal[seat])
         tracker.read(log.events, _own_exchanges(match, seat))
-        tracker.now[seat] = match.hands[seat]  # own piece: always exact
-        dealt_count = sum(1 for rank in log.deal if rank != NO_PIECE)
+        rank = match.hands[seat]
+        now = tracker.now
+        now[seat] = rank  # own piece: always exact
+        dealt_count = len(deal) - deal.count(NO_PIECE)
         position = order.index(seat)
-        known = tuple(sorted((s, r) for s, r in tracker.now.items() if s != seat))
+        known = tuple(sorted((s, r) for s, r in now.items() if s != seat))
+        bag = tracker.bag
         return cls(
             seat=seat,
-            rank=match.hands[seat],
-            dealt=log.deal[seat],
+            rank=rank,
+            dealt=deal[seat],
             participants=len(order),
             position=position,
             is_dealer=position == len(order) - 1,
             order=order,
             narr_must_swap=match.profile.narr_may_not_stay,
             known=known,
-            not_narr=frozenset(s for s in tracker.not_narr if s != seat and s not in tracker.now),
-            in_bag=tuple(sorted(tracker.bag.elements())),
+            not_narr=frozenset(s for s in tracker.not_narr if s != seat and s not in now),
+            in_bag=tuple(sorted([r for r, k in bag.items() for _ in range(k)])) if bag else (),
             set_aside=tuple(sorted(tracker.aside)),
             bag_size=len(match.profile.deck) - dealt_count,
         )
@@ -116,6 +121,24 @@ def _own_exchanges(match: Match, seat: int) -> list[Exchange | None]:
     return [x if seat in (x[0], x[1]) else None for x in match.exchanges]
 
 
+#: The public events `_Tracker._apply` learns from.
+_TELLING = frozenset(
+    {
+        "sit_out",
+        "swap",
+        "bag_swap",
+        "forbi",
+        "hugg_av",
+        "gjok",
+        "kiss",
+        "bag_forbi",
+        "bag_hugg_av",
+        "bag_gjok",
+        "bag_kiss",
+    }
+)
+
+
 class _Tracker:
     """Replays the round's public events into knowledge about who holds what.
 
@@ -135,31 +158,40 @@ class _Tracker:
         self.at_deal: dict[int, int] = {seat: dealt}
         self.not_narr_at_deal: set[int] = set()
         self.touched: set[int] = set()
-        self.bag: Counter[int] = Counter()
-        self.bag_at_deal: Counter[int] = Counter()
+        # Ranks known to lie in the bag, with their counts (plain dicts: made for every view).
+        self.bag: dict[int, int] = {}
+        self.bag_at_deal: dict[int, int] = {}
         self.bag_exchanged = False
         self.aside: list[int] = []
 
     def read(self, events: Sequence[Event], own: Sequence[Exchange | None]) -> None:
         """Apply the public events in order; `own` lines up with the exchanges since the last
         undo (None for those the seat took no part in)."""
-        knockers = {e.seats[0] for e in events if e.kind == "knock"}
+        knockers = set()
+        first_recorded = 0  # exchanges are recorded since the last undo (N14)
+        for i, e in enumerate(events):
+            kind = e.kind
+            if kind == "knock":
+                knockers.add(e.seats[0])
+            elif kind == "kiss" or kind == "bag_kiss":
+                first_recorded = i + 1
         for s in knockers:  # N5 (an N6 sit-out's Narr is set aside by its `sit_out`)
             self.now[s] = self.at_deal[s] = NARR
-        for s in self.order:
-            if s not in knockers:  # whoever was dealt a Narr knocks, so the others were not
-                self.not_narr.add(s)
-                self.not_narr_at_deal.add(s)
-        resets = [i for i, e in enumerate(events) if e.kind in ("kiss", "bag_kiss")]
-        first_recorded = resets[-1] + 1 if resets else 0
+        # Whoever was dealt a Narr knocks, so the others were not.
+        self.not_narr = {s for s in self.order if s not in knockers}
+        self.not_narr_at_deal = set(self.not_narr)
         exchange = 0
+        apply = self._apply
         for i, e in enumerate(events):
+            kind = e.kind
+            if kind not in _TELLING:
+                continue  # a knock (read above), a stay...: nothing more to learn from it
             record: Exchange | None = None
-            if e.kind in ("swap", "bag_swap") and i >= first_recorded:
+            if (kind == "swap" or kind == "bag_swap") and i >= first_recorded:
                 if exchange < len(own):
                     record = own[exchange]
                 exchange += 1
-            self._apply(e, record)
+            apply(e, record)
 
     def _apply(self, e: Event, record: Exchange | None) -> None:
         kind = e.kind
@@ -219,7 +251,7 @@ class _Tracker:
         # N17: the old piece goes to the bottom of the bag, an unseen one comes from the top.
         old = self.now.pop(asker, None)
         if old is not None:
-            self.bag[old] += 1
+            self.bag[old] = self.bag.get(old, 0) + 1
         self.not_narr.discard(asker)
         if asker == self.seat:
             got = self._received(record, asker, BAG)
@@ -243,9 +275,9 @@ class _Tracker:
 
     def _in_bag(self, rank: int) -> None:
         # A refusing or skipped candidate goes back into the bag (N17, C4).
-        self.bag[rank] += 1
+        self.bag[rank] = self.bag.get(rank, 0) + 1
         if not self.bag_exchanged:  # then it was in the bag as dealt, which an undo restores
-            self.bag_at_deal[rank] += 1
+            self.bag_at_deal[rank] = self.bag_at_deal.get(rank, 0) + 1
 
     def _reset(self) -> None:
         # N14: every exchange is undone, so every hand (and the bag) is as dealt again.
@@ -253,7 +285,7 @@ class _Tracker:
         self.now[self.seat] = self.dealt
         self.not_narr = set(self.not_narr_at_deal)
         self.touched = set()
-        self.bag = Counter(self.bag_at_deal)
+        self.bag = dict(self.bag_at_deal)
         self.bag_exchanged = False
 
 
@@ -312,12 +344,23 @@ def position_class(position: int, participants: int) -> int:
 
 def threshold(view: BotView, table: ThresholdTable | None = None) -> int:
     """The tuned swap threshold of `view`'s seat (its class in the row for its table size)."""
-    table = THRESHOLDS if table is None else table
+    m = view.participants
+    if table is None:
+        row = _ROWS.get(m)
+        if row is not None:  # THRESHOLDS' row for m, found once
+            return row[position_class(view.position, m)]
+        table = THRESHOLDS
     if not table:
         return FIXED_THRESHOLD
-    m = view.participants
     key = max((k for k in table if k <= m), default=min(table))
     return table[key][position_class(view.position, m)]
+
+
+#: THRESHOLDS' row for each table size Gnav seats (N3: 2 to 20 players; `threshold`).
+_ROWS: dict[int, tuple[int, int, int, int]] = {
+    m: THRESHOLDS[max((k for k in THRESHOLDS if k <= m), default=min(THRESHOLDS))]
+    for m in range(2, 21)
+}
 
 
 def fixed_table(rank: int = FIXED_THRESHOLD) -> dict[int, tuple[int, int, int, int]]:
@@ -394,20 +437,28 @@ def bag_shift(view: BotView) -> float:
     (ordinary pieces known to be in hands leave the unseen rest richer in them); the change in
     the chance of an outright loss, divided by the value of one rank, moves the threshold.
     """
-    typical = BotView(
-        seat=view.seat,
-        rank=view.rank,
-        dealt=view.dealt,
-        participants=view.participants,
-        position=view.position,
-        is_dealer=view.is_dealer,
-        order=view.order,
-        narr_must_swap=view.narr_must_swap,
-        not_narr=frozenset(s for s in view.order if s != view.seat),
-        bag_size=view.bag_size,
-    )
-    change = outright_loss(bag_odds(typical)) - outright_loss(bag_odds(view))
+    change = _typical_loss(view.rank, view.bag_size) - outright_loss(bag_odds(view))
     return change / BAG_SLOPE
+
+
+@lru_cache(maxsize=512)
+def _typical_loss(rank: int, bag_size: int) -> float:
+    """`outright_loss` of the first bag draw in a typical round (nobody knocked, nothing
+    refused or shown: every other seat known not to hold a Narr, nothing else known) for a
+    seat holding `rank`: a function of the own rank and the bag's size alone (`bag_odds`)."""
+    typical = BotView(
+        seat=0,
+        rank=rank,
+        dealt=rank,
+        participants=2,
+        position=0,
+        is_dealer=False,
+        order=(0, 1),
+        narr_must_swap=False,
+        not_narr=frozenset({1}),
+        bag_size=bag_size,
+    )
+    return outright_loss(bag_odds(typical))
 
 
 # --------------------------------------------------------------------------- decisions

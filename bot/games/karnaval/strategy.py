@@ -43,8 +43,10 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from itertools import repeat
+from operator import mul
 
 from bot.games.karnaval.engine.cards import (
     JOKER,
@@ -56,6 +58,7 @@ from bot.games.karnaval.engine.cards import (
     suit_of,
 )
 from bot.games.karnaval.engine.game import (
+    CARDS_PER_QUARTER,
     Choice,
     Karnaval,
     Play,
@@ -120,17 +123,18 @@ class SeatView:
         if d is None:
             return cls(seat, match.n, match.phase, 0, (), None, None, (), (), (), (), (), None, ())
         n = match.n
+        trump_card = d.trump_card
         return cls(
             seat=seat,
             n=n,
             phase=match.phase,
-            cards=match.deal_info(d.index)["cards"],
+            cards=CARDS_PER_QUARTER[d.index // n],  # K3 (deal_info's "cards")
             hand=tuple(d.held[seat]),
-            trump=d.trump,
-            trump_card=d.trump_card,
+            trump=None if trump_card is None else trump_card[-1],  # d.trump
+            trump_card=trump_card,
             bids=tuple(d.bids),
             taken=tuple(d.taken(n)),
-            held=tuple(len(h) for h in d.held),
+            held=tuple(map(len, d.held)),
             plays=tuple(d.plays),
             trick=tuple(d.trick),
             pending=None if match.turn != seat or match.pending is None else match.pending,
@@ -152,21 +156,40 @@ class Odds:
 
     def __init__(self, view: SeatView) -> None:
         self.view = view
-        unseen = DECK.copy()
-        unseen.subtract(view.hand)
+        count = dict(_DECK_COUNT)  # the deck less what the seat has seen, in deck order
+        get = count.get
+        for c in view.hand:
+            count[c] = get(c, 0) - 1
         for p in view.plays:
-            unseen.subtract(p.cards)
+            for c in p.cards:
+                count[c] = get(c, 0) - 1
         if view.trump_card is not None:
-            unseen[view.trump_card] -= 1
-        self.unseen = +unseen
-        self.total = sum(self.unseen.values())
-        self.by_suit = {s: sum(k for c, k in self.unseen.items() if suit_of(c) == s) for s in SUITS}
+            count[view.trump_card] = get(view.trump_card, 0) - 1
+        # Looked up in the hot paths (bids are read for every sampled world): a plain dict.
+        self._count = {c: k for c, k in count.items() if k > 0}
+        self.total = sum(self._count.values())
+        get = self._count.get
+        self.by_suit = {s: sum(map(get, _OF_SUIT[s], repeat(0))) for s in SUITS}
         self.voids = _voids(view)
         n, seat = view.n, view.seat
         self.opponents = [(seat + i) % n for i in range(1, n)]
-        # Looked up in the hot paths (bids are read for every sampled world): plain dicts.
-        self._count = dict(self.unseen)
-        self._will = {o: 1.0 if view.need(o) > 0 else RELUCTANT for o in self.opponents}
+        bids = dict(view.bids)
+        taken = view.taken
+        self._will = {
+            o: 1.0 if o in bids and bids[o] - taken[o] > 0 else RELUCTANT for o in self.opponents
+        }
+        # What is worked out again and again within one decision, kept: `has_any` by (seat,
+        # cards), `lead_value` by card, what `beats` needs of a seat (`_seat`) and of a card
+        # (`_higher`). The view and so every figure above are fixed.
+        self._any: dict[tuple[int, tuple[str, ...]], float] = {}
+        self._lead: dict[str, float] = {}
+        self._seats: dict[int, _SeatOdds] = {}
+        self._higher_k: dict[str, int] = {}
+
+    @cached_property
+    def unseen(self) -> Counter[str]:
+        """The unseen cards with their copies left, in deck order."""
+        return Counter(self._count)
 
     def share(self, opp: int) -> float:
         """Chance that one given unseen card is in `opp`'s hand."""
@@ -174,6 +197,15 @@ class Odds:
 
     def has_any(self, opp: int, cards: tuple[str, ...] | list[str]) -> float:
         """Chance that `opp` holds at least one copy of these (distinct) cards."""
+        if type(cards) is not tuple:
+            return self._has_any(opp, cards)
+        key = (opp, cards)
+        found = self._any.get(key)
+        if found is None:
+            found = self._any[key] = self._has_any(opp, cards)
+        return found
+
+    def _has_any(self, opp: int, cards: tuple[str, ...] | list[str]) -> float:
         get = self._count.get
         voids = self.voids.get(opp)
         if voids:
@@ -199,22 +231,59 @@ class Odds:
 
     def beats(self, opp: int, card: str, mode: str, led: str | None) -> float:
         """Chance that `opp`, playing after us, beats our `card` now winning a single trick."""
-        trump = self.view.trump
-        joker = self.has_any(opp, _JOKERS) * 0.9
+        # The hot path of every decision: what it needs of `opp` is worked out once (`_seat`),
+        # and each chance is the expression `has_any`, `void` and `will` would evaluate.
+        so = self._seats.get(opp)
+        if so is None:
+            so = self._seat(opp)
+        will = so.will
+        joker = so.joker  # has_any(opp, _JOKERS) * 0.9
         if card == JOKER:  # on top: only a later joker on top beats it (K9)
-            return joker * self.will(opp)
-        s = suit_of(card)
-        higher_same = _HIGHER[card]
+            return joker * will
+        trump = self.view.trump
+        s = card[-1]  # suit_of
         if mode == "low":  # K10: any higher card; of other non-trump suits by rank alone
             p = self.has_any(opp, _low_pool(card, trump))
-        elif s == led:  # following the suit led: higher cards of it, or a trump when void
-            p = self.has_any(opp, higher_same)
-            if trump is not None and s != trump:
-                p += (1.0 - p) * self.void(opp, s) * self.has_any(opp, _OF_SUIT[trump])
-        else:  # our trump on a non-trump lead: a higher trump from a player void in the lead
-            p = (self.void(opp, led) if led else 1.0) * self.has_any(opp, higher_same)
-        p = min(1.0, p) * self.will(opp)
-        return p + (1.0 - p) * joker * self.will(opp)
+        else:
+            # has_any(opp, _HIGHER[card]): the cards of the suit at least as strong as ours
+            voids = so.voids
+            k = 0 if voids and s in voids else self._higher(card)
+            higher = 1.0 - so.miss**k if k else 0.0
+            if s == led:  # following the suit led: higher cards of it, or a trump when void
+                p = higher
+                if trump is not None and s != trump:
+                    k = 0 if voids and trump in voids else self.by_suit[trump]
+                    trumps = 1.0 - so.miss**k if k else 0.0  # has_any(opp, _OF_SUIT[trump])
+                    p += (1.0 - p) * self._void(so, s) * trumps
+            else:  # our trump on a non-trump lead: a higher trump from a player void in it
+                p = (self._void(so, led) if led else 1.0) * higher
+        p = min(1.0, p) * will
+        return p + (1.0 - p) * joker * will
+
+    def _seat(self, opp: int) -> _SeatOdds:
+        """What `beats` needs of `opp` (`_SeatOdds`), worked out once per decision."""
+        so = self._seats[opp] = _SeatOdds(
+            1.0 - self.share(opp),
+            self.will(opp),
+            self.has_any(opp, _JOKERS) * 0.9,
+            self.voids.get(opp),
+            opp,
+        )
+        return so
+
+    def _higher(self, card: str) -> int:
+        """Unseen copies of the cards of `card`'s suit at least as strong as it."""
+        k = self._higher_k.get(card)
+        if k is None:
+            k = self._higher_k[card] = sum(map(self._count.get, _HIGHER[card], repeat(0)))
+        return k
+
+    def _void(self, so: _SeatOdds, suit: str) -> float:
+        """`void(so.opp, suit)`, kept per seat and suit."""
+        found = so.void.get(suit)
+        if found is None:
+            found = so.void[suit] = self.void(so.opp, suit)
+        return found
 
     def holds(self, card: str, mode: str, led: str | None, after: list[int]) -> float:
         """Chance that `card`, winning the trick now, still wins after the seats in `after`."""
@@ -227,7 +296,10 @@ class Odds:
         """Chance that `card` led now wins its trick: its worth as a future trick."""
         if card == JOKER:
             return JOKER_TRICK
-        return self.holds(card, "suit", suit_of(card), self.opponents)
+        found = self._lead.get(card)
+        if found is None:
+            found = self._lead[card] = self.holds(card, "suit", suit_of(card), self.opponents)
+        return found
 
     def pair_holds(self, pair: tuple[str, str], after: list[int]) -> float:
         """Chance that a Karnaval holding with `pair` is not taken by the seats in `after`."""
@@ -244,6 +316,22 @@ class Odds:
 
 
 _JOKERS = (JOKER,)
+
+
+@dataclass(slots=True)
+class _SeatOdds:
+    """What `Odds.beats` needs of one other seat, worked out once per decision."""
+
+    miss: float  # 1 - share(opp): the chance a given unseen card is not in its hand
+    will: float  # will(opp)
+    joker: float  # has_any(opp, _JOKERS) * 0.9: it holds a joker to put on top
+    voids: set[str] | None  # the suits it has shown it lacks (`_voids`)
+    opp: int
+    void: dict[str, float] = field(default_factory=dict)  # void(opp, suit) by suit
+
+
+#: The deck's copies of each card, in deck order (K1).
+_DECK_COUNT: dict[str, int] = dict(DECK)
 #: The cards of each suit (in `RANKS` order).
 _OF_SUIT: dict[str, tuple[str, ...]] = {t: tuple(x + t for x in RANKS) for t in SUITS}
 #: The cards of a suit card's suit at least as strong as it (`RANKS` order, `Odds.beats`).
@@ -321,11 +409,19 @@ def best_bid(view: SeatView, legal: list[int], odds: Odds | None = None) -> int:
     sigma = SPREAD[view.n]
     weights = [math.exp(-(((t - mu) / sigma) ** 2) / 2) for t in range(view.cards + 1)]
     total = sum(weights)
+    scores = _scores(view.cards)
 
     def expect(b: int) -> float:
-        return sum(w * score(b, t) for t, w in enumerate(weights)) / total
+        row = scores[b] if 0 <= b < len(scores) else [score(b, t) for t in range(len(weights))]
+        return sum(map(mul, weights, row)) / total  # the sum over t of w(t) * score(b, t)
 
     return max(legal, key=lambda b: (expect(b), -b))
+
+
+@cache
+def _scores(cards: int) -> tuple[tuple[int, ...], ...]:
+    """score(bid, took) (K17-K19) for every bid and tricks taken of a deal of `cards`."""
+    return tuple(tuple(score(b, t) for t in range(cards + 1)) for b in range(cards + 1))
 
 
 def nearest_bid(target: float, legal: list[int]) -> int:
@@ -376,7 +472,7 @@ def _win_chance(view: SeatView, odds: Odds, card: str, word: str | None) -> floa
             if word == "low":  # K10, KC7: only if every later card is a joker underneath
                 return 0.0
             return odds.holds(JOKER, "high", None, odds.opponents)
-        return odds.holds(card, "suit", suit_of(card), odds.opponents)
+        return odds.lead_value(card)  # the same chance: a suit card led holding the trick
     if not _wins_now(view, (card,), word):
         return 0.0
     after = _after(view)
@@ -468,16 +564,16 @@ def choose_view(view: SeatView, rng: random.Random | None = None) -> Choice:
         raise ValueError("the seat has no choice now")
     if len(choices) == 1:
         return choices[0]
-    odds = Odds(view)
     need = view.need(view.seat)
     first = choices[0].action
-    if first == "bid":
-        legal = [int(c.arg or 0) for c in choices]
-        return Choice("bid", str(best_bid(view, legal, odds)))
     if first == "declare":
         return Choice("declare", "high" if need > 0 else "low")
     if first == "place":
         return Choice("place", "top" if need > 0 else "under")
+    odds = Odds(view)
+    if first == "bid":
+        legal = [int(c.arg or 0) for c in choices]
+        return Choice("bid", str(best_bid(view, legal, odds)))
     if first == "take":
         a, b, take = _give_plan(view, odds)
         return Choice("take", "yes" if take else "no")

@@ -52,6 +52,8 @@ from bot.games.karnaval.engine.errors import (
 from bot.games.karnaval.engine.events import Event
 
 Phase = Literal["deal", "bid", "play", "over"]
+#: What tells one state of a match from the next (`Karnaval._state`).
+_State = tuple[int, int, int, tuple[str, ...] | None]
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
@@ -111,13 +113,16 @@ class Deal:
     @property
     def trump_card(self) -> str | None:
         """The turned card: the first non-joker of the stock (K5, KC2, KC5); None if none."""
-        return next((c for c in self.stock if c != JOKER), None)
+        for c in self.stock:
+            if c != JOKER:
+                return c
+        return None
 
     @property
     def trump(self) -> str | None:
         """The trump suit letter, or None for a deal without trump (KC5)."""
         card = self.trump_card
-        return None if card is None else suit_of(card)
+        return None if card is None else card[-1]  # suit_of: never a joker
 
     @property
     def complete(self) -> bool:
@@ -460,21 +465,25 @@ class Karnaval:
     @property
     def phase(self) -> Phase:
         """The match waits for: `deal` (`start_deal`), `bid`, `play`, or is `over`."""
-        d = self.current
-        if d is None or d.complete:
-            return "over" if len(self.deals) >= self.deal_total else "deal"
-        return "bid" if len(d.bids) < self.n else "play"
+        deals = self.deals
+        if not deals or deals[-1].scores is not None:  # none yet, or the newest complete
+            return "over" if len(deals) >= QUARTERS * self.n else "deal"
+        return "bid" if len(deals[-1].bids) < self.n else "play"
 
     @property
     def turn(self) -> int | None:
         """The seat to bid or play now (None while dealing or when over)."""
-        d = self.current
-        phase = self.phase
-        if d is None or phase in ("deal", "over"):
+        deals = self.deals
+        if not deals:
             return None
-        if phase == "bid":
-            return (self.deal_info(d.index)["leader"] + len(d.bids)) % self.n
-        return (d.leads + len(d.trick)) % self.n
+        d = deals[-1]
+        if d.scores is not None:  # complete: dealing next, or over
+            return None
+        n = self.n
+        bids = len(d.bids)
+        if bids < n:  # K6: from the deal's leader (`deal_info`), clockwise
+            return (self.first + d.index % n + bids) % n
+        return (d.leads + len(d.trick)) % n
 
     @property
     def next_dealer(self) -> int | None:
@@ -866,9 +875,33 @@ class Karnaval:
         return [] if t is None else [t]
 
     def choices(self, seat: int) -> list[Choice]:
-        """Every legal step of `seat` now (empty unless it is their turn)."""
+        """Every legal step of `seat` now (empty unless it is their turn).
+
+        Worked out once per state of the match (a table asks for its buttons, a bot for its
+        view, `act` to check the step): what tells one state from the next is what every step
+        changes (the deals dealt, the bids, the plays, the half-made play: `_state`)."""
         if seat != self.turn:
             return []
+        state = self._state()
+        memo = self._choices_memo
+        if memo is None or memo[0] != state:
+            memo = self._choices_memo = (state, tuple(self._choice_list(seat)))
+        return list(memo[1])
+
+    #: (`_state()`, the choices of the seat to act in that state), or None: see `choices`.
+    _choices_memo: tuple[_State, tuple[Choice, ...]] | None = None
+
+    def _state(self) -> _State:
+        """What every step changes: deals dealt, bids and plays of the newest deal, `pending`
+        (start_deal, bid, a play, the first half of a step of two)."""
+        deals = self.deals
+        if not deals:
+            return (0, 0, 0, self.pending)
+        d = deals[-1]
+        return (len(deals), len(d.bids), len(d.plays), self.pending)
+
+    def _choice_list(self, seat: int) -> list[Choice]:
+        """`choices` of `seat`, the seat to act, worked out."""
         d = self.current
         assert d is not None
         if self.phase == "bid":
