@@ -83,9 +83,9 @@ class CountingHarness(Harness):
         )
 
 
-async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once() -> None:
-    repo = CountingRepository()
-    h = CountingHarness(repo=repo)
+async def _alices_first_card(h: CountingHarness) -> tokens.Token:
+    """A three-seat match started at CHANNEL by Alice: the first card button of her newest
+    private screen, decoded as the chat adapter hands it to the service."""
     await h.service.handle(Open(CHANNEL, ALICE))
     await h.service.handle(Join(CHANNEL, BOB))
     await h.service.handle(Join(CHANNEL, CARL))
@@ -94,6 +94,13 @@ async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once
     card = sorted(keyboard(h.notifier.private_screens[ALICE.key][-1]).values())[0]
     pressed = tokens.decode(card)
     assert pressed is not None
+    return pressed
+
+
+async def test_a_private_card_press_reads_the_store_once_and_builds_choices_once() -> None:
+    repo = CountingRepository()
+    h = CountingHarness(repo=repo)
+    pressed = await _alices_first_card(h)
     repo.reads.clear()
     h.rules.asked.clear()
     h.rules.deciding = 0
@@ -138,14 +145,7 @@ async def test_a_press_from_elsewhere_finds_its_table_by_id_without_a_scan() -> 
     h = CountingHarness(repo=CountingRepository())
     other = TableKey("test", "chat2")
     await h.service.handle(Open(other, BOB))  # another table cached beside it
-    await h.service.handle(Open(CHANNEL, ALICE))
-    await h.service.handle(Join(CHANNEL, BOB))
-    await h.service.handle(Join(CHANNEL, CARL))
-    assert (await h.service.handle(Start(CHANNEL, ALICE))).ok
-    await h.settle()
-    card = sorted(keyboard(h.notifier.private_screens[ALICE.key][-1]).values())[0]
-    pressed = tokens.decode(card)
-    assert pressed is not None
+    pressed = await _alices_first_card(h)
     uow = h.service.uow
     kept = uow.cached
     uow.cached = NoScan(kept)
